@@ -1,0 +1,32 @@
+"""Agents for every game: ``make_agent("random" | "heuristic", game, num_players, seed)``.
+
+Learned agents (MaskablePPO checkpoints) are loaded by ``agents.ppo``.
+"""
+from __future__ import annotations
+
+import importlib
+
+from .base import Agent
+from .random_agent import RandomAgent
+
+# game name -> module under agents.heuristics holding ``HeuristicAgent``
+_HEURISTICS = {"catan_card": "agents.heuristics.catan_card"}
+
+
+def heuristic_games() -> list[str]:
+    return sorted(_HEURISTICS)
+
+
+def make_agent(kind: str, game: str, num_players: int, seed: int | None = None, **config) -> Agent:
+    """Build a built-in agent by kind for one game and player count."""
+    if kind == "random":
+        return RandomAgent(seed=seed)
+    if kind == "heuristic":
+        if game not in _HEURISTICS:
+            raise ValueError(f"no heuristic agent for game {game!r}; available: {heuristic_games()}")
+        cls = importlib.import_module(_HEURISTICS[game]).HeuristicAgent
+        return cls(num_players=num_players, seed=seed, **config)
+    raise ValueError(f"unknown agent kind {kind!r}; use 'random', 'heuristic' or a checkpoint path")
+
+
+__all__ = ["Agent", "RandomAgent", "heuristic_games", "make_agent"]

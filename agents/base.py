@@ -1,0 +1,17 @@
+"""The one agent interface: ``act(observation, action_mask) -> int``."""
+from __future__ import annotations
+
+import abc
+
+import numpy as np
+
+
+class Agent(abc.ABC):
+    name: str = "agent"
+
+    @abc.abstractmethod
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """Pick a legal index (``action_mask[i] == 1``) given one seat's observation vector."""
+
+    def reset(self, seed: int | None = None) -> None:
+        """Called at the start of each game; agents with memory or randomness reseed here."""

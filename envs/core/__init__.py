@@ -1,0 +1,13 @@
+"""What every game shares: the AEC adapter, registry, config, codec/encoder bases and errors."""
+from .aec import TabletopEnv
+from .codec import ActionCodec
+from .encoder import Field, ObsLayout, ObservationEncoder
+from .engine import RulesEngine
+from .errors import ConfigError, IllegalActionError, TabletopError
+from .game import GameSpec
+from .rewards import rank_rewards
+
+__all__ = [
+    "ActionCodec", "ConfigError", "Field", "GameSpec", "IllegalActionError", "ObsLayout",
+    "ObservationEncoder", "RulesEngine", "TabletopEnv", "TabletopError", "rank_rewards",
+]

@@ -1,0 +1,171 @@
+"""The one AEC adapter: turns any game's (engine, codec, encoder) triple into a PettingZoo AECEnv.
+
+Spaces (per agent, identical for every agent)
+    observation_space: Dict(observation=Box(0, 1, (encoder.size,), float32),
+                            action_mask=Box(0, 1, (codec.num_actions,), int8))
+    action_space:      Discrete(codec.num_actions)
+
+Agents are ``player_0 .. player_{N-1}``, seat i = ``player_i``. Only the seat the engine names acts;
+every other agent observes an all-zero mask. Rewards are 0 until the game ends, then rank-based
+(see ``envs.core.rewards``). After ``max_turns`` completed player turns without an end, every agent
+is truncated with reward 0. An illegal or out-of-range action raises ``IllegalActionError`` and
+leaves the game unchanged. ``infos[agent]`` is empty until the end, when it holds the final
+``scores`` and ``turns``.
+"""
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from .config import build_config
+from .errors import ConfigError, IllegalActionError
+from .game import GameSpec
+from .rewards import rank_rewards
+
+RENDER_MODES = ("ansi", "human")
+
+
+class TabletopEnv(AECEnv):
+    def __init__(
+        self,
+        spec: GameSpec,
+        num_players: int | None = None,
+        max_turns: int | None = None,
+        render_mode: str | None = None,
+        **config,
+    ):
+        super().__init__()
+        n = spec.default_players if num_players is None else num_players
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n not in spec.player_counts:
+            raise ConfigError(
+                f"{spec.name} does not support num_players={num_players!r}; "
+                f"supported: {list(spec.player_counts)}"
+            )
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ConfigError(f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}")
+        max_turns = spec.default_max_turns if max_turns is None else max_turns
+        if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
+            raise ConfigError(f"max_turns must be a positive integer, got {max_turns!r}")
+        self.spec = spec
+        self.num_players = int(n)
+        self.max_turns = max_turns
+        self.render_mode = render_mode
+        self.config = build_config(spec.config_cls, config)
+        self.codec = spec.new_codec(self.config, self.num_players)
+        self.encoder = spec.new_encoder(self.config, self.num_players)
+        self.metadata = {
+            "render_modes": list(RENDER_MODES),
+            "name": spec.env_name,
+            "is_parallelizable": False,
+        }
+        self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
+        self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(
+                    low=self.encoder.low, high=self.encoder.high,
+                    shape=(self.encoder.size,), dtype=np.float32,
+                ),
+                "action_mask": spaces.Box(0, 1, shape=(self.codec.num_actions,), dtype=np.int8),
+            }
+        )
+        act_space = spaces.Discrete(self.codec.num_actions)
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: act_space for a in self.possible_agents}
+        self._zero_mask = np.zeros(self.codec.num_actions, dtype=np.int8)
+        self._rng: np.random.Generator | None = None
+        self.engine = None
+        self._legal: list[int] | None = None
+
+    # -- spaces ---------------------------------------------------------------------------------
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    # -- lifecycle ------------------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None or self._rng is None:
+            self._rng = np.random.default_rng(seed)
+        self.engine = self.spec.new_engine(self.config, self.num_players, self._rng)
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0 for a in self.agents}
+        self._cumulative_rewards = {a: 0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._legal = None
+        self.agent_selection = self.possible_agents[self.engine.current_player]
+
+    def legal_actions(self) -> list[int]:
+        """Legal indices for the agent to move (cached until the next step)."""
+        if self._legal is None:
+            self._legal = self.codec.legal_actions(self.engine)
+        return self._legal
+
+    def observe(self, agent):
+        seat = self._seat_of[agent]
+        engine = self.engine
+        obs = self.encoder.encode(engine, seat)
+        if seat == engine.current_player and not engine.is_over:
+            mask = np.zeros(self.codec.num_actions, dtype=np.int8)
+            mask[self.legal_actions()] = 1
+        else:
+            mask = self._zero_mask.copy()
+        return {"observation": obs, "action_mask": mask}
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        engine = self.engine
+        index = self.codec.check(engine, action, self.legal_actions())
+        self.codec._apply(engine, index)
+        self._legal = None
+        self._cumulative_rewards[agent] = 0
+        if engine.is_over:
+            values = rank_rewards(engine.placement_scores())
+            final = engine.scores()
+            for a in self.agents:
+                seat = self._seat_of[a]
+                self.rewards[a] = values[seat]
+                self.terminations[a] = True
+                self.infos[a] = {"scores": list(final), "turns": engine.turn}
+        else:
+            if engine.turn >= self.max_turns:
+                final = engine.scores()
+                for a in self.agents:
+                    self.truncations[a] = True
+                    self.infos[a] = {"scores": list(final), "turns": engine.turn}
+            self.agent_selection = self.possible_agents[engine.current_player]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        text = self.engine.render_text() if self.engine is not None else "(not reset)"
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    # -- conveniences ---------------------------------------------------------------------------
+    def action_name(self, index: int) -> str:
+        return self.codec.action_name(index)
+
+    @property
+    def observation_layout(self):
+        return self.encoder.layout
+
+    def __repr__(self) -> str:
+        return f"<{self.spec.env_name} num_players={self.num_players}>"

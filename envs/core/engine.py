@@ -1,0 +1,45 @@
+"""The contract between a game's rules engine and the generic AEC adapter.
+
+A rules engine is plain Python state plus transitions. It knows nothing of agents, rewards or
+spaces; it draws all randomness from the ``numpy.random.Generator`` it was given, so the same seed
+and the same moves give the same game. ``clone()`` returns an independent deep copy.
+"""
+from __future__ import annotations
+
+import abc
+
+import numpy as np
+
+
+class RulesEngine(abc.ABC):
+    num_players: int
+    #: completed player turns, used by the adapter's truncation limit
+    turn: int
+
+    @property
+    @abc.abstractmethod
+    def current_player(self) -> int:
+        """Seat that must decide now; -1 once the game is over."""
+
+    @property
+    @abc.abstractmethod
+    def is_over(self) -> bool:
+        """True once the game has ended by its rules."""
+
+    @abc.abstractmethod
+    def placement_scores(self) -> list[float]:
+        """Per seat, higher is better; equal values tie. Read by the adapter only at the end."""
+
+    @abc.abstractmethod
+    def scores(self) -> list[int]:
+        """Per seat, the game's own score (for example victory points), for infos and logs."""
+
+    @abc.abstractmethod
+    def clone(self) -> "RulesEngine":
+        """An independent copy, the random generator included."""
+
+    @abc.abstractmethod
+    def render_text(self) -> str:
+        """A human-readable picture of the public state."""
+
+    rng: np.random.Generator

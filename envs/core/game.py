@@ -1,0 +1,28 @@
+"""What a game package hands to the generic adapter: how to build its engine, codec and encoder."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from .codec import ActionCodec
+from .encoder import ObservationEncoder
+from .engine import RulesEngine
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    name: str  # registry name, e.g. "catan_card"
+    version: int  # module suffix, e.g. 0 -> envs.catan_card_v0
+    player_counts: tuple[int, ...]
+    default_players: int
+    config_cls: type  # frozen dataclass of the game's rule options
+    new_engine: Callable[[Any, int, np.random.Generator], RulesEngine]
+    new_codec: Callable[[Any, int], ActionCodec]
+    new_encoder: Callable[[Any, int], ObservationEncoder]
+    default_max_turns: int  # truncation limit in completed player turns
+
+    @property
+    def env_name(self) -> str:
+        return f"{self.name}_v{self.version}"

@@ -1,0 +1,28 @@
+"""Terminal rewards from final placements.
+
+Two players: +1 for the better placement, -1 for the worse, 0 each on a tie.
+More players: rank-based and zero-sum. Seats are ranked by placement score; rank r (0 = best) of N
+earns ``1 - 2 r / (N - 1)``, so first gets +1, last gets -1 and the values sum to 0. Tied seats
+share the mean of the ranks they span. With a single winner and the rest tied this gives the
+winner +1 and everyone else -1/(N-1).
+"""
+from __future__ import annotations
+
+
+def rank_rewards(placement: list[float]) -> list[float]:
+    n = len(placement)
+    if n == 1:
+        return [0.0]
+    order = sorted(range(n), key=lambda i: -placement[i])
+    rewards = [0.0] * n
+    i = 0
+    while i < n:
+        j = i
+        while j + 1 < n and placement[order[j + 1]] == placement[order[i]]:
+            j += 1
+        mean_rank = (i + j) / 2
+        value = 1.0 - 2.0 * mean_rank / (n - 1)
+        for k in range(i, j + 1):
+            rewards[order[k]] = value
+        i = j + 1
+    return rewards
