@@ -1,0 +1,19 @@
+"""Catan - the fast card game: rules engine, component data, action codec and observation encoder."""
+from ..core.game import GameSpec
+from .codec import CatanCardCodec
+from .encoder import CatanCardEncoder
+from .engine import CatanCardConfig, CatanCardEngine, Op, Phase
+
+SPEC = GameSpec(
+    name="catan_card",
+    version=0,
+    player_counts=(2, 3, 4, 5, 6),
+    default_players=2,
+    config_cls=CatanCardConfig,
+    new_engine=CatanCardEngine,
+    new_codec=CatanCardCodec,
+    new_encoder=CatanCardEncoder,
+    default_max_turns=1000,
+)
+
+__all__ = ["SPEC", "CatanCardCodec", "CatanCardConfig", "CatanCardEncoder", "CatanCardEngine", "Op", "Phase"]

@@ -1,0 +1,155 @@
+"""Observation of spec 9.6 from one seat's view, seats rotated so the observer is seat 0.
+
+Hidden from every observer: the draw pile, the city side of every settlement card (the
+observer's own included), other hands (except the Library view to its owner during a Library
+pick) and the identity of cards moved between two other players. All values lie in [0, 1]:
+counts are divided by their largest possible value. ``CatanCardEncoder(...).layout`` names
+every slice; docs/games/catan_card.md prints the table.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..core.encoder import Field, ObservationEncoder, ObsLayout
+from .data import BUILD_KINDS, IMPROVEMENT_KINDS, RESOURCES, setup_for
+from .engine import DRAW_PILE_PARTNER, MARKET_PARTNER, Phase
+
+NUM_PHASES = len(Phase) - 1  # GAME_OVER is never a decision; its slot is "not my decision"
+TURN_SCALE = 500
+VP_SCALE = 20
+
+
+class CatanCardEncoder(ObservationEncoder):
+    def __init__(self, config, num_players: int):
+        n = self.num_players = num_players
+        s = setup_for(num_players, config.five_six_extra_building_cards)
+        self.setup = s
+        per_seat = [
+            ("hand_size", "cards in hand"), ("settlements", "settlement cards"),
+            ("unimproved_cities", "cities without improvement"),
+            *[(f"owns_{k}", f"owns a {k} (0/1)") for k in IMPROVEMENT_KINDS],
+            ("roads", "road stack size"), ("knights", "knight stack size"),
+            ("a_roads", "A-side roads"), ("a_knights", "A-side knights"), ("vp", f"victory points / {VP_SCALE}"),
+            ("roads_protected", "owns a City Castle (first 3 roads safe)"),
+            ("first_knight_protected", "owns a Church (first knight safe)"),
+        ]
+        self.per_seat_fields = [name for name, _ in per_seat]
+        fields = [
+            Field("phase", NUM_PHASES + 1, "one-hot: " + ", ".join(p.name for p in Phase if p != Phase.GAME_OVER)
+                  + ", not my decision"),
+            Field("acting_seat", n, "one-hot, relative to the observer (0 = observer)"),
+            Field("active_seat", n, "one-hot, relative: whose turn it is"),
+            Field("market", 5, "market cards per resource / copies of that resource"),
+            Field("discard", 5, "discard pile per resource / copies of that resource"),
+            Field("draw_pile", 1, "draw pile size / all resource cards"),
+            Field("supply_buildings", 3, "roads, knights, settlements left in the supply / cards in play"),
+            Field("supply_improvements", 6, "improvements left per kind / 4"),
+            Field("fate", 2, "fate card in use; arrows clockwise"),
+            Field("events", 4, "revealed market days, revealed robber raids, unrevealed market days, "
+                                "unrevealed robber raids (in the game) / settlement cards"),
+        ]
+        for i in range(n):
+            for name, desc in per_seat:
+                fields.append(Field(f"seat{i}_{name}", 1, f"seat +{i}: {desc}"))
+        fields += [
+            Field("turn_flags", 9, "active player's exchanges left, Marketplace bonus left, Library used, "
+                                   "Guild used, built this turn: " + ", ".join(BUILD_KINDS)),
+            Field("batch_partner", n + 1, "one-hot: draw pile, market, opponent +1..+N-1"),
+            Field("batch_cards", 2, "cards taken so far, cards still to give back"),
+            Field("paying", 5, "one-hot build kind being paid"),
+            Field("unpaid", 5, "unpaid cost per resource / 3"),
+            Field("my_quota", 2, "cards the observer must still discard (robber raid); extra knight draws left"),
+            Field("turn", 1, f"completed player turns / {TURN_SCALE} (capped at 1)"),
+            Field("my_hand", 5, "observer's hand per resource / copies of that resource (private)"),
+            Field("library_view", 5, "partner's hand per resource during the observer's Library pick (private)"),
+            Field("batch_received", 5, "cards the observer took in the current opponent batch (private)"),
+        ]
+        self.layout = ObsLayout(fields)
+
+        res = [float(c) for c in s.resource_counts]
+        total = float(s.total_resources)
+        settle_total = float(len(s.settlement_events))
+        max_a_roads = float(max(1, math.ceil(s.roads / 2)))
+        scale = []
+        scale += [1.0] * (NUM_PHASES + 1 + 2 * n)
+        scale += [1 / r for r in res] * 2 + [1 / total]
+        scale += [1 / max(1, s.roads), 1 / max(1, s.knights), 1 / settle_total]
+        scale += [1 / 4] * 6 + [1.0, 1.0] + [1 / settle_total] * 4
+        seat_scale = ([1 / total, 1 / settle_total, 1 / settle_total] + [1.0] * 6
+                      + [1 / max(1, s.roads), 1 / max(1, s.knights), 1 / max_a_roads,
+                         1 / max(1, math.ceil(s.knights / 2)), 1 / VP_SCALE, 1.0, 1.0])
+        scale += seat_scale * n
+        scale += [1 / max_a_roads, 1.0, 1.0, 1.0] + [1.0] * 5
+        scale += [1.0] * (n + 1) + [1 / (max_a_roads + 1)] * 2 + [1.0] * 5 + [1 / 3] * 5
+        scale += [1 / total, 1 / max(1, math.ceil(s.knights / 2)), 1 / TURN_SCALE]
+        scale += [1 / r for r in res] * 3
+        assert len(scale) == self.layout.size, (len(scale), self.layout.size)
+        self._scale = np.asarray(scale, dtype=np.float32)
+        self._settle_events = [s.settlement_events.count(e) for e in (0, 1)]
+
+    def encode(self, engine, seat: int) -> np.ndarray:
+        n = self.num_players
+        e = engine
+        phase = e.phase
+        acting = e.current_player
+        v = [0.0] * (NUM_PHASES + 1 + 2 * n)
+        v[phase if acting == seat else NUM_PHASES] = 1.0
+        if acting >= 0:
+            v[NUM_PHASES + 1 + (acting - seat) % n] = 1.0
+        v[NUM_PHASES + 1 + n + (e.active - seat) % n] = 1.0
+        v += e.market
+        v += e.discard
+        v.append(len(e.draw_pile))
+        v += (e.supply_roads, e.supply_knights, len(e.settlement_stack))
+        v += e.supply_improvements
+        v += (e.fate_in_use, e.fate_clockwise and e.fate_in_use)
+        md, rr = e.events_revealed
+        v += (md, rr, self._settle_events[0] - md, self._settle_events[1] - rr)
+        church = 1  # index of church in IMPROVEMENT_KINDS
+        castle = 2
+        for d in range(n):
+            p = (seat + d) % n
+            own = e.owned[p]
+            roads, knights = e.roads[p], e.knights[p]
+            v.append(sum(e.hands[p]))
+            v.append(len(e.settlements[p]))
+            v.append(e.unimproved_cities[p])
+            v += own
+            v += (roads, knights, (roads + 1) // 2, (knights + 1) // 2, e.vp(p), own[castle], own[church])
+        v.append(e.allowance)
+        v.append(e.market_bonus)
+        v.append(e.library_used)
+        v.append(e.guild_used)
+        v += e.built
+        partner = [0] * (n + 1)
+        in_batch = phase in (Phase.DRAW_PILE_DISCARD, Phase.MARKET_TAKE, Phase.MARKET_RETURN,
+                             Phase.PLAYER_TAKE, Phase.LIBRARY_PICK, Phase.PLAYER_RETURN)
+        taking = phase in (Phase.DRAW_PILE_DISCARD, Phase.MARKET_TAKE, Phase.PLAYER_TAKE, Phase.LIBRARY_PICK)
+        if in_batch:
+            pt = e.partner
+            partner[0 if pt == DRAW_PILE_PARTNER else 1 if pt == MARKET_PARTNER else 1 + (pt - e.active) % n] = 1
+        v += partner
+        v += (e.batch_count if taking else 0, e.batch_count if in_batch and not taking else 0)
+        paying = [0] * 5
+        if phase == Phase.PAY:
+            paying[e.pay_kind] = 1
+        v += paying
+        v += e.unpaid
+        mine = acting == seat
+        v.append(e.quota if mine and phase == Phase.ROBBER_DISCARD else 0)
+        v.append(e.extra_draws_left if mine and phase == Phase.KNIGHT_DRAW else 0)
+        v.append(min(e.turn, TURN_SCALE))
+        v += e.hands[seat]
+        if mine and phase == Phase.LIBRARY_PICK:
+            v += e.hands[e.partner]
+        else:
+            v += (0, 0, 0, 0, 0)
+        if seat == e.active and phase in (Phase.PLAYER_TAKE, Phase.LIBRARY_PICK, Phase.PLAYER_RETURN):
+            v += e.batch_received
+        else:
+            v += (0, 0, 0, 0, 0)
+        out = np.array(v, dtype=np.float32)
+        out *= self._scale
+        return out
