@@ -14,10 +14,17 @@ import numpy as np
 
 from ..core.encoder import Field, ObservationEncoder, ObsLayout
 from .data import BUILD_KINDS, IMPROVEMENT_KINDS, RESOURCES, setup_for
-from .engine import DRAW_PILE_PARTNER, MARKET_PARTNER, Phase
+from .engine import DRAW_PILE_PARTNER, MARKET_PARTNER, NUM_PHASES as _ALL_PHASES, PHASE_NAMES, Phase
 
-NUM_PHASES = len(Phase) - 1  # GAME_OVER is never a decision; its slot is "not my decision"
-TURN_SCALE = 500
+NUM_PHASES = _ALL_PHASES - 1  # GAME_OVER is never a decision; its slot is "not my decision"
+_BATCH = frozenset((Phase.DRAW_PILE_DISCARD, Phase.MARKET_TAKE, Phase.MARKET_RETURN, Phase.PLAYER_TAKE,
+                    Phase.LIBRARY_PICK, Phase.PLAYER_RETURN))
+_TAKING = frozenset((Phase.DRAW_PILE_DISCARD, Phase.MARKET_TAKE, Phase.PLAYER_TAKE, Phase.LIBRARY_PICK))
+_OPPONENT_BATCH = frozenset((Phase.PLAYER_TAKE, Phase.LIBRARY_PICK, Phase.PLAYER_RETURN))
+_ZEROS5 = (0, 0, 0, 0, 0)
+_CHURCH, _CITY_CASTLE = IMPROVEMENT_KINDS.index("church"), IMPROVEMENT_KINDS.index("city_castle")
+
+TURN_SCALE = 250  # raw values must fit a byte, see encode()
 VP_SCALE = 20
 
 
@@ -37,7 +44,7 @@ class CatanCardEncoder(ObservationEncoder):
         ]
         self.per_seat_fields = [name for name, _ in per_seat]
         fields = [
-            Field("phase", NUM_PHASES + 1, "one-hot: " + ", ".join(p.name for p in Phase if p != Phase.GAME_OVER)
+            Field("phase", NUM_PHASES + 1, "one-hot: " + ", ".join(PHASE_NAMES[:NUM_PHASES])
                   + ", not my decision"),
             Field("acting_seat", n, "one-hot, relative to the observer (0 = observer)"),
             Field("active_seat", n, "one-hot, relative: whose turn it is"),
@@ -88,68 +95,71 @@ class CatanCardEncoder(ObservationEncoder):
         assert len(scale) == self.layout.size, (len(scale), self.layout.size)
         self._scale = np.asarray(scale, dtype=np.float32)
         self._settle_events = [s.settlement_events.count(e) for e in (0, 1)]
+        self._head = NUM_PHASES + 1 + 2 * n
+        self._tableau_cache: dict = {}
+        self._seat_orders = [[(seat + d) % n for d in range(n)] for seat in range(n)]
 
     def encode(self, engine, seat: int) -> np.ndarray:
         n = self.num_players
         e = engine
         phase = e.phase
         acting = e.current_player
-        v = [0.0] * (NUM_PHASES + 1 + 2 * n)
-        v[phase if acting == seat else NUM_PHASES] = 1.0
+        mine = acting == seat
+        v = [0] * self._head
+        v[phase if mine else NUM_PHASES] = 1
         if acting >= 0:
-            v[NUM_PHASES + 1 + (acting - seat) % n] = 1.0
-        v[NUM_PHASES + 1 + n + (e.active - seat) % n] = 1.0
+            v[NUM_PHASES + 1 + (acting - seat) % n] = 1
+        v[NUM_PHASES + 1 + n + (e.active - seat) % n] = 1
+        md, rr = e.events_revealed
         v += e.market
         v += e.discard
-        v.append(len(e.draw_pile))
-        v += (e.supply_roads, e.supply_knights, len(e.settlement_stack))
+        v += (len(e.draw_pile), e.supply_roads, e.supply_knights, len(e.settlement_stack))
         v += e.supply_improvements
-        v += (e.fate_in_use, e.fate_clockwise and e.fate_in_use)
-        md, rr = e.events_revealed
-        v += (md, rr, self._settle_events[0] - md, self._settle_events[1] - rr)
-        church = 1  # index of church in IMPROVEMENT_KINDS
-        castle = 2
-        for d in range(n):
-            p = (seat + d) % n
-            own = e.owned[p]
-            roads, knights = e.roads[p], e.knights[p]
-            v.append(sum(e.hands[p]))
-            v.append(len(e.settlements[p]))
-            v.append(e.unimproved_cities[p])
-            v += own
-            v += (roads, knights, (roads + 1) // 2, (knights + 1) // 2, e.vp(p), own[castle], own[church])
-        v.append(e.allowance)
-        v.append(e.market_bonus)
-        v.append(e.library_used)
-        v.append(e.guild_used)
+        v += (e.fate_in_use, e.fate_clockwise and e.fate_in_use,
+              md, rr, self._settle_events[0] - md, self._settle_events[1] - rr)
+        hands, owned, roads_, knights_ = e.hands, e.owned, e.roads, e.knights
+        settlements, cities, impr_vp = e.settlements, e.unimproved_cities, e.improvement_vp
+        cache = self._tableau_cache
+        for p in self._seat_orders[seat]:
+            own = owned[p]
+            roads, knights = roads_[p], knights_[p]
+            s = len(settlements[p])
+            c = cities[p]
+            v.append(sum(hands[p]))
+            # A seat's tableau changes only when it builds or loses a card: reuse its block.
+            key = (s, c, roads, knights, own)
+            block = cache.get(key)
+            if block is None:
+                block = (s, c, *own, roads, knights, (roads + 1) >> 1, (knights + 1) >> 1,
+                         s + 2 * c + impr_vp[p] + (roads >> 1) + (knights >> 1), own[_CITY_CASTLE], own[_CHURCH])
+                if len(cache) > 100_000:
+                    cache.clear()
+                cache[key] = block
+            v += block
+        v += (e.allowance, e.market_bonus, e.library_used, e.guild_used)
         v += e.built
         partner = [0] * (n + 1)
-        in_batch = phase in (Phase.DRAW_PILE_DISCARD, Phase.MARKET_TAKE, Phase.MARKET_RETURN,
-                             Phase.PLAYER_TAKE, Phase.LIBRARY_PICK, Phase.PLAYER_RETURN)
-        taking = phase in (Phase.DRAW_PILE_DISCARD, Phase.MARKET_TAKE, Phase.PLAYER_TAKE, Phase.LIBRARY_PICK)
-        if in_batch:
+        if phase in _BATCH:
             pt = e.partner
             partner[0 if pt == DRAW_PILE_PARTNER else 1 if pt == MARKET_PARTNER else 1 + (pt - e.active) % n] = 1
-        v += partner
-        v += (e.batch_count if taking else 0, e.batch_count if in_batch and not taking else 0)
-        paying = [0] * 5
+            v += partner
+            v += (e.batch_count, 0) if phase in _TAKING else (0, e.batch_count)
+        else:
+            v += partner
+            v += (0, 0)
         if phase == Phase.PAY:
+            paying = [0, 0, 0, 0, 0]
             paying[e.pay_kind] = 1
-        v += paying
+            v += paying
+        else:
+            v += _ZEROS5
         v += e.unpaid
-        mine = acting == seat
-        v.append(e.quota if mine and phase == Phase.ROBBER_DISCARD else 0)
-        v.append(e.extra_draws_left if mine and phase == Phase.KNIGHT_DRAW else 0)
-        v.append(min(e.turn, TURN_SCALE))
-        v += e.hands[seat]
-        if mine and phase == Phase.LIBRARY_PICK:
-            v += e.hands[e.partner]
-        else:
-            v += (0, 0, 0, 0, 0)
-        if seat == e.active and phase in (Phase.PLAYER_TAKE, Phase.LIBRARY_PICK, Phase.PLAYER_RETURN):
-            v += e.batch_received
-        else:
-            v += (0, 0, 0, 0, 0)
-        out = np.array(v, dtype=np.float32)
-        out *= self._scale
-        return out
+        v += (e.quota if mine and phase == Phase.ROBBER_DISCARD else 0,
+              e.extra_draws_left if mine and phase == Phase.KNIGHT_DRAW else 0,
+              e.turn if e.turn < TURN_SCALE else TURN_SCALE)
+        v += hands[seat]
+        v += hands[e.partner] if mine and phase == Phase.LIBRARY_PICK else _ZEROS5
+        v += e.batch_received if seat == e.active and phase in _OPPONENT_BATCH else _ZEROS5
+        # Every raw value is a count in 0..255, so bytes() packs them (and raises if one is not);
+        # this is about twice as fast as np.array(v, dtype=float32).
+        return np.frombuffer(bytes(v), dtype=np.uint8) * self._scale

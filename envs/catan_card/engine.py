@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
-from enum import IntEnum
 
 import numpy as np
 
@@ -35,8 +34,11 @@ class CatanCardConfig:
     random_start_seat: bool = False
 
 
-class Phase(IntEnum):
-    """Sub-states of a turn (spec 4.3). Values index the observation's phase one-hot."""
+class Phase:
+    """Sub-states of a turn (spec 4.3). Values index the observation's phase one-hot.
+
+    Plain ints rather than an IntEnum: enum member access is several times slower in the hot path.
+    """
 
     TRADE = 0  # S1 choose a trade partner, steal, or end trading
     DRAW_PILE_DISCARD = 1  # S2
@@ -55,7 +57,9 @@ class Phase(IntEnum):
     GAME_OVER = 14
 
 
-class Op(IntEnum):
+class Op:
+    """Move kinds (plain ints, as Phase)."""
+
     PASS = 0
     TRADE_DRAW_PILE = 1
     TRADE_MARKET = 2
@@ -71,6 +75,10 @@ class Op(IntEnum):
     TURN_FATE_CARD = 12
 
 
+PHASE_NAMES = tuple(sorted((k for k, v in vars(Phase).items() if isinstance(v, int)),
+                           key=lambda k: getattr(Phase, k)))
+OP_NAMES = tuple(sorted((k for k, v in vars(Op).items() if isinstance(v, int)), key=lambda k: getattr(Op, k)))
+NUM_PHASES = len(PHASE_NAMES)
 PASS = (Op.PASS, 0)
 NUM_RES = 5
 # partner codes of a trade batch
@@ -99,6 +107,7 @@ class CatanCardEngine(RulesEngine):
         self.rate = s.substitution_rate
         self.costs = [list(c) for c in s.costs]
         self.fate_in_use = n >= 3
+        self._opponent_order = [[(p + d) % n for d in range(1, n)] for p in range(n)]  # clockwise
         self.fate_clockwise = True  # white arrows up (G10: white = clockwise)
 
         deck = [r for r in range(NUM_RES) for _ in range(s.resource_counts[r])]
@@ -118,7 +127,8 @@ class CatanCardEngine(RulesEngine):
         self.settlements: list[list[int]] = [[self.settlement_stack.pop()] for _ in range(n)]
         self.city_events: list[list[int]] = [[] for _ in range(n)]  # revealed, public
         self.unimproved_cities = [0] * n
-        self.owned = [[False] * len(IMPROVEMENT_KINDS) for _ in range(n)]
+        # per seat, one bool per improvement kind; a tuple, replaced on change (hashable for caches)
+        self.owned = [(False,) * len(IMPROVEMENT_KINDS) for _ in range(n)]
         self.improvement_vp = [0] * n
         self.roads = [1] * n
         self.knights = [0] * n
@@ -198,22 +208,24 @@ class CatanCardEngine(RulesEngine):
         hand = self.hands[p]
         if ph == Phase.TRADE:
             moves = [PASS]
-            if self.allowance > 0 and sum(hand) > 0:
+            allowance = self.allowance
+            if allowance > 0 and sum(hand) > 0:
                 moves.append((Op.TRADE_DRAW_PILE, 0))
             if self._market_capacity() > 0 and sum(self.market) > 0:
                 moves.append((Op.TRADE_MARKET, 0))
-            if self.trade_any and self.allowance > 0:
-                for q in self._opponents():
-                    if sum(self.hands[q]) > 0:
-                        moves.append((Op.TRADE_PLAYER, q))
-            moves += self._guild_moves()
+            if self.trade_any and allowance > 0:
+                hands = self.hands
+                moves += [(Op.TRADE_PLAYER, q) for q in self._opponent_order[p] if sum(hands[q]) > 0]
+            if self.owned[p][MERCHANT_GUILD]:
+                moves += self._guild_moves()
             return moves
         if ph == Phase.BUILD:
             moves = [PASS]
             for kind in range(5):
                 if not self.built[kind] and self._can_build(kind):
                     moves.append((Op.BUILD, kind))
-            moves += self._guild_moves()
+            if self.owned[p][MERCHANT_GUILD]:
+                moves += self._guild_moves()
             return moves
         if ph == Phase.PAY:
             return self._payment_moves()
@@ -249,10 +261,6 @@ class CatanCardEngine(RulesEngine):
             return [PASS, (Op.BLIND_DRAW, 0)]
         return []
 
-    def _opponents(self):
-        n, p = self.num_players, self.actor
-        return [(p + d) % n for d in range(1, n)]
-
     def _market_capacity(self) -> int:
         # A roadless player's single exchange is with the draw pile only (spec 5.1).
         return self.market_bonus + (self.allowance if self.trade_any else 0)
@@ -262,24 +270,24 @@ class CatanCardEngine(RulesEngine):
         if not self.owned[p][MERCHANT_GUILD] or self.guild_used:
             return []
         mine = self.vp(p)
-        return [(Op.GUILD_STEAL, q) for q in self._opponents()
+        return [(Op.GUILD_STEAL, q) for q in self._opponent_order[p]
                 if self.vp(q) >= mine and sum(self.hands[q]) > 0]
 
     def _can_build(self, kind: int) -> bool:
         p = self.actor
-        if not payable(self.costs[kind], self.hands[p], self.rate):
-            return False
         if kind == ROAD:
-            return self.supply_roads > 0 or self.victim(ROAD) >= 0
-        if kind == KNIGHT:
-            return self.supply_knights > 0 or self.victim(KNIGHT) >= 0
-        if kind == SETTLEMENT:
-            return len(self.settlement_stack) > 0
-        if kind == CITY:
-            return len(self.settlements[p]) > 0
-        own = self.owned[p]
-        return self.unimproved_cities[p] > 0 and any(
-            self.supply_improvements[k] > 0 and not own[k] for k in range(len(IMPROVEMENT_KINDS)))
+            ok = self.supply_roads > 0 or self.victim(ROAD) >= 0
+        elif kind == KNIGHT:
+            ok = self.supply_knights > 0 or self.victim(KNIGHT) >= 0
+        elif kind == SETTLEMENT:
+            ok = len(self.settlement_stack) > 0
+        elif kind == CITY:
+            ok = len(self.settlements[p]) > 0
+        else:
+            own = self.owned[p]
+            ok = self.unimproved_cities[p] > 0 and any(
+                self.supply_improvements[k] > 0 and not own[k] for k in range(len(IMPROVEMENT_KINDS)))
+        return ok and payable(self.costs[kind], self.hands[p], self.rate)
 
     def _payment_moves(self) -> list[tuple[int, int]]:
         hand, unpaid, rate = self.hands[self.actor], self.unpaid, self.rate
@@ -306,7 +314,7 @@ class CatanCardEngine(RulesEngine):
         """Apply a move after checking it is legal; the state is unchanged on error."""
         move = (int(move[0]), int(move[1]))
         if move not in self.legal_moves():
-            raise IllegalActionError(f"move {move} is illegal in phase {self.phase.name} "
+            raise IllegalActionError(f"move {move} is illegal in phase {PHASE_NAMES[self.phase]} "
                                      f"for seat {self.actor}")
         self.apply(move)
 
@@ -396,7 +404,8 @@ class CatanCardEngine(RulesEngine):
                 self.phase = Phase.TRADE
         elif ph == Phase.CHOOSE_IMPROVEMENT:
             self.supply_improvements[arg] -= 1
-            self.owned[p][arg] = True
+            own = self.owned[p]
+            self.owned[p] = own[:arg] + (True,) + own[arg + 1:]
             self.improvement_vp[p] += self.setup.improvement_vp[arg]
             self.unimproved_cities[p] -= 1  # G18: one improvement per city
             self.phase = Phase.BUILD
@@ -636,7 +645,7 @@ class CatanCardEngine(RulesEngine):
         res = lambda counts: " ".join(f"{RESOURCES[r][:2]}{c}" for r, c in enumerate(counts) if c) or "-"
         lines = [
             f"turn {self.turn}  active seat {self.active}  to move: seat {self.current_player}  "
-            f"phase {self.phase.name}"
+            f"phase {PHASE_NAMES[self.phase]}"
             + (f"  fate card: {'clockwise' if self.fate_clockwise else 'counter-clockwise'}"
                if self.fate_in_use else ""),
             f"market [{res(self.market)}]  draw pile {len(self.draw_pile)}  discard [{res(self.discard)}]",

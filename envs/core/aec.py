@@ -74,7 +74,7 @@ class TabletopEnv(AECEnv):
         act_space = spaces.Discrete(self.codec.num_actions)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
-        self._zero_mask = np.zeros(self.codec.num_actions, dtype=np.int8)
+        self._num_actions = self.codec.num_actions
         self._rng: np.random.Generator | None = None
         self.engine = None
         self._legal: list[int] | None = None
@@ -110,12 +110,14 @@ class TabletopEnv(AECEnv):
         seat = self._seat_of[agent]
         engine = self.engine
         obs = self.encoder.encode(engine, seat)
-        if seat == engine.current_player and not engine.is_over:
-            mask = np.zeros(self.codec.num_actions, dtype=np.int8)
-            mask[self.legal_actions()] = 1
-        else:
-            mask = self._zero_mask.copy()
-        return {"observation": obs, "action_mask": mask}
+        mask = bytearray(self._num_actions)
+        if seat == engine.current_player:
+            legal = self._legal
+            if legal is None:
+                legal = self._legal = self.codec.legal_actions(engine)
+            for i in legal:
+                mask[i] = 1
+        return {"observation": obs, "action_mask": np.frombuffer(mask, dtype=np.int8)}
 
     def step(self, action) -> None:
         agent = self.agent_selection
@@ -123,8 +125,12 @@ class TabletopEnv(AECEnv):
             self._was_dead_step(action)
             return
         engine = self.engine
-        index = self.codec.check(engine, action, self.legal_actions())
-        self.codec._apply(engine, index)
+        legal = self._legal
+        if legal is None:
+            legal = self.codec.legal_actions(engine)
+        if type(action) is not int or action not in legal:
+            action = self.codec.check(engine, action, legal)  # raises with a message if illegal
+        self.codec._apply(engine, action)
         self._legal = None
         self._cumulative_rewards[agent] = 0
         if engine.is_over:
@@ -135,6 +141,7 @@ class TabletopEnv(AECEnv):
                 self.rewards[a] = values[seat]
                 self.terminations[a] = True
                 self.infos[a] = {"scores": list(final), "turns": engine.turn}
+            self._accumulate_rewards()  # rewards are non-zero only here, at the end
         else:
             if engine.turn >= self.max_turns:
                 final = engine.scores()
@@ -142,7 +149,6 @@ class TabletopEnv(AECEnv):
                     self.truncations[a] = True
                     self.infos[a] = {"scores": list(final), "turns": engine.turn}
             self.agent_selection = self.possible_agents[engine.current_player]
-        self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
