@@ -23,6 +23,14 @@ class ActionCodec(abc.ABC):
     def action_names(self) -> list[str]:
         return [self.action_name(i) for i in range(self.num_actions)]
 
+    def index(self, name: str) -> int:
+        """The index whose readable name is ``name`` (for tests, logs and scripted play)."""
+        names = self.action_names()
+        try:
+            return names.index(name)
+        except ValueError:
+            raise KeyError(f"no action named {name!r}; names are {names}") from None
+
     @abc.abstractmethod
     def legal_actions(self, engine) -> list[int]:
         """Legal indices for the engine's current player, ascending."""

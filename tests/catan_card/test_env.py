@@ -1,0 +1,193 @@
+"""catan_card as a PettingZoo env: API, seeds, bad input, hidden information, rendering."""
+import numpy as np
+import pytest
+
+import envs
+from envs import ConfigError, IllegalActionError
+from envs.catan_card import CatanCardEngine, Phase
+from envs.catan_card.engine import NUM_RES
+from envs.core import testing
+
+PLAYER_COUNTS = (2, 3, 4, 5, 6)
+
+
+@pytest.mark.parametrize("n", PLAYER_COUNTS)
+def test_pettingzoo_api(n):
+    testing.run_api_test(envs.make("catan_card", num_players=n), num_cycles=1000)
+
+
+@pytest.mark.parametrize("n", (2, 4))
+def test_pettingzoo_seed_test(n):
+    testing.check_seed_test(lambda: envs.make("catan_card", num_players=n))
+
+
+@pytest.mark.parametrize("n", PLAYER_COUNTS)
+def test_same_seed_same_game(n):
+    steps = testing.check_determinism(lambda: envs.make("catan_card", num_players=n), seed=11 + n)
+    assert steps > 50
+
+
+def test_different_seeds_differ():
+    a, b = envs.make("catan_card"), envs.make("catan_card")
+    a.reset(seed=1)
+    b.reset(seed=2)
+    assert not np.array_equal(a.observe("player_0")["observation"], b.observe("player_0")["observation"])
+
+
+def test_reset_without_seed_continues_the_stream():
+    env = envs.make("catan_card")
+    env.reset(seed=5)
+    first = env.observe("player_0")["observation"]
+    env.reset()
+    assert not np.array_equal(first, env.observe("player_0")["observation"])
+    env.reset(seed=5)
+    assert np.array_equal(first, env.observe("player_0")["observation"])
+
+
+@pytest.mark.parametrize("n", (2, 3, 6))
+def test_illegal_and_out_of_range_actions_raise_and_change_nothing(n):
+    checks = testing.check_illegal_actions_rejected(envs.make("catan_card", num_players=n), seed=n, steps=120)
+    assert checks > 1000
+
+
+def test_illegal_action_error_names_the_action():
+    env = envs.make("catan_card")
+    env.reset(seed=0)
+    road = env.codec.index("BUILD(road)")
+    with pytest.raises(IllegalActionError, match=r"action \d+ \(BUILD\(road\)\) is illegal for seat 0.*legal: 0 PASS"):
+        env.step(road)
+    with pytest.raises(IllegalActionError, match="out of range: valid indices are 0..44"):
+        env.step(45)
+
+
+@pytest.mark.parametrize("bad", [1, 7, 0, "2", 2.0, True])
+def test_unsupported_player_counts(bad):
+    with pytest.raises(ConfigError, match="num_players"):
+        envs.make("catan_card", num_players=bad)
+
+
+def test_unknown_and_mistyped_config_keys():
+    with pytest.raises(ConfigError, match=r"unknown config key\(s\) \['robber_limit'\].*optional_knight_draws"):
+        envs.make("catan_card", robber_limit=9)
+    with pytest.raises(ConfigError, match="optional_knight_draws"):
+        envs.make("catan_card", optional_knight_draws="yes")
+    with pytest.raises(ConfigError, match="max_turns"):
+        envs.make("catan_card", max_turns=0)
+    with pytest.raises(ConfigError, match="render_mode"):
+        envs.make("catan_card", render_mode="rgb_array")
+
+
+@pytest.mark.parametrize("n", PLAYER_COUNTS)
+def test_spaces_and_names(n):
+    env = envs.make("catan_card", num_players=n)
+    names = env.codec.action_names()
+    assert env.action_space("player_0").n == len(names) == 43 + 2 * (n - 1)
+    assert len(set(names)) == len(names)
+    assert env.observation_space("player_0")["observation"].shape == (env.observation_layout.size,)
+    layout = env.observation_layout
+    assert sum(f.size for f in layout.fields) == layout.size
+
+
+def test_truncation_at_max_turns():
+    env = envs.make("catan_card", max_turns=3)
+    result = testing.play_random_game(env, seed=3)
+    assert result.truncated and not result.terminated
+    assert all(r == 0 for r in result.returns.values())
+    assert env.engine.turn == 3
+    assert all(info["turns"] == 3 for info in result.infos.values())
+
+
+@pytest.mark.parametrize("n", (2, 3, 5))
+def test_game_ends_with_rank_rewards(n):
+    env = envs.make("catan_card", num_players=n)
+    result = testing.play_random_game(env, seed=40 + n)
+    assert result.terminated and not result.truncated
+    winner = env.engine.winner
+    assert result.returns[f"player_{winner}"] == 1.0
+    for p in range(n):
+        if p != winner:
+            assert result.returns[f"player_{p}"] == pytest.approx(-1 / (n - 1))
+    assert result.infos[f"player_{winner}"]["scores"][winner] >= 10
+
+
+def _observation(engine, encoder, seat):
+    return encoder.encode(engine, seat)
+
+
+@pytest.mark.parametrize("n", (2, 4))
+def test_hidden_information_never_leaks(n):
+    """Other hands (same sizes), the draw pile order and every settlement's city side are hidden."""
+    env = envs.make("catan_card", num_players=n)
+    env.reset(seed=9)
+    rng = np.random.default_rng(0)
+    pick = np.random.default_rng(1)
+    checked = 0
+    for _ in range(400):
+        engine = env.engine
+        if engine.is_over:
+            break
+        for seat in range(n):
+            base = _observation(engine, env.encoder, seat)
+            other = engine.clone()
+            # reshuffle what `seat` must not know: other hands (keeping sizes), pile order, city sides
+            pool = [r for p in range(n) if p != seat for r in range(NUM_RES) for _ in range(other.hands[p][r])]
+            pool += other.draw_pile
+            if not (other.phase == Phase.LIBRARY_PICK and other.actor == seat):
+                rng.shuffle(pool)
+                k = 0
+                for p in range(n):
+                    if p == seat:
+                        continue
+                    size = sum(other.hands[p])
+                    other.hands[p] = [0] * NUM_RES
+                    for r in pool[k:k + size]:
+                        other.hands[p][r] += 1
+                    k += size
+                other.draw_pile = pool[k:]
+            hidden = [e for s in other.settlements for e in s] + other.settlement_stack
+            rng.shuffle(hidden)
+            k = 0
+            for s in other.settlements + [other.settlement_stack]:
+                s[:] = hidden[k:k + len(s)]
+                k += len(s)
+            assert np.array_equal(base, _observation(other, env.encoder, seat)), f"seat {seat} sees hidden data"
+            checked += 1
+        legal = env.legal_actions()
+        env.step(int(legal[pick.integers(len(legal))]))
+    assert checked > 300
+
+
+def test_library_view_only_for_the_library_owner():
+    env = envs.make("catan_card", num_players=3)
+    env.reset(seed=2)
+    e: CatanCardEngine = env.engine
+    e.owned[0] = (True, False, False, False, False, False)
+    e.hands[1] = [2, 0, 1, 0, 0]
+    env.step(env.codec.index("TRADE_OPP(+1)"))
+    env.step(env.codec.index("USE_LIBRARY"))
+    view = env.observation_layout["library_view"]
+    assert env.observe("player_0")["observation"][view].sum() > 0
+    assert env.observe("player_1")["observation"][view].sum() == 0
+    assert env.observe("player_2")["observation"][view].sum() == 0
+
+
+def test_render_modes(capsys):
+    env = envs.make("catan_card", num_players=3, render_mode="ansi")
+    env.reset(seed=0)
+    text = env.render()
+    assert "seat 0*" in text and "market [" in text and "fate card: clockwise" in text
+    human = envs.make("catan_card", render_mode="human")
+    human.reset(seed=0)
+    assert human.render() is None
+    assert "market [" in capsys.readouterr().out
+
+
+def test_engine_clone_is_independent():
+    env = envs.make("catan_card")
+    env.reset(seed=4)
+    twin = env.engine.clone()
+    before = testing.state_bytes(twin)
+    for _ in range(30):
+        env.step(env.legal_actions()[-1])
+    assert testing.state_bytes(env.engine) != before
+    assert testing.state_bytes(twin) == before
