@@ -99,6 +99,10 @@ class CatanCardEncoder(ObservationEncoder):
         self._tableau_cache: dict = {}
         self._seat_orders = [[(seat + d) % n for d in range(n)] for seat in range(n)]
 
+    def unscale(self, observation: np.ndarray) -> np.ndarray:
+        """Raw integer values (counts, flags) of an observation, e.g. for rule-based agents."""
+        return np.rint(observation / self._scale).astype(np.int64)
+
     def encode(self, engine, seat: int) -> np.ndarray:
         n = self.num_players
         e = engine

@@ -1,0 +1,1 @@
+"""Rule-based agents, one module per game, each exposing ``HeuristicAgent``."""
