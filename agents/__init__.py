@@ -5,12 +5,16 @@ Learned agents (MaskablePPO checkpoints) are loaded by ``agents.ppo``.
 from __future__ import annotations
 
 import importlib
+import pkgutil
 
+from . import heuristics
 from .base import Agent
 from .random_agent import RandomAgent
 
-# game name -> module under agents.heuristics holding ``HeuristicAgent``
-_HEURISTICS = {"catan_card": "agents.heuristics.catan_card"}
+# game name -> module under agents.heuristics holding ``HeuristicAgent`` (one module per game,
+# named after the game, so adding a game's heuristic adds a file only)
+_HEURISTICS = {info.name: f"{heuristics.__name__}.{info.name}"
+               for info in pkgutil.iter_modules(heuristics.__path__) if not info.ispkg}
 
 
 def heuristic_games() -> list[str]:

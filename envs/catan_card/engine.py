@@ -509,26 +509,44 @@ class CatanCardEngine(RulesEngine):
 
     # -------------------------------------------------------------------------- building ----
     def _auto_pay(self) -> None:
-        """Pay automatically while exactly one payment step is possible; resolve once paid."""
-        while True:
-            if not any(self.unpaid):
-                self._resolve_build()
+        """Spec 9.4: pay automatically when exactly one multiset of cards can pay what is unpaid
+        (different orders of the same substitutions are one payment); resolve once paid."""
+        if any(self.unpaid):
+            outcomes = self._payment_outcomes()
+            if len(outcomes) != 1:
                 return
-            moves = self._payment_moves()
-            if len(moves) != 1:
-                return
-            op, arg = moves[0]
+            (paid,) = outcomes
             hand = self.hands[self.actor]
-            if op == Op.PAY_AS_PRINTED:
-                for r in range(NUM_RES):
-                    hand[r] -= self.unpaid[r]
-                    self.discard[r] += self.unpaid[r]
-                    self.unpaid[r] = 0
-            else:
-                a, b = divmod(arg, 5)
-                self.unpaid[a] -= 1
-                hand[b] -= self.rate
-                self.discard[b] += self.rate
+            for r in range(NUM_RES):
+                hand[r] -= paid[r]
+                self.discard[r] += paid[r]
+            self.unpaid = [0] * NUM_RES
+        self._resolve_build()
+
+    def _payment_outcomes(self) -> set[tuple[int, ...]]:
+        """The distinct multisets of cards that can pay the unpaid cost (search stops at two)."""
+        rate = self.rate
+        outcomes: set[tuple[int, ...]] = set()
+        seen: set[tuple[tuple[int, ...], tuple[int, ...]]] = set()
+        start = tuple(self.hands[self.actor])
+        stack = [(tuple(self.unpaid), start)]
+        while stack and len(outcomes) < 2:
+            unpaid, hand = stack.pop()
+            if (unpaid, hand) in seen:
+                continue
+            seen.add((unpaid, hand))
+            if all(h >= u for h, u in zip(hand, unpaid)):
+                outcomes.add(tuple(s - h + u for s, h, u in zip(start, hand, unpaid)))
+            for a in range(NUM_RES):
+                if unpaid[a] == 0:
+                    continue
+                for b in range(NUM_RES):
+                    if b != a and hand[b] >= rate:
+                        u2 = unpaid[:a] + (unpaid[a] - 1,) + unpaid[a + 1:]
+                        h2 = hand[:b] + (hand[b] - rate,) + hand[b + 1:]
+                        if payable(list(u2), list(h2), rate):
+                            stack.append((u2, h2))
+        return outcomes
 
     def _resolve_build(self) -> None:
         kind, p = self.pay_kind, self.actor

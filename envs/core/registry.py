@@ -1,16 +1,36 @@
-"""Name -> game registry. Game modules are imported lazily so ``import envs`` stays cheap."""
+"""Name -> game registry. Game modules are imported lazily so ``import envs`` stays cheap.
+
+Games are discovered from the versioned modules in the ``envs`` package: a file
+``envs/<game>_v<k>.py`` registers ``<game>`` (the highest ``k`` wins). Adding a game adds files only.
+"""
 from __future__ import annotations
 
 import importlib
+import pkgutil
+import re
 
 from .errors import ConfigError
 
 # registry name -> versioned module under ``envs``
 _MODULES: dict[str, str] = {}
+_VERSIONED = re.compile(r"^(?P<game>[a-z0-9_]+?)_v(?P<version>\d+)$")
 
 
 def register(name: str, module: str) -> None:
     _MODULES[name] = module
+
+
+def discover(package_name: str, package_path) -> None:
+    """Register every ``<game>_v<k>`` module found in a package, keeping the highest version."""
+    found: dict[str, tuple[int, str]] = {}
+    for info in pkgutil.iter_modules(package_path):
+        match = _VERSIONED.match(info.name)
+        if match and not info.ispkg:
+            game, version = match["game"], int(match["version"])
+            if game not in found or version > found[game][0]:
+                found[game] = (version, f"{package_name}.{info.name}")
+    for game, (_, module_name) in found.items():
+        register(game, module_name)
 
 
 def names() -> list[str]:

@@ -191,3 +191,15 @@ def test_engine_clone_is_independent():
         env.step(env.legal_actions()[-1])
     assert testing.state_bytes(env.engine) != before
     assert testing.state_bytes(twin) == before
+
+
+def test_docs_show_the_layouts_in_code():
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "games" / "catan_card.md").read_text()
+    env = envs.make("catan_card", num_players=2)
+    assert env.observation_layout.table() in doc
+    for i, name in enumerate(env.codec.action_names()):
+        assert f"| {i} | `{name}` |" in doc
+    for n in PLAYER_COUNTS:
+        assert str(envs.make("catan_card", num_players=n).encoder.size) in doc
