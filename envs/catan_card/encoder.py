@@ -22,6 +22,8 @@ _BATCH = frozenset((Phase.DRAW_PILE_DISCARD, Phase.MARKET_TAKE, Phase.MARKET_RET
 _TAKING = frozenset((Phase.DRAW_PILE_DISCARD, Phase.MARKET_TAKE, Phase.PLAYER_TAKE, Phase.LIBRARY_PICK))
 _OPPONENT_BATCH = frozenset((Phase.PLAYER_TAKE, Phase.LIBRARY_PICK, Phase.PLAYER_RETURN))
 _ZEROS5 = (0, 0, 0, 0, 0)
+_GAME_OVER, _PAY, _ROBBER_DISCARD, _KNIGHT_DRAW, _LIBRARY_PICK = (
+    Phase.GAME_OVER, Phase.PAY, Phase.ROBBER_DISCARD, Phase.KNIGHT_DRAW, Phase.LIBRARY_PICK)
 _CHURCH, _CITY_CASTLE = IMPROVEMENT_KINDS.index("church"), IMPROVEMENT_KINDS.index("city_castle")
 
 TURN_SCALE = 250  # raw values must fit a byte, see encode()
@@ -97,6 +99,7 @@ class CatanCardEncoder(ObservationEncoder):
         self._settle_events = [s.settlement_events.count(e) for e in (0, 1)]
         self._head = NUM_PHASES + 1 + 2 * n
         self._tableau_cache: dict = {}
+        self._no_batch = (0,) * (n + 1 + 2)  # batch partner one-hot and batch card counts
         self._seat_orders = [[(seat + d) % n for d in range(n)] for seat in range(n)]
 
     def unscale(self, observation: np.ndarray) -> np.ndarray:
@@ -104,66 +107,74 @@ class CatanCardEncoder(ObservationEncoder):
         return np.rint(observation / self._scale).astype(np.int64)
 
     def encode(self, engine, seat: int) -> np.ndarray:
+        # Hot path: plain local ints, one list, one bytes() pack, one multiply.
         n = self.num_players
         e = engine
         phase = e.phase
-        acting = e.current_player
+        over = phase == _GAME_OVER
+        acting = -1 if over else e.actor
         mine = acting == seat
         v = [0] * self._head
         v[phase if mine else NUM_PHASES] = 1
-        if acting >= 0:
+        if not over:
             v[NUM_PHASES + 1 + (acting - seat) % n] = 1
-        v[NUM_PHASES + 1 + n + (e.active - seat) % n] = 1
+        active = e.active
+        v[NUM_PHASES + 1 + n + (active - seat) % n] = 1
         md, rr = e.events_revealed
         v += e.market
         v += e.discard
         v += (len(e.draw_pile), e.supply_roads, e.supply_knights, len(e.settlement_stack))
         v += e.supply_improvements
-        v += (e.fate_in_use, e.fate_clockwise and e.fate_in_use,
-              md, rr, self._settle_events[0] - md, self._settle_events[1] - rr)
+        fate = e.fate_in_use
+        v += (fate, fate and e.fate_clockwise, md, rr, self._settle_events[0] - md, self._settle_events[1] - rr)
         hands, owned, roads_, knights_ = e.hands, e.owned, e.roads, e.knights
         settlements, cities, impr_vp = e.settlements, e.unimproved_cities, e.improvement_vp
         cache = self._tableau_cache
         for p in self._seat_orders[seat]:
-            own = owned[p]
-            roads, knights = roads_[p], knights_[p]
-            s = len(settlements[p])
-            c = cities[p]
             v.append(sum(hands[p]))
             # A seat's tableau changes only when it builds or loses a card: reuse its block.
-            key = (s, c, roads, knights, own)
+            key = (len(settlements[p]), cities[p], roads_[p], knights_[p], owned[p])
             block = cache.get(key)
             if block is None:
-                block = (s, c, *own, roads, knights, (roads + 1) >> 1, (knights + 1) >> 1,
-                         s + 2 * c + impr_vp[p] + (roads >> 1) + (knights >> 1), own[_CITY_CASTLE], own[_CHURCH])
-                if len(cache) > 100_000:
-                    cache.clear()
+                block = self._tableau_block(key, impr_vp[p])
                 cache[key] = block
             v += block
         v += (e.allowance, e.market_bonus, e.library_used, e.guild_used)
         v += e.built
-        partner = [0] * (n + 1)
         if phase in _BATCH:
+            partner = [0] * (n + 1)
             pt = e.partner
-            partner[0 if pt == DRAW_PILE_PARTNER else 1 if pt == MARKET_PARTNER else 1 + (pt - e.active) % n] = 1
+            partner[0 if pt == DRAW_PILE_PARTNER else 1 if pt == MARKET_PARTNER else 1 + (pt - active) % n] = 1
             v += partner
             v += (e.batch_count, 0) if phase in _TAKING else (0, e.batch_count)
-        else:
-            v += partner
-            v += (0, 0)
-        if phase == Phase.PAY:
-            paying = [0, 0, 0, 0, 0]
-            paying[e.pay_kind] = 1
-            v += paying
-        else:
             v += _ZEROS5
+        else:
+            v += self._no_batch
+            if phase == _PAY:
+                paying = [0, 0, 0, 0, 0]
+                paying[e.pay_kind] = 1
+                v += paying
+            else:
+                v += _ZEROS5
         v += e.unpaid
-        v += (e.quota if mine and phase == Phase.ROBBER_DISCARD else 0,
-              e.extra_draws_left if mine and phase == Phase.KNIGHT_DRAW else 0,
-              e.turn if e.turn < TURN_SCALE else TURN_SCALE)
+        turn = e.turn
+        if mine and phase == _ROBBER_DISCARD:
+            v += (e.quota, 0, turn if turn < TURN_SCALE else TURN_SCALE)
+        elif mine and phase == _KNIGHT_DRAW:
+            v += (0, e.extra_draws_left, turn if turn < TURN_SCALE else TURN_SCALE)
+        else:
+            v += (0, 0, turn if turn < TURN_SCALE else TURN_SCALE)
         v += hands[seat]
-        v += hands[e.partner] if mine and phase == Phase.LIBRARY_PICK else _ZEROS5
-        v += e.batch_received if seat == e.active and phase in _OPPONENT_BATCH else _ZEROS5
+        v += hands[e.partner] if mine and phase == _LIBRARY_PICK else _ZEROS5
+        v += e.batch_received if seat == active and phase in _OPPONENT_BATCH else _ZEROS5
         # Every raw value is a count in 0..255, so bytes() packs them (and raises if one is not);
         # this is about twice as fast as np.array(v, dtype=float32).
         return np.frombuffer(bytes(v), dtype=np.uint8) * self._scale
+
+    def _tableau_block(self, key, improvement_vp: int) -> tuple:
+        settlements, cities, roads, knights, own = key
+        if len(self._tableau_cache) > 100_000:  # bound memory in very long runs
+            self._tableau_cache.clear()
+        return (settlements, cities, *own, roads, knights, (roads + 1) >> 1, (knights + 1) >> 1,
+                settlements + 2 * cities + improvement_vp + (roads >> 1) + (knights >> 1),
+                own[_CITY_CASTLE], own[_CHURCH])
