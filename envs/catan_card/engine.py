@@ -80,6 +80,15 @@ PHASE_NAMES = tuple(sorted((k for k, v in vars(Phase).items() if isinstance(v, i
 OP_NAMES = tuple(sorted((k for k, v in vars(Op).items() if isinstance(v, int)), key=lambda k: getattr(Op, k)))
 NUM_PHASES = len(PHASE_NAMES)
 PASS = (Op.PASS, 0)
+# Constant move tuples: built once, not per call (the legal-move lists are on the hot path).
+TRADE_DRAW_PILE_MOVE = (Op.TRADE_DRAW_PILE, 0)
+TRADE_MARKET_MOVE = (Op.TRADE_MARKET, 0)
+BLIND_DRAW_MOVE = (Op.BLIND_DRAW, 0)
+USE_LIBRARY_MOVE = (Op.USE_LIBRARY, 0)
+TURN_FATE_CARD_MOVE = (Op.TURN_FATE_CARD, 0)
+PAY_AS_PRINTED_MOVE = (Op.PAY_AS_PRINTED, 0)
+RESOURCE_MOVES = tuple((Op.RESOURCE, r) for r in range(5))
+BUILD_MOVES = tuple((Op.BUILD, k) for k in range(5))
 NUM_RES = 5
 # partner codes of a trade batch
 DRAW_PILE_PARTNER, MARKET_PARTNER = -2, -1
@@ -210,9 +219,9 @@ class CatanCardEngine(RulesEngine):
             moves = [PASS]
             allowance = self.allowance
             if allowance > 0 and sum(hand) > 0:
-                moves.append((Op.TRADE_DRAW_PILE, 0))
+                moves.append(TRADE_DRAW_PILE_MOVE)
             if self._market_capacity() > 0 and sum(self.market) > 0:
-                moves.append((Op.TRADE_MARKET, 0))
+                moves.append(TRADE_MARKET_MOVE)
             if self.trade_any and allowance > 0:
                 hands = self.hands
                 moves += [(Op.TRADE_PLAYER, q) for q in self._opponent_order[p] if sum(hands[q]) > 0]
@@ -221,9 +230,10 @@ class CatanCardEngine(RulesEngine):
             return moves
         if ph == Phase.BUILD:
             moves = [PASS]
+            built = self.built
             for kind in range(5):
-                if not self.built[kind] and self._can_build(kind):
-                    moves.append((Op.BUILD, kind))
+                if not built[kind] and self._can_build(kind):
+                    moves.append(BUILD_MOVES[kind])
             if self.owned[p][MERCHANT_GUILD]:
                 moves += self._guild_moves()
             return moves
@@ -231,34 +241,36 @@ class CatanCardEngine(RulesEngine):
             return self._payment_moves()
         if ph in (Phase.DRAW_PILE_DISCARD, Phase.MARKET_RETURN, Phase.PLAYER_RETURN,
                   Phase.ROBBER_DISCARD):
-            moves = [(Op.RESOURCE, r) for r in range(NUM_RES) if hand[r] > 0]
+            moves = [RESOURCE_MOVES[r] for r in range(NUM_RES) if hand[r] > 0]
             if ph == Phase.DRAW_PILE_DISCARD and self.batch_count > 0:
                 moves.insert(0, PASS)
             return moves
         if ph == Phase.MARKET_TAKE:
-            moves = [(Op.RESOURCE, r) for r in range(NUM_RES) if self.market[r] > 0]
+            market = self.market
+            moves = [RESOURCE_MOVES[r] for r in range(NUM_RES) if market[r] > 0]
             if self.batch_count > 0:
                 moves.insert(0, PASS)
             return moves
         if ph == Phase.MARKET_DAY:
-            return [(Op.RESOURCE, r) for r in range(NUM_RES) if self.market[r] > 0]
+            market = self.market
+            return [RESOURCE_MOVES[r] for r in range(NUM_RES) if market[r] > 0]
         if ph == Phase.PLAYER_TAKE:
             moves = [PASS] if self.batch_count > 0 else []
-            moves.append((Op.BLIND_DRAW, 0))
+            moves.append(BLIND_DRAW_MOVE)
             if self.owned[p][LIBRARY] and not self.library_used:
-                moves.append((Op.USE_LIBRARY, 0))
+                moves.append(USE_LIBRARY_MOVE)
             return moves
         if ph == Phase.LIBRARY_PICK:
             partner = self.hands[self.partner]
-            return [(Op.RESOURCE, r) for r in range(NUM_RES) if partner[r] > 0]
+            return [RESOURCE_MOVES[r] for r in range(NUM_RES) if partner[r] > 0]
         if ph == Phase.CHOOSE_IMPROVEMENT:
             own = self.owned[p]
             return [(Op.CHOOSE_IMPROVEMENT, k) for k in range(len(IMPROVEMENT_KINDS))
                     if self.supply_improvements[k] > 0 and not own[k]]
         if ph == Phase.FATE_FLIP:
-            return [PASS, (Op.TURN_FATE_CARD, 0)]
+            return [PASS, TURN_FATE_CARD_MOVE]
         if ph == Phase.KNIGHT_DRAW:
-            return [PASS, (Op.BLIND_DRAW, 0)]
+            return [PASS, BLIND_DRAW_MOVE]
         return []
 
     def _market_capacity(self) -> int:
@@ -293,7 +305,7 @@ class CatanCardEngine(RulesEngine):
         hand, unpaid, rate = self.hands[self.actor], self.unpaid, self.rate
         moves = []
         if all(h >= u for h, u in zip(hand, unpaid)):
-            moves.append((Op.PAY_AS_PRINTED, 0))
+            moves.append(PAY_AS_PRINTED_MOVE)
         for a in range(NUM_RES):
             if unpaid[a] == 0:
                 continue
