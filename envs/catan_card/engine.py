@@ -8,7 +8,6 @@ search, market refill, forced single payments) run inside ``play``. Randomness c
 """
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 
 import numpy as np
@@ -167,9 +166,6 @@ class CatanCardEngine(RulesEngine):
 
     def scores(self) -> list[int]:
         return [self.vp(p) for p in range(self.num_players)]
-
-    def clone(self) -> "CatanCardEngine":
-        return copy.deepcopy(self)
 
     # ---------------------------------------------------------------------------- queries ----
     def vp(self, p: int) -> int:
