@@ -1,0 +1,74 @@
+"""Tournament between agents: every pairing over N games, seats rotated, seeds fixed.
+
+    python evaluate.py --game catan_card --agents runs/catan_card_2p/final_model.zip random heuristic --games 500
+    python evaluate.py --game catan_card --num-players 4 --agents ppo=runs/catan_card_4p random heuristic
+
+Agents: random, heuristic, a checkpoint .zip or a run directory (its final_model.zip), each
+optionally as label=spec. Prints the pairing table (win rate with a 95% Wilson interval, mean score,
+mean game length) and OpenSkill ratings, and writes <out>/<stem>.csv, .json and .png.
+See docs/training.md for the pairing rule.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from envs.core.errors import TabletopError  # noqa: E402
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--game", default="catan_card", help="registered game (default: catan_card)")
+    parser.add_argument("--num-players", type=int, help="players per game (default: the game's default)")
+    parser.add_argument("--agents", nargs="+", required=True, help="two or more agent specs")
+    parser.add_argument("--games", type=int, default=200, help="games per pairing (default: 200)")
+    parser.add_argument("--seed", type=int, default=0, help="base seed of the games (default: 0)")
+    parser.add_argument("--stochastic", action="store_true",
+                        help="checkpoints sample from their policy instead of taking the best action")
+    parser.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
+                        help="rule option or max_turns passed to the env, e.g. --env max_turns=500")
+    parser.add_argument("--out", default="results", help="output directory (default: results)")
+    parser.add_argument("--name", default=None, help="file stem of the outputs (default: <game>_<N>p)")
+    parser.add_argument("--no-plot", action="store_true", help="skip the PNG")
+    return parser
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        import envs
+        from agents.training import tournament
+        from agents.training.config import parse_assignment
+
+        num_players = args.num_players or envs.spec(args.game).default_players
+        env_kwargs = dict(parse_assignment(item) for item in args.env)
+        start = time.perf_counter()
+        result = tournament.run_tournament(
+            args.game, num_players, args.agents, args.games, seed=args.seed, env_kwargs=env_kwargs,
+            deterministic=not args.stochastic,
+            progress=lambda text: print(f"playing {text} ...", file=sys.stderr),
+        )
+        seconds = time.perf_counter() - start
+    except (TabletopError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    tournament.print_table(result)
+    stem = args.name or f"{args.game}_{num_players}p"
+    os.makedirs(args.out, exist_ok=True)
+    tournament.write_csv(result, os.path.join(args.out, f"{stem}.csv"))
+    tournament.write_json(result, os.path.join(args.out, f"{stem}.json"))
+    written = [f"{stem}.csv", f"{stem}.json"]
+    if not args.no_plot:
+        tournament.plot(result, os.path.join(args.out, f"{stem}.png"))
+        written.append(f"{stem}.png")
+    games = sum(m.games for m in result.matches)
+    print(f"{games} games in {seconds:.1f} s; wrote " + ", ".join(os.path.join(args.out, w) for w in written))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,320 @@
+"""train.py / evaluate.py end to end: train a few thousand steps, save, load, resume exactly, evaluate;
+config validation; checkpoint errors; tournament rules and outputs."""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import zipfile
+
+import numpy as np
+import pytest
+
+import envs
+import evaluate
+import train as train_cli
+from agents.ppo import CheckpointError, PPOAgent, read_checkpoint_metadata, write_checkpoint_metadata
+from agents.training import tournament
+from agents.training.config import load_config
+from agents.training.selfplay import train
+from envs.core.errors import ConfigError
+
+GAME = "catan_card" if "catan_card" in envs.names() else envs.names()[0]
+CONFIGS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "configs")
+
+TINY = {
+    "game": GAME,
+    "num_players": 2,
+    "seed": 3,
+    "n_envs": 4,
+    "vec_env": "dummy",
+    "progress_bar": False,
+    "ppo": {"n_steps": 64, "batch_size": 128, "n_epochs": 2, "net_arch": [32, 32]},
+    "pool": {"snapshot_every_updates": 2, "max_snapshots": 3},
+    "checkpoint": {"every_updates": 3, "keep": 2},
+    "eval": {"every_updates": 4, "games": 4},
+}
+
+
+def tiny(run_dir, total_steps, **extra):
+    return load_config(None, {**TINY, "run_dir": str(run_dir), "total_steps": total_steps, **extra})
+
+
+def policy_params(path):
+    from stable_baselines3.common.save_util import load_from_zip_file
+
+    return load_from_zip_file(path, device="cpu")[1]["policy"]
+
+
+def same_params(a, b) -> bool:
+    return a.keys() == b.keys() and all(np.array_equal(a[k].numpy(), b[k].numpy()) for k in a)
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """One uninterrupted run of 8 updates and one stopped after 5 and resumed to 8."""
+    root = tmp_path_factory.mktemp("runs")
+    full = train(tiny(root / "full", 2048))
+    train(tiny(root / "part", 1280))
+    resumed = train(tiny(root / "part", 2048), resume=True)
+    return root, full, resumed
+
+
+def test_run_outputs_and_exact_resume(trained):
+    root, full, resumed = trained
+    run = root / "full"
+    # the final model sits beside the config that made it
+    assert full.final_model == str(run / "final_model.zip")
+    assert load_config(run / "config.yaml") == tiny(run, 2048)
+    assert full.num_timesteps == 2048 and resumed.num_timesteps == 2048 - 1280
+    metadata = read_checkpoint_metadata(full.final_model)
+    assert metadata["game"] == GAME and metadata["num_players"] == 2 and metadata["num_timesteps"] == 2048
+    # checkpoints every 3 updates (of 256 steps), plus one at the end; only the newest 2 kept
+    assert sorted(os.listdir(run / "checkpoints")) == ["step_000000001536", "step_000000002048"]
+    assert any(name.startswith("events.out.tfevents") for name in os.listdir(run / "tb"))
+    with open(run / "eval_history.csv") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [int(r["step"]) for r in rows] == [1024]  # every 4 updates; the 8th ends training
+    assert {"win_rate_vs_random"} <= set(rows[0])
+    # snapshots: every 2 updates plus the initial policy, pruned to what the pool and checkpoints use
+    snapshots = sorted(os.listdir(run / "snapshots"))
+    assert "snapshot_000000002048.zip" not in snapshots  # the pool never sees the last update
+    assert 1 <= len(snapshots) <= 3 + 2
+    # resuming gives bit-identical weights to the uninterrupted run
+    assert same_params(policy_params(full.final_model), policy_params(resumed.final_model))
+
+
+def test_resume_is_not_a_no_op(trained, tmp_path):
+    """Control for the exactness check: another seed gives other weights."""
+    root, full, _ = trained
+    other = train(tiny(tmp_path / "other", 512, seed=4))
+    shorter = policy_params(os.path.join(root, "full", "checkpoints", "step_000000001536", "model.zip"))
+    assert not same_params(policy_params(full.final_model), policy_params(other.final_model))
+    assert not same_params(policy_params(full.final_model), shorter)
+
+
+def test_load_and_evaluate_trained_model(trained, tmp_path):
+    root, full, _ = trained
+    agent = PPOAgent(full.final_model, game=GAME, num_players=2)
+    env = envs.make(GAME, num_players=2)
+    env.reset(seed=0)
+    obs = env.observe(env.agent_selection)
+    action = agent.act(obs["observation"], obs["action_mask"])
+    assert obs["action_mask"][action] == 1
+    # numpy inference matches the torch policy's argmax
+    import torch
+
+    from agents.ppo import _load_policy
+
+    policy = _load_policy(full.final_model).policy
+    with torch.no_grad():
+        logits = policy.get_distribution(torch.as_tensor(obs["observation"][None])).distribution.logits[0].numpy()
+    mine = agent.logits(obs["observation"])
+    assert np.allclose(mine - mine.max(), logits - logits.max(), atol=1e-4)  # torch's are log-softmaxed
+
+    out = tmp_path / "results"
+    code = evaluate.main([
+        "--game", GAME, "--agents", f"ppo={full.final_model}", "random", "heuristic",
+        "--games", "4", "--out", str(out), "--name", "t",
+    ])
+    assert code == 0
+    with open(out / "t.csv") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 6  # 3 unordered pairs, each seen from both sides
+    data = json.loads((out / "t.json").read_text())
+    assert set(data["ratings"]) == {"ppo", "random", "heuristic"}
+    assert len(data["games"]) == 3 * 4
+    assert (out / "t.png").stat().st_size > 10_000
+
+
+def test_subprocess_training(tmp_path):
+    """Worker processes (vec_env: subproc) train and write the same outputs."""
+    result = train(tiny(tmp_path, 512, vec_env="subproc", n_processes=2, eval={"every_updates": 0, "games": 1}))
+    assert result.num_timesteps == 512 and os.path.isfile(result.final_model)
+
+
+@pytest.mark.slow
+def test_subprocess_training_resumes_exactly(tmp_path):
+    """Worker processes (vec_env: subproc) and resume across a process restart."""
+    common = {"vec_env": "subproc", "n_processes": 2, "eval": {"every_updates": 0, "games": 1}}
+    full = train(tiny(tmp_path / "full", 1024, **common))
+    train(tiny(tmp_path / "part", 512, **common))
+    resumed = train(tiny(tmp_path / "part", 1024, **common), resume=True)
+    assert same_params(policy_params(full.final_model), policy_params(resumed.final_model))
+
+
+# -- errors -----------------------------------------------------------------------------------------
+def test_config_errors_name_the_key():
+    with pytest.raises(ConfigError, match=r"unknown config key\(s\) \['total_step'\].*valid keys are \[.*'total_steps'"):
+        load_config(None, {"total_step": 5})
+    with pytest.raises(ConfigError, match=r"\['ppo.lr'\] in ppo; valid keys are \['learning_rate'"):
+        load_config(None, {"ppo": {"lr": 1e-3}})
+    with pytest.raises(ConfigError, match="'ppo.n_steps' expects an integer, got 'many'"):
+        load_config(None, {"ppo": {"n_steps": "many"}})
+    with pytest.raises(ConfigError, match="'total_steps' expects an integer, got 2.5"):
+        load_config(None, {"total_steps": 2.5})
+    with pytest.raises(ConfigError, match="unknown opponent category \\['self'\\] in 'pool.weights'"):
+        load_config(None, {"pool": {"weights": {"self": 1.0}}})
+    with pytest.raises(ConfigError, match="'vec_env' must be one of"):
+        load_config(None, {"vec_env": "threads"})
+    with pytest.raises(ConfigError, match="'ppo.gamma' must be in \\[0, 1\\]"):
+        load_config(None, {"ppo": {"gamma": 1.5}})
+    assert load_config(None, {"total_steps": "2e6"}).total_steps == 2_000_000
+
+
+def test_shipped_configs_are_valid():
+    from agents.training.config import check_game
+
+    for file in os.listdir(CONFIGS):
+        check_game(load_config(os.path.join(CONFIGS, file)))
+
+
+def test_train_cli_overrides_and_errors(tmp_path, capsys):
+    args = train_cli.build_parser().parse_args([
+        "--game", GAME, "--num-players", "3", "--total-steps", "2e6", "--set", "ppo.learning_rate=1e-4",
+        "--set", "pool.weights={random: 1.0}", "--run-dir", str(tmp_path),
+    ])
+    config = train_cli.config_from_args(args)
+    assert (config.num_players, config.total_steps, config.ppo.learning_rate) == (3, 2_000_000, 1e-4)
+    assert config.pool.weights == {"random": 1.0} and config.run_dir == str(tmp_path)
+    assert train_cli.main(["--game", "no_such_game", "--run-dir", str(tmp_path)]) == 2
+    assert "unknown game 'no_such_game'; registered games are" in capsys.readouterr().err
+    assert train_cli.main(["--game", GAME, "--set", "ppo.nsteps=3", "--run-dir", str(tmp_path)]) == 2
+    assert "['ppo.nsteps']" in capsys.readouterr().err
+    assert train_cli.main(["--game", GAME, "--num-players", "99", "--run-dir", str(tmp_path)]) == 2
+    assert "does not support num_players=99" in capsys.readouterr().err
+    assert train_cli.main(["--game", GAME, "--resume", "--run-dir", str(tmp_path / "empty")]) == 2
+    assert "no checkpoint" in capsys.readouterr().err
+
+
+def test_resume_refuses_a_different_config(trained):
+    root, _, _ = trained
+    with pytest.raises(ConfigError, match="ppo.*differs|differs.*ppo"):
+        train(tiny(root / "part", 4096, ppo={**TINY["ppo"], "n_epochs": 3}), resume=True)
+    with pytest.raises(ConfigError, match="already holds a run"):
+        train(tiny(root / "part", 4096))
+
+
+def test_checkpoint_errors(trained, tmp_path):
+    root, full, _ = trained
+    missing = tmp_path / "missing.zip"
+    with pytest.raises(CheckpointError, match="does not exist"):
+        PPOAgent(missing)
+    garbage = tmp_path / "garbage.zip"
+    garbage.write_bytes(b"not a zip at all")
+    with pytest.raises(CheckpointError, match="corrupt or not a MaskablePPO"):
+        PPOAgent(garbage)
+    truncated = tmp_path / "truncated.zip"
+    truncated.write_bytes(open(full.final_model, "rb").read()[:3000])
+    with pytest.raises(CheckpointError, match="corrupt"):
+        PPOAgent(truncated)
+    no_policy = tmp_path / "no_policy.zip"
+    with zipfile.ZipFile(full.final_model) as src, zipfile.ZipFile(no_policy, "w") as dst:
+        for item in src.infolist():
+            if item.filename != "policy.pth":
+                dst.writestr(item, src.read(item.filename))
+    with pytest.raises(CheckpointError, match="corrupt"):
+        PPOAgent(no_policy)
+    # trained for another game
+    other_game = tmp_path / "other_game.zip"
+    shutil.copy(full.final_model, other_game)
+    write_checkpoint_metadata(other_game, {**read_checkpoint_metadata(other_game), "game": "kingsburg"})
+    with pytest.raises(CheckpointError, match="trained on game 'kingsburg', not '" + GAME):
+        PPOAgent(other_game, game=GAME, num_players=2)
+    # observation size of another player count
+    counts = [n for n in envs.spec(GAME).player_counts if n != 2]
+    if counts:
+        with pytest.raises(CheckpointError, match="expects observations of size"):
+            PPOAgent(full.final_model, game=GAME, num_players=counts[-1])
+        assert evaluate.main(["--game", GAME, "--num-players", str(counts[-1]), "--agents", full.final_model,
+                              "random", "--games", "1", "--out", str(tmp_path)]) == 2
+
+
+# -- tournaments ------------------------------------------------------------------------------------
+def test_wilson_interval():
+    assert tournament.wilson_interval(5, 10) == pytest.approx((0.2366, 0.7634), abs=1e-4)
+    assert tournament.wilson_interval(0, 10) == pytest.approx((0.0, 0.2775), abs=1e-4)
+    assert tournament.wilson_interval(500, 500)[0] == pytest.approx(0.99239, abs=1e-4)
+
+
+def test_tournament_rotates_seats_fixes_seeds_and_rates():
+    n = max(envs.spec(GAME).player_counts[:3])
+    first = tournament.run_tournament(GAME, n, ["random", "heuristic"], games=n + 1, seed=5)
+    again = tournament.run_tournament(GAME, n, ["random", "heuristic"], games=n + 1, seed=5)
+    assert [r.rewards for m in first.matches for r in m.records] == [r.rewards for m in again.matches for r in m.records]
+    # more than 2 players: both directions are played, each with the agent's seat rotating
+    assert [(m.agent_name, m.opponent_name) for m in first.matches] == [("random", "heuristic"), ("heuristic", "random")]
+    for match in first.matches:
+        assert match.agent_seats == [g % n for g in range(n + 1)]
+        for record, seat in zip(match.records, match.agent_seats):
+            assert record.seats[seat] == match.agent_name
+            assert record.seats.count(match.opponent_name) == n - 1
+    # same seed per game index in every pairing
+    assert [r.seed for r in first.matches[0].records] == [r.seed for r in first.matches[1].records]
+    assert first.ratings["heuristic"].mu > first.ratings["random"].mu
+    assert first.matches[1].wins + first.matches[1].draws + first.matches[1].losses == n + 1
+
+
+def test_two_player_matrix_is_consistent():
+    result = tournament.run_tournament(GAME, 2, ["random", "heuristic", "random"], games=6, seed=1)
+    assert result.labels == ["random", "heuristic", "random#2"]
+    matrix = result.win_matrix()
+    for match in result.matches:
+        i, j = result.labels.index(match.agent_name), result.labels.index(match.opponent_name)
+        assert matrix[i, j] + matrix[j, i] + match.draws / match.games == pytest.approx(1.0)
+    assert np.isnan(np.diag(matrix)).all()
+
+
+# -- every registered game, every player count ------------------------------------------------------
+@pytest.mark.parametrize("game", envs.names())
+def test_every_game_trains_and_evaluates_with_its_config(game, tmp_path):
+    """configs/<game>.yaml, shrunk to a few hundred steps, trains; the model plays a tournament."""
+    path = os.path.join(CONFIGS, f"{game}.yaml")
+    assert os.path.isfile(path), f"every registered game needs {path}: copy configs/catan_card.yaml, set 'game'"
+    shrink = {
+        "total_steps": 256, "n_envs": 2, "vec_env": "dummy", "progress_bar": False, "run_dir": str(tmp_path),
+        "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
+        "eval": {"every_updates": 1, "games": 2},
+    }
+    config = load_config(path, shrink)
+    assert config.game == game
+    result = train(config)
+    n = config.num_players or envs.spec(game).default_players
+    outcome = tournament.run_tournament(game, n, [result.final_model, "random"], games=n, seed=0)
+    assert sum(m.games for m in outcome.matches) == n * (1 if n == 2 else 2)
+
+
+def test_largest_player_count_trains_and_evaluates(tmp_path):
+    n = max(envs.spec(GAME).player_counts)
+    result = train(tiny(tmp_path, 256, num_players=n, ppo={**TINY["ppo"], "n_steps": 32, "batch_size": 64}))
+    outcome = tournament.run_tournament(GAME, n, [result.final_model, "random", "heuristic"], games=n, seed=2)
+    # with more than 2 players each ordered pair is its own series: 3 agents -> 6 pairings
+    assert len(outcome.matches) == 6 and all(m.games == n for m in outcome.matches)
+    assert all(len(r.seats) == n for m in outcome.matches for r in m.records)
+    assert set(outcome.ratings) == {outcome.labels[0], "random", "heuristic"}
+
+
+def test_throughput_benchmark_smoke(tmp_path):
+    from benchmarks import train_throughput
+
+    config = tmp_path / "tiny.yaml"
+    config.write_text(
+        f"game: {GAME}\nn_envs: 2\nvec_env: dummy\nppo: {{n_steps: 64, batch_size: 64, n_epochs: 1, net_arch: [16]}}\n"
+    )
+    out = tmp_path / "bench.json"
+    assert train_throughput.main(["--config", str(config), "--steps", "128", "--skip-single-env", "--json", str(out)]) == 0
+    rates = json.loads(out.read_text())["median_steps_per_second"]
+    assert rates["game"] > 0 and rates["recipe_same_envs"] > 0 and rates["recipe_one_env"] is None
+
+
+@pytest.mark.slow
+def test_short_training_beats_random(tmp_path):
+    """The quickstart recipe, shortened: 100k steps already win >= 90% against random."""
+    root = os.path.dirname(os.path.dirname(__file__))
+    config = load_config(os.path.join(root, "configs", "quickstart.yaml"),
+                         {"total_steps": 100_000, "run_dir": str(tmp_path), "progress_bar": False,
+                          "eval": {"every_updates": 0}})
+    result = train(config)
+    match = tournament.play_match(GAME, 2, result.final_model, "random", games=200, seed=123)
+    assert match.win_rate >= 0.9, match.summary()
