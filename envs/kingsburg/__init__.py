@@ -1,0 +1,19 @@
+"""Kingsburg (2nd edition): rules engine, component data, action codec and observation encoder."""
+from ..core.game import GameSpec
+from .codec import KingsburgCodec
+from .encoder import KingsburgEncoder
+from .engine import Decision, KingsburgConfig, KingsburgEngine, Op
+
+SPEC = GameSpec(
+    name="kingsburg",
+    version=0,
+    player_counts=(2, 3, 4, 5),
+    default_players=2,
+    config_cls=KingsburgConfig,
+    new_engine=KingsburgEngine,
+    new_codec=KingsburgCodec,
+    new_encoder=KingsburgEncoder,
+    default_max_turns=5000,
+)
+
+__all__ = ["SPEC", "Decision", "KingsburgCodec", "KingsburgConfig", "KingsburgEncoder", "KingsburgEngine", "Op"]

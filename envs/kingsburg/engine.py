@@ -1,0 +1,1186 @@
+"""Rules engine of Kingsburg (2nd edition): plain state and transitions, no RL terms.
+
+Moves are ``(op, arg)`` tuples (see ``Op``). Every decision of the rules is a move of the seat in
+``current_player``; automatic steps (events, rolls, rewards without a choice, battles, scoring) run
+inside ``apply``, and a decision with a single legal move is taken automatically (spec 10: forced
+passes never reach an agent). Randomness comes only from the ``numpy.random.Generator`` passed in.
+References A1..A58 / D1..D14 / T1..T12 are those of ``shared/rules/kingsburg.md``;
+docs/games/kingsburg.md lists every resolution.
+
+Buildings are stored per player as the number built in each row: building is left to right and
+destruction always removes the rightmost building of a row, so a row is always a prefix.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.engine import RulesEngine
+from ..core.errors import IllegalActionError
+from .data import GOODS, NUM_COLS, NUM_ROWS, ROWS, Tables, tables
+
+
+@dataclass(frozen=True)
+class KingsburgConfig:
+    """Rule options. Defaults follow the spec and shared/rules/DECISIONS.md (all modules off)."""
+
+    #: Module 1 (spec 8.1): the 7-row side of the province sheet (rows A and G are PLACEHOLDER data).
+    module_more_buildings: bool = False
+    #: Module 2 (spec 8.2, A42): the reduced governor module (6 implementable cards of 24).
+    module_governors: bool = False
+    #: Module 3 (spec 8.3): King's-army tokens replace the King's-aid roll.
+    module_army_tokens: bool = False
+
+
+class Op:
+    """Move kinds (plain ints: enum access is slow in the hot path)."""
+
+    PASS = 0  # pass / decline / stop / done
+    YES = 1
+    GOOD = 2  # arg: good (gain it, or pay it)
+    PAY_PLUS2 = 3
+    BUILD = 4  # arg: row 0..6 (A..G)
+    STATUE = 5  # arg: 0 reroll a player die, 1 a bonus die
+    CHAPEL = 6
+    GOVERNOR = 7  # arg: 0..2, which dealt card to keep
+    ARMY_TOKEN = 8  # arg: index into the distinct token values
+    RECRUIT = 9  # arg: payment index into RECRUIT_PAYMENTS
+    MODIFIERS = 10  # arg: 6 t + 2 (m + 1) + e
+    DICE = 11  # arg: 16 (player subset - 1) + bonus subset
+
+
+class Decision:
+    """Kinds of decision (values index the observation's one-hot)."""
+
+    GOVERNOR = 0  # D1
+    FARMS_DIE = 1  # D14
+    REROLL = 2  # D3
+    PRINCE = 3  # D4
+    DICE = 4  # D5
+    MODIFIERS = 5  # D6
+    PICK_GOOD = 6  # D2, D7, D13 goods of choice, tax collector
+    ALCHEMIST = 7  # D7
+    SMUGGLER = 8  # D7
+    BUILD = 9  # D8
+    ENVOY_BUILD = 10  # D9
+    FREE_BUILD = 11  # D13 (A58)
+    CONVERSION = 12  # D10 row A
+    TOWN_HALL = 13  # D10
+    RECRUIT = 14  # D11
+    ARMY_TOKEN = 15  # D12
+    NONE = 16
+
+
+DECISION_NAMES = tuple(sorted((k for k, v in vars(Decision).items() if isinstance(v, int)),
+                              key=lambda k: getattr(Decision, k)))
+NUM_DECISIONS = len(DECISION_NAMES) - 1
+
+# automatic stages of the state machine (spec 4.3)
+ST_GOVERNORS, ST_YEAR, ST_FAVOUR, ST_FARMS, ST_REROLL, ST_PRINCE, ST_INFLUENCE, ST_REWARDS, ST_BUILD, \
+    ST_END_EFFECTS, ST_RECRUIT, ST_TOKENS, ST_BATTLE, ST_OVER = range(14)
+
+# VP events of the history log: (seat, event, arg); tests recompute VP from them and the data
+EV_ADVISOR, EV_SMUGGLER, EV_BUILD, EV_BUILD_NO_VP, EV_DESTROY, EV_HONOUR, EV_VICTORY, EV_DEFEAT, \
+    EV_FORTRESS, EV_TOP_STRENGTH, EV_TOWN_HALL, EV_EMBASSY, EV_CATHEDRAL, EV_ARMY_TOKEN, EV_GOVERNOR, \
+    EV_PREACHER = range(16)
+EVENT_NAMES = ("advisor", "smuggler", "build", "build_no_vp", "destroy", "honour", "victory", "defeat",
+               "fortress", "top_strength", "town_hall", "embassy", "cathedral", "army_token", "governor",
+               "preacher")
+
+# recruit payments (D11): counts of (gold, wood, stone, +2 tokens)
+_UNITS = ((1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 0), (0, 0, 0, 1))
+RECRUIT_PAYMENTS: tuple[tuple[int, int, int, int], ...] = tuple(
+    [tuple(a + b for a, b in zip(_UNITS[i], _UNITS[j])) for i in range(4) for j in range(i, 4)] + list(_UNITS))
+RECRUIT_PAYMENT_NAMES = tuple("".join("GWST"[k] * c[k] for k in range(4)) for c in RECRUIT_PAYMENTS)
+
+PASS = (Op.PASS, 0)
+YES = (Op.YES, 0)
+_GOOD_MOVES = ((Op.GOOD, 0), (Op.GOOD, 1), (Op.GOOD, 2))
+_BUILD_MOVES = tuple((Op.BUILD, r) for r in range(NUM_ROWS))
+_NEUTRAL = -1
+
+
+def _subsets(values: tuple[int, ...], placed: int, need_one: bool) -> tuple[tuple[int, int], ...]:
+    """Canonical subsets (spec 10.3) of the unplaced dice of one group as (bitmask, sum).
+
+    Dice are sorted ascending; within a run of equal values only the lowest unplaced ones may be
+    chosen, so permutations of equal dice are one choice. ``need_one`` drops the empty subset.
+    """
+    k = len(values)
+    out = []
+    for mask in range(0 if not need_one else 1, 1 << k):
+        if mask & placed:
+            continue
+        ok = True
+        for i in range(k):
+            if mask >> i & 1:
+                # an unplaced equal die with a lower index must be chosen too
+                for j in range(i):
+                    if values[j] == values[i] and not (placed >> j & 1) and not (mask >> j & 1):
+                        ok = False
+                        break
+            if not ok:
+                break
+        if ok:
+            out.append((mask, sum(values[i] for i in range(k) if mask >> i & 1)))
+    return tuple(out)
+
+
+_SUBSET_CACHE: dict = {}
+_CHOICES_CACHE: dict = {}
+_DICE_MOVES = tuple((Op.DICE, a) for a in range(112))
+_MOD_MOVES = tuple((Op.MODIFIERS, a) for a in range(12))
+# rank offsets a placement may add: _OFFSETS[+2 token usable][Market usable]
+_OFFSETS = (((0,), (-1, 0, 1)), ((0, 2), (-1, 0, 1, 2, 3)))
+
+
+def canonical_subsets(values: tuple[int, ...], placed: int, need_one: bool):
+    key = (values, placed, need_one)
+    hit = _SUBSET_CACHE.get(key)
+    if hit is None:
+        hit = _SUBSET_CACHE[key] = _subsets(values, placed, need_one)
+    return hit
+
+
+def dice_choices(pdice: tuple, pplaced: int, bdice: tuple, bplaced: int):
+    """(DICE arg, sum) of every canonical placement of unplaced dice with at least one player die,
+    and the same as a dict arg -> sum."""
+    key = (pdice, pplaced, bdice, bplaced)
+    hit = _CHOICES_CACHE.get(key)
+    if hit is None:
+        pairs = []
+        for pm, ps in canonical_subsets(pdice, pplaced, True):
+            for bm, bs in canonical_subsets(bdice, bplaced, False):
+                pairs.append((((pm - 1) << 4) | bm, ps + bs))
+        hit = _CHOICES_CACHE[key] = (tuple(pairs), dict(pairs))
+    return hit
+
+
+class KingsburgEngine(RulesEngine):
+    def __init__(self, config: KingsburgConfig, num_players: int, rng: np.random.Generator):
+        if not 2 <= num_players <= 5:
+            raise ValueError(f"Kingsburg is for 2-5 players, not {num_players}")
+        self.config = config
+        self.num_players = n = num_players
+        self.rng = rng
+        self.tables: Tables = tables(config.module_more_buildings)
+        t = self.tables
+        slot = t.effect_slot.get
+        self.s_statue, self.s_chapel, self.s_cathedral = slot("statue", -1), slot("chapel", -1), slot("cathedral", -1)
+        self.s_inn, self.s_market, self.s_farms = slot("inn", -1), slot("market", -1), slot("farms", -1)
+        self.s_guild, self.s_barracks, self.s_stables = slot("merchants_guild", -1), slot("barracks", -1), slot("stables", -1)
+        self.s_wall, self.s_fortress, self.s_crane = slot("stone_wall", -1), slot("fortress", -1), slot("crane", -1)
+        self.s_town_hall, self.s_embassy, self.s_mint = slot("town_hall", -1), slot("embassy", -1), slot("mint", -1)
+        self.s_recruiting, self.s_training = slot("recruiting_office", -1), slot("training_camp", -1)
+        self.s_academy = slot("military_academy", -1)
+        self.build_cost = [b.cost if b else (0, 0, 0) for b in t.buildings]
+        self.build_vp = [b.vp if b else 0 for b in t.buildings]
+        self.row_in_play = [r in t.rows for r in range(NUM_ROWS)]
+
+        self._dice: list[int] = []
+        # setup 3: one random card per year; the year-I card is on top
+        self.enemy_deck = [t.enemies_by_year[y][int(rng.integers(len(t.enemies_by_year[y])))] for y in range(5)]
+        # setup 5: random turn order (A30)
+        self.order = [int(s) for s in rng.permutation(n)]
+        self.year = 1
+        self.phase = 1
+        self.season = 0
+        self.vp = [0] * n
+        self.goods = [[0, 0, 0] for _ in range(n)]
+        self.plus2 = [0] * n
+        self.soldiers = [0] * n
+        self.rows = [[0] * NUM_ROWS for _ in range(n)]
+        self.num_buildings = [0] * n
+        self.envoy = -1
+        self.favour_die = [0] * n
+        self.farms_die = [0] * n
+        self.log: list[tuple[int, int, int]] = []
+        # bumped whenever a seat's public per-seat state changes (lets encoders reuse blocks)
+        self.seat_version = [0] * n
+        self.epoch = 0  # bumped when every seat may have changed
+        self.public_version = 0  # bumped when peeks, the reveal, the King's aid or the year change
+        self.peeked = [False] * n
+        self.revealed = False
+        self.kings_aid = 0
+        self.strengths = [0] * n
+        self.outcomes = [0] * n  # last winter: 1 victorious, 0 tie, -1 defeated
+        self.army_tokens = [list(t.army_tokens) if config.module_army_tokens else [] for _ in range(n)]
+        self.army_choice = [-1] * n  # committed, hidden until all have chosen
+        self.army_revealed = [-1] * n
+        self.governor_hand: list[list[int]] = [[] for _ in range(n)]
+        self.governor = [-1] * n
+        self.governors_revealed = False
+        self._reset_season()
+
+        self.turn = 0
+        self.winners: list[int] = []
+        self.winner = -1
+        self.actor = self.order[0]
+        self.decision = Decision.NONE
+        self._moves: list[tuple[int, int]] = []
+        self.pending_dice = 0  # DICE arg chosen, awaiting MODIFIERS
+        self.pending_sum = 0
+        self._sums: dict = {}
+        self.picks_left = 0
+        self.pick_from: tuple[int, ...] = ()
+        self.pick_min = 0
+        self.pick_source = 0  # advisor rank, 0 = King's favour, 19 = battle, 20 = tax collector
+        self.cursor = 0
+        self.sub = 0
+        self.reward_rank = 1
+        self.reward_i = 0
+        self.favour_list: list[int] = []
+        self.battle_picks = 0
+        self.battle_builds = 0
+        self.tax_queue: list[int] = []
+        self.built_this_step = [False] * n
+        if config.module_governors:
+            self._deal_governors()
+            self.stage = ST_GOVERNORS
+        else:
+            self.stage = ST_YEAR
+        self._advance()
+
+    # ---------------------------------------------------------------- RulesEngine protocol ----
+    @property
+    def current_player(self) -> int:
+        return -1 if self.stage == ST_OVER else self.actor
+
+    @property
+    def is_over(self) -> bool:
+        return self.stage == ST_OVER
+
+    def placement_scores(self) -> list[float]:
+        """Spec 6.3: VP, then goods, then buildings; equal triples share the victory."""
+        return [float(self.vp[p] * 1_000_000 + min(sum(self.goods[p]), 999) * 1000 + self.num_buildings[p])
+                for p in range(self.num_players)]
+
+    def scores(self) -> list[int]:
+        return list(self.vp)
+
+    def clone(self) -> "KingsburgEngine":
+        return copy.deepcopy(self)
+
+    # ---------------------------------------------------------------------------- queries ----
+    def owns(self, p: int, slot: int) -> bool:
+        return slot >= 0 and self.rows[p][slot >> 2] > (slot & 3)
+
+    def owned_slots(self, p: int) -> list[int]:
+        return [r * NUM_COLS + c for r in range(NUM_ROWS) for c in range(self.rows[p][r])]
+
+    def dice_total(self, p: int) -> int:
+        return sum(self.pdice[p]) + sum(self.bdice[p])
+
+    def enemy_card(self):
+        """This year's enemy card (hidden until winter, except from seats that peeked)."""
+        return self.tables.enemies[self.enemy_deck[self.year - 1]]
+
+    def cost_of(self, p: int, slot: int) -> tuple[int, int, int]:
+        g, w, s = self.build_cost[slot]
+        if (slot & 3) >= 2 and self.owns(p, self.s_crane):  # Crane: 1 gold less, never below 0 (A24)
+            g = g - 1 if g > 0 else 0
+        return g, w, s
+
+    def battle_strength(self, p: int, card) -> int:
+        """Spec 5.10.4: soldiers plus every modifier of the buildings owned."""
+        strength = self.soldiers[p]
+        buildings = self.tables.buildings
+        for slot in self.owned_slots(p):
+            b = buildings[slot]
+            strength += b.strength_vs[card.type]
+            if b.strength_vs_max is not None and card.strength <= b.strength_vs_max[0]:
+                strength += b.strength_vs_max[1]
+        return strength
+
+    # -------------------------------------------------------------------------- legality ----
+    def legal_moves(self) -> list[tuple[int, int]]:
+        return list(self._moves) if self.stage != ST_OVER else []
+
+    def play(self, move: tuple[int, int]) -> None:
+        """Apply a move after checking it is legal; the state is unchanged on error."""
+        move = (int(move[0]), int(move[1]))
+        if self.stage == ST_OVER or move not in self._moves:
+            raise IllegalActionError(f"move {move} is illegal in decision {DECISION_NAMES[self.decision]} "
+                                     f"for seat {self.actor}; legal: {self._moves}")
+        self.apply(move)
+
+    def apply(self, move: tuple[int, int]) -> None:
+        """Apply a move known to be legal, then run the game on to the next decision."""
+        self.turn += 1
+        self._resolve(move)
+        self._advance()
+
+    # ------------------------------------------------------------------------ the machine ----
+    def _decide(self, p: int, kind: int, moves: list) -> bool:
+        self.actor = p
+        self.decision = kind
+        self._moves = moves
+        return True
+
+    def _advance(self) -> None:
+        """Run automatic steps until a decision with two or more moves (or the end)."""
+        while True:
+            if self.decision != Decision.NONE:
+                if len(self._moves) > 1:
+                    return
+                self._resolve(self._moves[0])  # one legal move is no decision (spec 10)
+                continue
+            if self.tax_queue:
+                q = self.tax_queue.pop(0)
+                self._start_picks(q, int(self._gov(q)["goods"]), (0, 1, 2), 20)
+                continue
+            st = self.stage
+            if st == ST_INFLUENCE:
+                self._step_influence()
+            elif st == ST_REWARDS:
+                self._step_rewards()
+            elif st == ST_REROLL:
+                self._step_reroll()
+            elif st == ST_BUILD:
+                self._step_build()
+            elif st == ST_END_EFFECTS:
+                self._step_end_effects()
+            elif st == ST_FARMS:
+                self._step_farms()
+            elif st == ST_PRINCE:
+                self._step_prince()
+            elif st == ST_RECRUIT:
+                self._step_recruit()
+            elif st == ST_YEAR:
+                self._step_year()
+            elif st == ST_FAVOUR:
+                self._step_favour()
+            elif st == ST_TOKENS:
+                self._step_tokens()
+            elif st == ST_BATTLE:
+                self._step_battle()
+            elif st == ST_GOVERNORS:
+                self._step_governors()
+            else:  # ST_OVER
+                return
+
+    def _resolve(self, move: tuple[int, int]) -> bool:
+        """Apply a decision's move. True if it leaves a follow-up decision of the same seat set."""
+        op, arg = move
+        kind = self.decision
+        p = self.actor
+        self.seat_version[p] += 1
+        self._moves = []
+        self.decision = Decision.NONE
+        if kind == Decision.DICE:
+            if op == Op.PASS:
+                self.passed[p] = True
+                self.active_count -= 1
+                return False
+            self.pending_dice = arg
+            self.pending_sum = self._sums[arg]
+            return self._decide(p, Decision.MODIFIERS, self._modifier_moves(p, arg))
+        if kind == Decision.MODIFIERS:
+            self._place(p, self.pending_dice, arg)
+            return False
+        if kind == Decision.PICK_GOOD:
+            self.goods[p][arg] += 1
+            self.picks_left -= 1
+            self.pick_min = arg
+            if self.picks_left:
+                return self._decide(p, Decision.PICK_GOOD, self._pick_moves())
+            return False
+        if kind == Decision.REROLL:
+            if op == Op.PASS:
+                self.cursor += 1
+            elif op == Op.STATUE:
+                self.statue_used[p] = True
+                if arg == 0:
+                    self.pdice[p][0] = self._die()
+                else:
+                    self.bdice[p][0] = self._die()
+            else:
+                self.chapel_used[p] = True
+                self.pdice[p] = [self._die() for _ in self.pdice[p]]
+                self.bdice[p] = [self._die() for _ in self.bdice[p]]
+            return False
+        if kind == Decision.BUILD:
+            if op == Op.PASS:
+                self.cursor += 1
+                return False
+            self._build(p, arg)
+            self.built_this_step[p] = True
+            self.sub = 1  # the envoy's second building may follow
+            return False
+        if kind == Decision.ENVOY_BUILD:
+            if op == Op.BUILD:
+                self._build(p, arg)
+                self.envoy = -1
+            self.sub = 0
+            self.cursor += 1
+            return False
+        if kind == Decision.FREE_BUILD:
+            self.battle_builds -= 1
+            if op == Op.BUILD:
+                self._build(p, arg, pay=False)
+            else:
+                self.battle_builds = 0
+            return False
+        if kind == Decision.ALCHEMIST:
+            if op == Op.GOOD:
+                g = self.goods[p]
+                g[arg] -= 1
+                for k in range(3):
+                    if k != arg:
+                        g[k] += 1
+            return False
+        if kind == Decision.SMUGGLER:
+            if op == Op.YES:
+                adv = self.tables.advisors[self.pick_source - 1]
+                self._add_vp(p, -adv.optional_pay_vp, EV_SMUGGLER, adv.rank)
+                return self._start_picks(p, adv.picks, adv.pick_from, adv.rank)
+            return False
+        if kind == Decision.TOWN_HALL:
+            if op == Op.PAY_PLUS2:
+                self.plus2[p] -= 1
+            elif op == Op.GOOD:
+                self.goods[p][arg] -= 1
+            if op != Op.PASS:
+                self._add_vp(p, 1, EV_TOWN_HALL, 0)
+            return False
+        if kind == Decision.CONVERSION:
+            if op == Op.YES:
+                b = self.tables.buildings[self.tables.conversion_slots[self.sub - 2]]
+                g = self.goods[p]
+                for k in range(3):
+                    g[k] += b.params["gain"][k] - b.params["pay"][k]
+            self.sub += 1
+            return False
+        if kind == Decision.RECRUIT:
+            if op == Op.PASS:
+                self.cursor += 1
+                return False
+            pay = RECRUIT_PAYMENTS[arg]
+            g = self.goods[p]
+            g[0] -= pay[0]
+            g[1] -= pay[1]
+            g[2] -= pay[2]
+            self.plus2[p] -= pay[3]
+            self.soldiers[p] += 1
+            return False
+        if kind == Decision.FARMS_DIE:
+            self.farms_die[p] = 1 if op == Op.YES else 0
+            self.cursor += 1
+            return False
+        if kind == Decision.PRINCE:
+            if op == Op.YES:
+                self.pdice[p] = list(self._gov(p)["dice"])
+            self.prince_done[p] = True
+            self.cursor += 1
+            return False
+        if kind == Decision.ARMY_TOKEN:
+            self.army_choice[p] = self.tables.army_values[arg]
+            self.cursor += 1
+            return False
+        if kind == Decision.GOVERNOR:
+            self.governor[p] = self.governor_hand[p][arg]
+            self.cursor += 1
+            return False
+        raise AssertionError(f"no decision pending for move {move}")  # pragma: no cover
+
+    # ---------------------------------------------------------------------------- helpers ----
+    def _die(self) -> int:
+        dice = self._dice
+        if not dice:
+            dice.extend(self.rng.integers(1, 7, size=256).tolist())
+        return dice.pop()
+
+    def _touch_all(self) -> None:
+        self.epoch += 1
+
+    def _add_vp(self, p: int, delta: int, event: int, arg: int) -> None:
+        self.seat_version[p] += 1
+        self.vp[p] += delta
+        self.log.append((p, event, arg))
+
+    def _gov(self, p: int) -> dict:
+        return self.tables.governors[self.governor[p]].params
+
+    def _has_gov(self, p: int, effect: str) -> bool:
+        g = self.governor[p]
+        return g >= 0 and self.governors_revealed and self.tables.governors[g].effect == effect
+
+    def _start_picks(self, p: int, count: int, allowed: tuple[int, ...], source: int) -> bool:
+        if count <= 0:
+            return False
+        self.picks_left = count
+        self.pick_from = allowed
+        self.pick_min = 0
+        self.pick_source = source
+        return self._decide(p, Decision.PICK_GOOD, self._pick_moves())
+
+    def _pick_moves(self) -> list:
+        # canonical order: each pick >= the previous one (permutations are one choice)
+        return [_GOOD_MOVES[g] for g in self.pick_from if g >= self.pick_min]
+
+    def _reset_season(self) -> None:
+        n = self.num_players
+        if hasattr(self, "epoch"):
+            self.epoch += 1
+        self.pdice = [[] for _ in range(n)]
+        self.bdice = [[] for _ in range(n)]
+        self.pplaced = [0] * n
+        self.bplaced = [0] * n
+        self.passed = [False] * n
+        self.plus2_used = [False] * n
+        self.market_used = [False] * n
+        self.statue_used = [False] * n
+        self.chapel_used = [False] * n
+        self.prince_done = [False] * n
+        self.board: list[list[int]] = [[] for _ in range(19)]
+        self.placements: list[tuple[int, int]] = []  # (rank, seat or -1 neutral) in placement order
+        self.advisor_mask = [0] * n  # per seat: bit r - 1 set when it has dice on advisor r
+        self.neutral: list[int] = []  # ranks blocked by neutral dice (2 players)
+        if hasattr(self, "public_version"):
+            self.public_version += 1
+        self.envoy_rank = 0
+        self.neutral_dice: tuple[int, ...] = ()
+
+    # ------------------------------------------------------------------------- governors ----
+    def _deal_governors(self) -> None:
+        t = self.tables
+        pool = list(range(len(t.governors)))
+        deal = min(t.governor_deal, len(pool))
+        if deal * self.num_players <= len(pool):
+            shuffled = [pool[i] for i in self.rng.permutation(len(pool))]
+            for p in range(self.num_players):
+                self.governor_hand[p] = sorted(shuffled[p * deal:(p + 1) * deal])
+        else:  # too few implemented cards: each player gets distinct cards, repeats across players
+            for p in range(self.num_players):
+                self.governor_hand[p] = sorted(int(i) for i in self.rng.choice(len(pool), deal, replace=False))
+
+    def _step_governors(self) -> bool:
+        n = self.num_players
+        if self.cursor < n:
+            p = self.order[self.cursor]
+            return self._decide(p, Decision.GOVERNOR, [(Op.GOVERNOR, i) for i in range(len(self.governor_hand[p]))])
+        self.governors_revealed = True
+        self._touch_all()
+        for p in self.order:
+            if self._has_gov(p, "start"):  # Thief: start with goods and negative VP
+                params = self._gov(p)
+                gain = params.get("gain", {})
+                for k, good in enumerate(GOODS):
+                    self.goods[p][k] += int(gain.get(good, 0))
+                self._add_vp(p, int(params.get("vp", 0)), EV_GOVERNOR, self.governor[p])
+        self.cursor = 0
+        self.stage = ST_YEAR
+        return False
+
+    # ------------------------------------------------------------------- phase 1: favour ----
+    def _step_year(self) -> bool:
+        """Start of a year, then phase 1 (King's favour, spec 5.1)."""
+        n = self.num_players
+        self.phase = 1
+        self.peeked = [False] * n
+        self.revealed = False
+        self.public_version += 1
+        for p in self.order:  # Magician (A42 reconstruction): free column-I buildings, no VP
+            if self._has_gov(p, "free_column_builds") and self._gov(p)["year"] == self.year:
+                params = self._gov(p)
+                col = params["column"]
+                built = 0
+                for r in range(NUM_ROWS):
+                    if built < params["max"] and self.row_in_play[r] and self.rows[p][r] == col:
+                        slot = r * NUM_COLS + col
+                        self.rows[p][r] += 1
+                        self.num_buildings[p] += 1
+                        if params.get("gain_vp"):
+                            self._add_vp(p, self.build_vp[slot], EV_BUILD, slot)
+                        else:
+                            self.log.append((p, EV_BUILD_NO_VP, slot))
+                        built += 1
+        fewest = min(self.num_buildings)
+        tied = [p for p in self.order if self.num_buildings[p] == fewest]
+        if len(tied) > 1:
+            least = min(sum(self.goods[p]) for p in tied)
+            tied = [p for p in tied if sum(self.goods[p]) == least]
+        if len(tied) == 1:
+            self.favour_die[tied[0]] = 1
+            self.favour_list = []
+        else:
+            self.favour_list = tied  # each receives 1 good of choice, in turn order
+        self._touch_all()
+        self.cursor = 0
+        self.stage = ST_FAVOUR
+        return False
+
+    def _step_favour(self) -> bool:
+        if self.cursor < len(self.favour_list):
+            p = self.favour_list[self.cursor]
+            self.cursor += 1
+            return self._start_picks(p, 1, (0, 1, 2), 0)
+        self._start_season(0)
+        return False
+
+    # ------------------------------------------------------------- productive seasons ----
+    def _start_season(self, season: int) -> None:
+        self.season = season
+        self.phase = 2 + 2 * season
+        self._reset_season()
+        if self.num_players == 2:  # spec 3.3: neutral blocking dice before anything else
+            a, b, c = self._die(), self._die(), self._die()
+            d, e = self._die(), self._die()
+            self.neutral_dice = (a, b, c, d, e)
+            three = a + b + c
+            blocked = [three]
+            if d + e != three:
+                blocked.append(d + e)
+            elif d != e:
+                blocked += [d, e]
+            else:
+                blocked.append(d)
+            self.neutral = blocked
+            self.public_version += 1
+            for r in blocked:
+                self.board[r].append(_NEUTRAL)
+                self.placements.append((r, _NEUTRAL))
+        for p in self.order:  # Merchants' guild (A56: automatic)
+            if self.owns(p, self.s_guild):
+                self.goods[p][0] += 1
+        self.farms_die = [0] * self.num_players
+        self._touch_all()
+        self.cursor = 0
+        self.stage = ST_FARMS
+
+    def _step_farms(self) -> bool:
+        n = self.num_players
+        while self.cursor < n:
+            p = self.order[self.cursor]
+            if self.owns(p, self.s_farms):
+                return self._decide(p, Decision.FARMS_DIE, [PASS, YES])
+            self.cursor += 1
+        # roll: every player's dice and bonus dice (spec 5.2.3)
+        for p in range(n):
+            self.pdice[p] = [self._die(), self._die(), self._die()]
+            bonus = self.farms_die[p] + (self.favour_die[p] if self.season == 0 else 0)
+            self.bdice[p] = [self._die() for _ in range(bonus)]
+        self._touch_all()
+        self.cursor = 0
+        self.stage = ST_REROLL
+        return False
+
+    def _reroll_moves(self, p: int) -> list:
+        moves = [PASS]
+        if not self.statue_used[p] and self.owns(p, self.s_statue):
+            first = self.pdice[p][0]
+            if all(v == first for v in self.pdice[p]) and all(v == first for v in self.bdice[p]):
+                moves.append((Op.STATUE, 0))
+                if self.bdice[p]:
+                    moves.append((Op.STATUE, 1))
+        if not self.chapel_used[p] and self.owns(p, self.s_chapel) and self.dice_total(p) <= 7:
+            moves.append((Op.CHAPEL, 0))
+        return moves
+
+    def _step_reroll(self) -> bool:
+        """Spec 5.2.4 / A52: each player's reroll window, in the current (old) turn order."""
+        n = self.num_players
+        while self.cursor < n:
+            p = self.order[self.cursor]
+            if self.owns(p, self.s_statue):
+                moves = self._reroll_moves(p)
+                if len(moves) > 1:
+                    return self._decide(p, Decision.REROLL, moves)
+            self.cursor += 1
+        self.cursor = 0
+        self.stage = ST_PRINCE
+        return False
+
+    def _step_prince(self) -> bool:
+        n = self.num_players
+        if self.config.module_governors:
+            while self.cursor < n:
+                p = self.order[self.cursor]
+                if (self._has_gov(p, "set_dice") and not self.prince_done[p]
+                        and self.dice_total(p) <= self._gov(p)["max_total"]):
+                    return self._decide(p, Decision.PRINCE, [PASS, YES])
+                self.cursor += 1
+        # spec 5.2.6: new turn order by ascending totals, ties keep their relative order
+        totals = [self.dice_total(p) for p in range(n)]
+        self.order.sort(key=totals.__getitem__)
+        for p in range(n):  # canonical dice slots (spec 10.3)
+            self.pdice[p].sort()
+            self.bdice[p].sort()
+        self.passed = [False] * n
+        self._touch_all()
+        self.active_count = n
+        self.cursor = 0
+        self.stage = ST_INFLUENCE
+        return False
+
+    # ----------------------------------------------------------------- step b: influence ----
+    def _dice_moves(self, p: int) -> list:
+        pairs, sums = dice_choices(tuple(self.pdice[p]), self.pplaced[p], tuple(self.bdice[p]), self.bplaced[p])
+        if not pairs:
+            return []
+        self._sums = sums
+        plus = self.plus2[p] > 0 and not self.plus2_used[p]
+        market = not self.market_used[p] and self.owns(p, self.s_market)
+        offsets = _OFFSETS[plus][market]
+        board = self.board
+        moves = [PASS]
+        if self.envoy == p:  # free or occupied: any rank in range will do
+            for arg, s in pairs:
+                for o in offsets:
+                    if 0 < s + o <= 18:
+                        moves.append(_DICE_MOVES[arg])
+                        break
+        elif len(offsets) == 1:
+            for arg, s in pairs:
+                if s <= 18 and not board[s]:
+                    moves.append(_DICE_MOVES[arg])
+        else:
+            for arg, s in pairs:
+                for o in offsets:
+                    r = s + o
+                    if 0 < r <= 18 and not board[r]:
+                        moves.append(_DICE_MOVES[arg])
+                        break
+        return moves if len(moves) > 1 else []
+
+    def _modifier_moves(self, p: int, arg: int) -> list:
+        s = self.pending_sum
+        plus = (0, 1) if (self.plus2[p] > 0 and not self.plus2_used[p]) else (0,)
+        market = (-1, 0, 1) if (not self.market_used[p] and self.owns(p, self.s_market)) else (0,)
+        envoy = (0, 1) if self.envoy == p else (0,)
+        board = self.board
+        moves = []
+        for t in plus:
+            for m in market:
+                r = s + 2 * t + m
+                if 0 < r <= 18:
+                    for e in envoy:
+                        if bool(board[r]) == bool(e):  # free without the envoy, occupied with it (A17)
+                            moves.append(_MOD_MOVES[6 * t + 2 * (m + 1) + e])
+        return moves
+
+    def _place(self, p: int, dice_arg: int, mod_arg: int) -> None:
+        t, rest = divmod(mod_arg, 6)
+        m, e = rest // 2 - 1, rest & 1
+        r = self.pending_sum + 2 * t + m
+        self.pplaced[p] |= (dice_arg >> 4) + 1
+        self.bplaced[p] |= dice_arg & 15
+        if t:
+            self.plus2[p] -= 1
+            self.plus2_used[p] = True
+        if m:
+            self.market_used[p] = True
+        if e:
+            self.envoy = -1  # used: back to its space (spec 5.8)
+            self.envoy_rank = r
+        self.board[r].append(p)
+        self.placements.append((r, p))
+        self.advisor_mask[p] |= 1 << (r - 1)
+
+    def _step_influence(self) -> bool:
+        n = self.num_players
+        while self.active_count > 0:
+            p = self.order[self.cursor]
+            self.cursor = self.cursor + 1 if self.cursor + 1 < n else 0
+            if self.passed[p]:
+                continue
+            moves = self._dice_moves(p)
+            if not moves:  # no dice or no legal placement: must pass
+                self.seat_version[p] += 1
+                self.passed[p] = True
+                self.active_count -= 1
+                continue
+            return self._decide(p, Decision.DICE, moves)
+        self.reward_rank = 1
+        self.reward_i = 0
+        self.stage = ST_REWARDS
+        return False
+
+    # ------------------------------------------------------------------- step c: rewards ----
+    def _step_rewards(self) -> bool:
+        board = self.board
+        while self.reward_rank <= 18:
+            occ = board[self.reward_rank]
+            if self.reward_i < len(occ):
+                p = occ[self.reward_i]
+                self.reward_i += 1
+                if p >= 0 and self._grant(self.reward_rank, p):
+                    return True
+                continue
+            self.reward_rank += 1
+            self.reward_i = 0
+        # dice back to their owners (used +2 tokens were paid when placed), all bonus dice to the supply
+        n = self.num_players
+        self.pdice = [[] for _ in range(n)]
+        self.bdice = [[] for _ in range(n)]
+        self.pplaced = [0] * n
+        self.bplaced = [0] * n
+        self.board = [[] for _ in range(19)]
+        self.placements = []
+        self.advisor_mask = [0] * n
+        self.favour_die = [0] * n
+        self._touch_all()
+        self.cursor = 0
+        self.sub = 0
+        self.built_this_step = [False] * self.num_players
+        self.stage = ST_BUILD
+        return False
+
+    def _grant(self, rank: int, p: int) -> bool:
+        adv = self.tables.advisors[rank - 1]
+        if adv.optional_pay_vp:
+            self.pick_source = rank
+            return self._decide(p, Decision.SMUGGLER, [PASS, YES])
+        if adv.exchange:
+            g = self.goods[p]
+            moves = [PASS] + [_GOOD_MOVES[k] for k in range(3) if g[k] > 0]
+            self.pick_source = rank
+            return self._decide(p, Decision.ALCHEMIST, moves)
+        gold, wood, stone, vp, soldiers, plus2 = adv.gain
+        self.seat_version[p] += 1
+        g = self.goods[p]
+        g[0] += gold
+        g[1] += wood
+        g[2] += stone
+        if vp:
+            self._add_vp(p, vp, EV_ADVISOR, rank)
+        if soldiers:
+            self.soldiers[p] += soldiers + (1 if self.owns(p, self.s_stables) else 0)
+        self.plus2[p] += plus2
+        if adv.peek:
+            self.peeked[p] = True
+            self.public_version += 1
+        return self._start_picks(p, adv.picks, adv.pick_from, rank)
+
+    # -------------------------------------------------------------------- step d: build ----
+    def _build_moves(self, p: int, pay: bool = True) -> list:
+        rows = self.rows[p]
+        gold, wood, stone = self.goods[p]
+        costs = self.build_cost
+        crane = self.owns(p, self.s_crane)
+        moves = []
+        for r in self.tables.rows:
+            c = rows[r]
+            if c < NUM_COLS:
+                if pay:
+                    cg, cw, cs = costs[r * NUM_COLS + c]
+                    if crane and c >= 2 and cg > 0:  # Crane: 1 gold less on columns III-IV (A24)
+                        cg -= 1
+                    if cg > gold or cw > wood or cs > stone:
+                        continue
+                moves.append(_BUILD_MOVES[r])
+        return moves
+
+    def _build(self, p: int, row: int, pay: bool = True) -> None:
+        slot = row * NUM_COLS + self.rows[p][row]
+        self.seat_version[p] += 1
+        if pay:
+            cg, cw, cs = self.cost_of(p, slot)
+            g = self.goods[p]
+            g[0] -= cg
+            g[1] -= cw
+            g[2] -= cs
+        self.rows[p][row] += 1
+        self.num_buildings[p] += 1
+        self._add_vp(p, self.build_vp[slot], EV_BUILD, slot)
+        if self.config.module_governors and self.governors_revealed:
+            for q in self.order:  # Tax collector: a good each time an opponent builds
+                if q != p and self._has_gov(q, "opponent_builds"):
+                    self.tax_queue.append(q)
+
+    def _step_build(self) -> bool:
+        n = self.num_players
+        while self.cursor < n:
+            p = self.order[self.cursor]
+            if self.sub == 1:
+                if self.envoy == p:
+                    moves = self._build_moves(p)
+                    if moves:
+                        return self._decide(p, Decision.ENVOY_BUILD, [PASS] + moves)
+                self.sub = 0
+                self.cursor += 1
+                continue
+            moves = self._build_moves(p)
+            if moves:
+                return self._decide(p, Decision.BUILD, [PASS] + moves)
+            self.cursor += 1
+        if self.config.module_governors and not all(self.built_this_step):
+            for p in self.order:  # Preacher (A42 reconstruction)
+                if self._has_gov(p, "no_build_vp"):
+                    self._add_vp(p, int(self._gov(p)["vp"]), EV_PREACHER, 0)
+        self.cursor = 0
+        self.sub = 0
+        self.stage = ST_END_EFFECTS
+        return False
+
+    # ------------------------------------------------------------ end of the season ----
+    def _step_end_effects(self) -> bool:
+        """Spec 5.6, fixed order A41: Inn, Training camp, row-A conversions, Town hall, Embassy."""
+        n = self.num_players
+        season = self.season
+        while self.cursor < n:
+            p = self.order[self.cursor]
+            if self.sub == 0:
+                self.seat_version[p] += 1
+                if season == 1 and self.owns(p, self.s_inn):
+                    self.plus2[p] += 1
+                if season == 2 and self.owns(p, self.s_training):
+                    params = self.tables.buildings[self.s_training].params
+                    if self.soldiers[p] <= params.get("max_soldiers", 1):
+                        self.soldiers[p] += params.get("soldiers", 1)
+                self.sub = 2
+            while 2 <= self.sub < 2 + len(self.tables.conversion_slots):
+                slot = self.tables.conversion_slots[self.sub - 2]
+                if self.owns(p, slot) and (season == 1 or self.owns(p, self.s_mint)):
+                    pay = self.tables.buildings[slot].params["pay"]
+                    g = self.goods[p]
+                    if g[0] >= pay[0] and g[1] >= pay[1] and g[2] >= pay[2]:
+                        return self._decide(p, Decision.CONVERSION, [PASS, YES])
+                self.sub += 1
+            if self.sub < 9:
+                self.sub = 9
+                if self.owns(p, self.s_town_hall):
+                    g = self.goods[p]
+                    moves = [PASS]
+                    if self.plus2[p] > 0:
+                        moves.append((Op.PAY_PLUS2, 0))
+                    moves += [_GOOD_MOVES[k] for k in range(3) if g[k] > 0]
+                    if len(moves) > 1:
+                        return self._decide(p, Decision.TOWN_HALL, moves)
+            if self.owns(p, self.s_embassy):
+                self._add_vp(p, 1, EV_EMBASSY, 0)
+            self.sub = 0
+            self.cursor += 1
+        # season cleanup (the next season's start resets again), then the next phase
+        if season == 2:
+            self._reset_season()
+        self.cursor = 0
+        self.sub = 0
+        if season == 0:  # phase 3: King's honour (spec 5.7, A12)
+            self.phase = 3
+            most = max(self.num_buildings)
+            for p in self.order:
+                if self.num_buildings[p] == most:
+                    self._add_vp(p, 1, EV_HONOUR, 0)
+            self._start_season(1)
+        elif season == 1:  # phase 5: the King's envoy (spec 5.8)
+            self.phase = 5
+            self.envoy = -1
+            fewest = min(self.num_buildings)
+            tied = [p for p in self.order if self.num_buildings[p] == fewest]
+            if len(tied) > 1:
+                least = min(sum(self.goods[p]) for p in tied)
+                tied = [p for p in tied if sum(self.goods[p]) == least]
+            if len(tied) == 1:
+                self.envoy = tied[0]
+            self._start_season(2)
+        else:
+            self.phase = 7
+            self.stage = ST_RECRUIT
+        return False
+
+    # -------------------------------------------------------------- phase 7: recruit ----
+    def _recruit_moves(self, p: int) -> list:
+        g = self.goods[p]
+        tokens = self.plus2[p] if self.owns(p, self.s_recruiting) else 0
+        have = (g[0], g[1], g[2], tokens)
+        single = self.owns(p, self.s_barracks)
+        moves = []
+        for i, pay in enumerate(RECRUIT_PAYMENTS):
+            if (i >= 10) == single and pay[0] <= have[0] and pay[1] <= have[1] and pay[2] <= have[2] \
+                    and pay[3] <= have[3]:
+                moves.append((Op.RECRUIT, i))
+        if moves:
+            moves.insert(0, PASS)
+        return moves
+
+    def _step_recruit(self) -> bool:
+        n = self.num_players
+        while self.cursor < n:
+            p = self.order[self.cursor]
+            moves = self._recruit_moves(p)
+            if moves:
+                return self._decide(p, Decision.RECRUIT, moves)
+            self.cursor += 1
+        self.phase = 8
+        self.cursor = 0
+        if self.config.module_army_tokens:
+            self.army_choice = [-1] * n
+            self.army_revealed = [-1] * n
+            self._touch_all()
+            self.stage = ST_TOKENS
+        else:
+            self.kings_aid = self._die()  # the start player rolls for everybody
+            self.public_version += 1
+            self._winter_soldiers([self.kings_aid] * n)
+        return False
+
+    def _step_tokens(self) -> bool:
+        n = self.num_players
+        values = self.tables.army_values
+        if self.cursor < n:
+            p = self.order[self.cursor]
+            left = set(self.army_tokens[p])
+            return self._decide(p, Decision.ARMY_TOKEN, [(Op.ARMY_TOKEN, i) for i, v in enumerate(values) if v in left])
+        for p in range(n):  # simultaneous reveal
+            v = self.army_choice[p]
+            self.army_tokens[p].remove(v)
+            self.army_revealed[p] = v
+        self.army_choice = [-1] * n
+        self._touch_all()
+        self._winter_soldiers(list(self.army_revealed))
+        return False
+
+    # --------------------------------------------------------------- phase 8: winter ----
+    def _winter_soldiers(self, aid: list[int]) -> None:
+        halve = self.config.module_army_tokens
+        for p in self.order:
+            gain = aid[p]
+            if self.owns(p, self.s_academy):  # A39: the better of aid and the academy roll
+                roll = self._die()
+                if halve:
+                    roll = (roll + 1) // 2
+                if roll > gain:
+                    gain = roll
+            self.soldiers[p] += gain
+        self._touch_all()
+        card = self.enemy_card()
+        self.revealed = True
+        self.public_version += 1
+        n = self.num_players
+        self.strengths = [self.battle_strength(p, card) for p in range(n)]
+        outcomes = []
+        for p in range(n):
+            s = self.strengths[p]
+            if s > card.strength or (s == card.strength and self.owns(p, self.s_wall)):
+                outcomes.append(1)
+            elif s == card.strength:
+                outcomes.append(0)
+            else:
+                outcomes.append(-1)
+        self.outcomes = outcomes
+        self.cursor = 0
+        self.sub = 0
+        self.stage = ST_BATTLE
+
+    def _step_battle(self) -> bool:
+        n = self.num_players
+        card = self.enemy_card()
+        while self.cursor < n:
+            p = self.order[self.cursor]
+            if self.sub == 0:
+                self.sub = 1
+                self.seat_version[p] += 1
+                outcome = self.outcomes[p]
+                if outcome > 0:
+                    gold, wood, stone, vp, choice, builds = card.reward
+                    g = self.goods[p]
+                    g[0] += gold
+                    g[1] += wood
+                    g[2] += stone
+                    self._add_vp(p, vp, EV_VICTORY, card.index)
+                    if self.owns(p, self.s_fortress):
+                        self._add_vp(p, 1, EV_FORTRESS, 0)
+                    self.battle_builds = builds
+                    if self._start_picks(p, choice, (0, 1, 2), 19):
+                        return True
+                elif outcome < 0:
+                    gold, wood, stone, vp, lose = card.penalty
+                    g = self.goods[p]
+                    g[0] -= min(gold, g[0])
+                    g[1] -= min(wood, g[1])
+                    g[2] -= min(stone, g[2])
+                    for _ in range(lose):  # A26: goods, then buildings one by one, then VP
+                        self._destroy(p)
+                    self._add_vp(p, -vp, EV_DEFEAT, card.index)
+            if self.battle_builds > 0:
+                moves = self._build_moves(p, pay=False)
+                if moves:
+                    return self._decide(p, Decision.FREE_BUILD, [PASS] + moves)
+                self.battle_builds = 0
+            self.sub = 0
+            self.cursor += 1
+        winners = [p for p in range(n) if self.outcomes[p] > 0]
+        if winners:
+            best = max(self.strengths[p] for p in winners)
+            for p in self.order:
+                if self.outcomes[p] > 0 and self.strengths[p] == best:
+                    self._add_vp(p, 1, EV_TOP_STRENGTH, 0)
+        self.soldiers = [0] * n
+        self._touch_all()
+        self._end_year()
+        return False
+
+    def _destroy(self, p: int) -> None:
+        """Spec 5.10.7: the building in the rightmost column; among those, the topmost row."""
+        rows = self.rows[p]
+        best = max(rows)
+        if best == 0:
+            return
+        r = rows.index(best)
+        self.seat_version[p] += 1
+        rows[r] -= 1
+        self.num_buildings[p] -= 1
+        slot = r * NUM_COLS + best - 1
+        self._add_vp(p, -self.build_vp[slot], EV_DESTROY, slot)
+
+    def _end_year(self) -> None:
+        year = self.year
+        self._touch_all()
+        for p in self.order:  # Miner (A37: gold)
+            if self._has_gov(p, "year_end"):
+                params = self._gov(p)
+                self.goods[p][GOODS.index(params["good"])] += int(params["per_year"][year - 1])
+        if year < 5:
+            self.year += 1
+            self.stage = ST_YEAR
+            return
+        # spec 6.2 / A8: Cathedral, then the unused King's-army token
+        if self.s_cathedral >= 0:
+            rate = self.tables.buildings[self.s_cathedral].params.get("goods_per_vp", 2)
+            for p in self.order:
+                if self.owns(p, self.s_cathedral):
+                    goods = sum(self.goods[p])
+                    self._add_vp(p, goods // rate, EV_CATHEDRAL, goods)
+        if self.config.module_army_tokens:
+            for p in self.order:
+                for v in self.army_tokens[p]:
+                    self._add_vp(p, v, EV_ARMY_TOKEN, v)
+        placement = self.placement_scores()
+        best = max(placement)
+        self.winners = [p for p in range(self.num_players) if placement[p] == best]
+        self.winner = self.winners[0]
+        self.stage = ST_OVER
+        self.decision = Decision.NONE
+        self._moves = []
+
+    # ------------------------------------------------------------------------- rendering ----
+    def render_text(self) -> str:
+        n = self.num_players
+        phase_names = ("", "King's favour", "spring", "King's honour", "summer", "King's envoy", "autumn",
+                       "recruit", "winter")
+        lines = [f"year {self.year}  phase {self.phase} ({phase_names[self.phase]})  turn {self.turn}  "
+                 f"to move: seat {self.current_player} ({DECISION_NAMES[self.decision]})",
+                 "turn order: " + " ".join(str(p) for p in self.order)
+                 + f"  envoy: {'seat ' + str(self.envoy) if self.envoy >= 0 else 'on the track'}"]
+        occupied = [f"{r}:{','.join('N' if s < 0 else str(s) for s in self.board[r])}"
+                    for r in range(1, 19) if self.board[r]]
+        if occupied:
+            lines.append("advisors " + " ".join(occupied))
+        if self.revealed:
+            card = self.enemy_card()
+            lines.append(f"enemy: {card.type_name} strength {card.strength}")
+        for p in range(n):
+            g = self.goods[p]
+            built = " ".join(f"{ROWS[r]}{self.rows[p][r]}" for r in self.tables.rows)
+            dice = ",".join(str(d) for d in self.pdice[p])
+            if self.bdice[p]:
+                dice += "+" + ",".join(str(d) for d in self.bdice[p])
+            lines.append(f"seat {p}: VP {self.vp[p]:3d}  gold {g[0]} wood {g[1]} stone {g[2]}  +2 {self.plus2[p]}  "
+                         f"soldiers {self.soldiers[p]}  rows [{built}]  dice [{dice}]")
+        if self.stage == ST_OVER:
+            lines.append("winner(s): " + ", ".join(f"seat {p}" for p in self.winners))
+        return "\n".join(lines)
+

@@ -1,0 +1,263 @@
+"""kingsburg as a PettingZoo env: API, seeds, bad input, hidden information, rendering, docs."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import envs
+from envs import ConfigError, IllegalActionError
+from envs.core import testing
+from envs.kingsburg import Decision, KingsburgConfig, KingsburgEngine
+from envs.kingsburg.encoder import KingsburgEncoder
+
+PLAYER_COUNTS = (2, 3, 4, 5)
+MODULES = ("module_more_buildings", "module_governors", "module_army_tokens")
+ALL_MODULES = {m: True for m in MODULES}
+
+
+@pytest.mark.parametrize("n", PLAYER_COUNTS)
+def test_pettingzoo_api(n):
+    testing.run_api_test(envs.make("kingsburg", num_players=n), num_cycles=1000)
+
+
+@pytest.mark.parametrize("module", MODULES)
+@pytest.mark.parametrize("n", (2, 5))
+def test_pettingzoo_api_with_each_module(module, n):
+    testing.run_api_test(envs.make("kingsburg", num_players=n, **{module: True}), num_cycles=1000)
+
+
+def test_pettingzoo_api_with_all_modules():
+    testing.run_api_test(envs.make("kingsburg", num_players=3, **ALL_MODULES), num_cycles=1000)
+
+
+@pytest.mark.parametrize("n", (2, 4))
+def test_pettingzoo_seed_test(n):
+    testing.check_seed_test(lambda: envs.make("kingsburg", num_players=n))
+
+
+@pytest.mark.parametrize("options", [{}, ALL_MODULES])
+@pytest.mark.parametrize("n", PLAYER_COUNTS)
+def test_same_seed_same_game(n, options):
+    steps = testing.check_determinism(lambda: envs.make("kingsburg", num_players=n, **options), seed=11 + n)
+    assert steps > 100
+
+
+def test_different_seeds_differ():
+    a, b = envs.make("kingsburg", num_players=3), envs.make("kingsburg", num_players=3)
+    a.reset(seed=1)
+    b.reset(seed=2)
+    assert a.engine.order != b.engine.order or a.engine.enemy_deck != b.engine.enemy_deck
+
+
+def test_reset_without_seed_continues_the_stream():
+    env = envs.make("kingsburg", num_players=4)
+    env.reset(seed=5)
+    first = (list(env.engine.order), list(env.engine.enemy_deck))
+    seen = set()
+    for _ in range(5):
+        env.reset()
+        seen.add((tuple(env.engine.order), tuple(env.engine.enemy_deck)))
+    assert len(seen) > 1
+    env.reset(seed=5)
+    assert (list(env.engine.order), list(env.engine.enemy_deck)) == first
+
+
+@pytest.mark.parametrize("options", [{}, ALL_MODULES])
+@pytest.mark.parametrize("n", (2, 5))
+def test_illegal_and_out_of_range_actions_raise_and_change_nothing(n, options):
+    env = envs.make("kingsburg", num_players=n, **options)
+    checks = testing.check_illegal_actions_rejected(env, seed=n, steps=40)
+    assert checks > 40 * 100
+
+
+def test_illegal_action_error_names_the_action():
+    env = envs.make("kingsburg", num_players=2)
+    env.reset(seed=0)
+    assert env.engine.decision == Decision.PICK_GOOD  # year I: everybody picks a good
+    build = env.codec.index("BUILD(row B)")
+    with pytest.raises(IllegalActionError, match=r"action 7 \(BUILD\(row B\)\) is illegal for seat \d.*"
+                                                 r"legal: 2 GOOD\(gold\), 3 GOOD\(wood\), 4 GOOD\(stone\)"):
+        env.step(build)
+    with pytest.raises(IllegalActionError, match="out of range: valid indices are 0..161"):
+        env.step(162)
+
+
+def test_engine_play_rejects_illegal_moves_unchanged():
+    e = KingsburgEngine(KingsburgConfig(), 3, np.random.default_rng(0))
+    before = testing.state_bytes(e)
+    with pytest.raises(IllegalActionError, match=r"move \(4, 1\) is illegal in decision PICK_GOOD"):
+        e.play((4, 1))
+    assert testing.state_bytes(e) == before
+
+
+@pytest.mark.parametrize("bad", [1, 6, 0, "2", 2.0, True])
+def test_unsupported_player_counts(bad):
+    with pytest.raises(ConfigError, match="num_players"):
+        envs.make("kingsburg", num_players=bad)
+
+
+def test_unknown_and_mistyped_config_keys():
+    with pytest.raises(ConfigError, match=r"unknown config key\(s\) \['module_4'\].*module_army_tokens"):
+        envs.make("kingsburg", module_4=True)
+    with pytest.raises(ConfigError, match="module_governors"):
+        envs.make("kingsburg", module_governors="yes")
+    with pytest.raises(ConfigError, match="max_turns"):
+        envs.make("kingsburg", max_turns=0)
+    with pytest.raises(ConfigError, match="render_mode"):
+        envs.make("kingsburg", render_mode="rgb_array")
+
+
+@pytest.mark.parametrize("n", PLAYER_COUNTS)
+def test_spaces_and_names(n):
+    env = envs.make("kingsburg", num_players=n)
+    names = env.codec.action_names()
+    assert env.action_space("player_0").n == len(names) == 162
+    assert len(set(names)) == len(names)
+    assert names[:6] == ["PASS", "YES", "GOOD(gold)", "GOOD(wood)", "GOOD(stone)", "PAY_PLUS2"]
+    assert names[50] == "DICE(P0)" and names[161] == "DICE(P0+P1+P2+B0+B1+B2+B3)"
+    assert env.observation_space("player_0")["observation"].shape == (env.observation_layout.size,)
+    assert env.observation_layout.size == {2: 391, 3: 530, 4: 671, 5: 814}[n]
+
+
+def test_truncation_at_max_turns():
+    env = envs.make("kingsburg", num_players=3, max_turns=7)
+    result = testing.play_random_game(env, seed=3)
+    assert result.truncated and not result.terminated
+    assert all(r == 0 for r in result.returns.values())
+    assert env.engine.turn == 7
+    assert all(info["turns"] == 7 for info in result.infos.values())
+
+
+@pytest.mark.parametrize("n", (2, 3, 5))
+def test_game_ends_with_rank_rewards(n):
+    env = envs.make("kingsburg", num_players=n)
+    result = testing.play_random_game(env, seed=40 + n)
+    assert result.terminated and not result.truncated
+    e = env.engine
+    assert e.year == 5 and e.phase == 8
+    placement = e.placement_scores()
+    best = max(placement)
+    assert e.winners == [p for p in range(n) if placement[p] == best]
+    assert sum(result.returns.values()) == pytest.approx(0.0)
+    for p in e.winners:
+        assert result.infos[f"player_{p}"]["scores"] == e.vp
+
+
+def _reshuffle_hidden(e, seat, rng):
+    """A copy of the engine where everything `seat` must not know is drawn again."""
+    other = e.clone()
+    t = other.tables
+    for y in range(5):
+        current = y == other.year - 1
+        if y < other.year - 1 or (current and (other.revealed or other.peeked[seat])):
+            continue  # past cards and a card the seat has seen stay
+        stack = t.enemies_by_year[y]
+        other.enemy_deck[y] = stack[int(rng.integers(len(stack)))]
+    other._dice = [int(v) for v in rng.integers(1, 7, size=len(other._dice))]
+    other.rng = np.random.default_rng(int(rng.integers(1 << 30)))
+    for p in range(other.num_players):
+        if p == seat:
+            continue
+        if other.army_choice[p] >= 0:
+            other.army_choice[p] = int(rng.choice(other.army_tokens[p]))
+        if other.config.module_governors and not other.governors_revealed:
+            hand = sorted(int(g) for g in rng.choice(len(t.governors), len(other.governor_hand[p]), replace=False))
+            other.governor_hand[p] = hand
+            if other.governor[p] >= 0:
+                other.governor[p] = int(rng.choice(hand))
+    return other
+
+
+@pytest.mark.parametrize("options", [{}, ALL_MODULES])
+@pytest.mark.parametrize("n", (2, 4))
+def test_hidden_information_never_leaks(n, options):
+    """Future enemy cards, this year's card before the reveal (unless peeked), committed army
+    tokens and governor hands of others, and the dice still to be rolled are hidden."""
+    env = envs.make("kingsburg", num_players=n, **options)
+    rng = np.random.default_rng(0)
+    pick = np.random.default_rng(1)
+    checked = 0
+    for game in range(3 if n == 2 else 1):  # 2 players: complete games (every phase, reveals, peeks)
+        env.reset(seed=9 + game)
+        steps = 0
+        while not env.engine.is_over and steps < (10_000 if n == 2 else 200):
+            steps += 1
+            e = env.engine
+            for seat in range(n):
+                base = KingsburgEncoder(env.config, n).encode(e, seat)
+                other = _reshuffle_hidden(e, seat, rng)
+                assert np.array_equal(base, KingsburgEncoder(env.config, n).encode(other, seat)), \
+                    f"seat {seat} sees hidden data (decision {e.decision}, year {e.year})"
+                checked += 1
+            legal = env.legal_actions()
+            env.step(int(legal[pick.integers(len(legal))]))
+    assert checked > 500
+
+
+def test_peeked_card_is_seen_only_by_the_peeker():
+    env = envs.make("kingsburg", num_players=3)
+    env.reset(seed=2)
+    e = env.engine
+    e.peeked[1] = True
+    known = env.observation_layout["enemy_known"]
+    strength = env.observation_layout["enemy_strength"]
+    card = e.enemy_card()
+    o1 = env.encoder.encode(e, 1)
+    assert o1[known][0] == 1 and o1[strength][0] == pytest.approx(card.strength / env.encoder.max_enemy)
+    for seat in (0, 2):
+        o = env.encoder.encode(e, seat)
+        assert o[known][0] == 0 and o[strength][0] == 0
+        assert o[env.observation_layout["peeked"]].sum() == 1  # the fact of peeking is public
+
+
+def test_render_modes(capsys):
+    env = envs.make("kingsburg", num_players=3, render_mode="ansi")
+    env.reset(seed=0)
+    text = env.render()
+    assert "year 1" in text and "turn order:" in text and "seat 0: VP" in text
+    human = envs.make("kingsburg", render_mode="human")
+    human.reset(seed=0)
+    assert human.render() is None
+    assert "turn order:" in capsys.readouterr().out
+
+
+def test_engine_clone_is_independent():
+    env = envs.make("kingsburg", num_players=3)
+    env.reset(seed=4)
+    twin = env.engine.clone()
+    before = testing.state_bytes(twin)
+    for _ in range(30):
+        env.step(env.legal_actions()[-1])
+    assert testing.state_bytes(env.engine) != before
+    assert testing.state_bytes(twin) == before
+
+
+def test_docs_show_the_layouts_in_code():
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "games" / "kingsburg.md").read_text()
+    env = envs.make("kingsburg", num_players=2)
+    assert env.observation_layout.table() in doc
+    for i, name in enumerate(env.codec.action_names()):
+        assert f"| {i} | `{name}` |" in doc
+    for n in PLAYER_COUNTS:
+        assert str(envs.make("kingsburg", num_players=n).encoder.size) in doc
+
+
+def test_heuristic_beats_random_in_two_player_games():
+    import agents
+
+    env = envs.make("kingsburg", num_players=2)
+    games, wins = 200, 0
+    for g in range(games):
+        seat = g % 2
+        players = [agents.make_agent("heuristic" if s == seat else "random", "kingsburg", 2, seed=g + s)
+                   for s in range(2)]
+        env.reset(seed=g)
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            p = int(agent.split("_")[1])
+            env.step(players[p].act(obs["observation"], obs["action_mask"]))
+        wins += env.engine.winners == [seat]
+    assert wins / games >= 0.8, f"heuristic won {wins}/{games}"

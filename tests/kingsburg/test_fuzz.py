@@ -1,0 +1,151 @@
+"""Random-play fuzz with the game's invariants checked after every step."""
+import numpy as np
+import pytest
+
+import envs
+from envs.core import testing
+from envs.kingsburg.data import NUM_COLS
+from envs.kingsburg.encoder import KingsburgEncoder
+from envs.kingsburg.engine import (
+    EV_ADVISOR, EV_ARMY_TOKEN, EV_BUILD, EV_BUILD_NO_VP, EV_CATHEDRAL, EV_DEFEAT, EV_DESTROY, EV_EMBASSY,
+    EV_FORTRESS, EV_GOVERNOR, EV_HONOUR, EV_PREACHER, EV_SMUGGLER, EV_TOP_STRENGTH, EV_TOWN_HALL, EV_VICTORY,
+)
+
+# complete games per player count in the default run (base game), then per module set
+DEFAULT_GAMES = {2: 200, 3: 120, 4: 80, 5: 60}
+MODULE_SETS = ({"module_more_buildings": True}, {"module_governors": True}, {"module_army_tokens": True},
+               {"module_more_buildings": True, "module_governors": True, "module_army_tokens": True})
+
+
+def vp_from_history(e, p: int) -> int:
+    """VP of seat p recomputed from the event log and the data tables alone."""
+    t = e.tables
+    total = 0
+    for seat, event, arg in e.log:
+        if seat != p:
+            continue
+        if event == EV_ADVISOR:
+            total += t.advisors[arg - 1].gain[3]
+        elif event == EV_SMUGGLER:
+            total -= t.advisors[arg - 1].optional_pay_vp
+        elif event == EV_BUILD:
+            total += t.buildings[arg].vp
+        elif event == EV_DESTROY:
+            total -= t.buildings[arg].vp
+        elif event in (EV_HONOUR, EV_FORTRESS, EV_TOP_STRENGTH, EV_TOWN_HALL, EV_EMBASSY):
+            total += 1
+        elif event == EV_VICTORY:
+            total += t.enemies[arg].reward[3]
+        elif event == EV_DEFEAT:
+            total -= t.enemies[arg].penalty[3]
+        elif event == EV_CATHEDRAL:
+            total += arg // t.buildings[e.s_cathedral].params["goods_per_vp"]
+        elif event == EV_ARMY_TOKEN:
+            total += arg
+        elif event == EV_GOVERNOR:
+            total += t.governors[arg].params.get("vp", 0)
+        elif event == EV_PREACHER:
+            total += next(g.params["vp"] for g in t.governors if g.effect == "no_build_vp")
+        else:
+            assert event == EV_BUILD_NO_VP
+    return total
+
+
+def buildings_from_history(e, p: int) -> set[int]:
+    """Replay build/destroy events; every build must have its left neighbour (prerequisites)."""
+    owned: set[int] = set()
+    for seat, event, arg in e.log:
+        if seat != p:
+            continue
+        if event in (EV_BUILD, EV_BUILD_NO_VP):
+            assert arg not in owned, f"seat {p} built {e.tables.buildings[arg].id} twice"
+            if arg % NUM_COLS:
+                assert arg - 1 in owned, f"seat {p} built {e.tables.buildings[arg].id} without its prerequisite"
+            owned.add(arg)
+        elif event == EV_DESTROY:
+            # destruction takes the rightmost column, topmost row
+            assert arg == max(owned, key=lambda s: (s % NUM_COLS, -(s // NUM_COLS)))
+            owned.remove(arg)
+    return owned
+
+
+class Invariants:
+    """Checked after every step; also tracks the year sequence across a game."""
+
+    def __init__(self):
+        self.years: list[int] = []
+
+    def __call__(self, env) -> None:
+        e = env.engine
+        n = e.num_players
+        if not self.years or self.years[-1] != e.year:
+            self.years.append(e.year)
+        for p in range(n):
+            assert min(e.goods[p]) >= 0, f"seat {p} goods {e.goods[p]}"
+            assert e.plus2[p] >= 0 and e.soldiers[p] >= 0
+            assert e.vp[p] == vp_from_history(e, p), f"seat {p}: VP {e.vp[p]} != history"
+            owned = buildings_from_history(e, p)
+            assert owned == set(e.owned_slots(p))
+            assert e.num_buildings[p] == len(owned)
+            for slot in owned:
+                assert e.tables.buildings[slot] is not None and e.row_in_play[slot // NUM_COLS]
+            assert all(1 <= d <= 6 for d in e.pdice[p] + e.bdice[p])
+            assert len(e.pdice[p]) in (0, 3)
+            if e.config.module_army_tokens:
+                assert len(e.army_tokens[p]) == 6 - (e.year - 1) - (1 if e.revealed else 0)
+        # each advisor is influenced by at most one player per season; the envoy adds one more
+        for r in range(1, 19):
+            occupants = e.board[r]
+            assert len(occupants) <= 1 + (r == e.envoy_rank), f"advisor {r}: {occupants}"
+        if e.is_over:
+            assert self.years == [1, 2, 3, 4, 5], f"years played {self.years}"
+            assert e.phase == 8
+
+
+def _fuzz(n, games, seed0, options=None, check_all_seats_every=25):
+    env = envs.make("kingsburg", num_players=n, **(options or {}))
+    steps = []
+    for g in range(games):
+        inv = Invariants()
+        result = testing.play_random_game(env, seed=seed0 + g, on_step=inv,
+                                          check_observations=(g % check_all_seats_every == 0))
+        assert result.terminated and not result.truncated, f"seed {seed0 + g}: game did not end by the rules"
+        assert inv.years == [1, 2, 3, 4, 5]
+        steps.append(result.steps)
+    return steps
+
+
+@pytest.mark.parametrize("n", sorted(DEFAULT_GAMES))
+def test_random_play_fuzz(n):
+    steps = _fuzz(n, DEFAULT_GAMES[n], seed0=1000 * n)
+    assert min(steps) > 20
+
+
+@pytest.mark.parametrize("options", MODULE_SETS)
+def test_random_play_fuzz_with_modules(options):
+    for n in (2, 3, 5):
+        _fuzz(n, 25, seed0=77 * n, options=options, check_all_seats_every=5)
+
+
+def test_cached_observation_blocks_equal_fresh_encoding():
+    """The encoder reuses per-seat blocks while the engine's seat versions are unchanged."""
+    for options in ({}, MODULE_SETS[-1]):
+        for n in (2, 4):
+            env = envs.make("kingsburg", num_players=n, **options)
+            for g in range(4):
+                env.reset(seed=g)
+                pick = np.random.default_rng(g)
+                while not env.engine.is_over:
+                    for seat in range(n):
+                        fresh = KingsburgEncoder(env.config, n).encode(env.engine, seat)
+                        assert np.array_equal(env.encoder.encode(env.engine, seat), fresh)
+                    legal = env.legal_actions()
+                    env.step(int(legal[pick.integers(len(legal))]))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", sorted(DEFAULT_GAMES))
+def test_random_play_fuzz_long(n):
+    _fuzz(n, 3000, seed0=10**6 + 10**5 * n, check_all_seats_every=10)
+    for options in MODULE_SETS:
+        _fuzz(n, 500, seed0=2 * 10**6 + 10**5 * n, options=options, check_all_seats_every=10)
