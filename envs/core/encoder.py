@@ -60,36 +60,3 @@ class ObservationEncoder(abc.ABC):
     @abc.abstractmethod
     def encode(self, engine, seat: int) -> np.ndarray:
         """float32 vector of length ``size`` from ``seat``'s point of view; never leaks hidden data."""
-
-
-class MemoBlock:
-    """Memoised float32 bytes of one run of observation fields.
-
-    Observations are mostly small counts that repeat across steps and games. A block maps the
-    tuple of its raw values (or any key that determines them) to the bytes of
-    ``raw * scale`` as float32, computed once. An encoder joins its blocks' bytes and calls
-    ``np.frombuffer`` once, so a step costs a few dict lookups instead of per-element work.
-    """
-
-    __slots__ = ("scale", "cache", "max_entries")
-
-    def __init__(self, scale, max_entries: int = 200_000):
-        self.scale = np.asarray(scale, dtype=np.float32)
-        self.cache: dict = {}
-        self.max_entries = max_entries
-
-    def miss(self, key, raw=None) -> bytes:
-        """Compute, store and return the bytes for ``key`` (whose raw values are ``raw or key``)."""
-        values = key if raw is None else raw
-        if len(values) != len(self.scale):
-            raise ValueError(f"block of {len(self.scale)} fields got {len(values)} values")
-        packed = (np.asarray(values, dtype=np.float32) * self.scale).tobytes()
-        if len(self.cache) >= self.max_entries:  # bound memory in very long runs
-            self.cache.clear()
-        self.cache[key] = packed
-        return packed
-
-
-def join_blocks(parts: list) -> np.ndarray:
-    """One writable float32 array from the blocks' bytes."""
-    return np.frombuffer(bytearray(b"".join(parts)), dtype=np.float32)
