@@ -534,6 +534,9 @@ class CatanCardEngine(RulesEngine):
     def _payment_outcomes(self) -> set[tuple[int, ...]]:
         """The distinct multisets of cards that can pay the unpaid cost (search stops at two)."""
         rate = self.rate
+        hand = self.hands[self.actor]
+        if max(hand) < rate:  # no substitution possible: the printed cost is the only payment
+            return {tuple(self.unpaid)} if all(h >= u for h, u in zip(hand, self.unpaid)) else set()
         outcomes: set[tuple[int, ...]] = set()
         seen: set[tuple[tuple[int, ...], tuple[int, ...]]] = set()
         start = tuple(self.hands[self.actor])
