@@ -1,0 +1,24 @@
+"""Medioevo Universale: rules engine, component data, action codec and observation encoder.
+
+Work in progress (see docs/games/medioevo_universale.md): no ``envs/medioevo_universale_v0.py``
+exists yet, so the game is not registered; use ``envs.core.TabletopEnv(SPEC, ...)`` directly.
+"""
+from ..core.game import GameSpec
+from .codec import MedioevoCodec
+from .constants import Head, Phase, Stage
+from .encoder import MedioevoEncoder
+from .engine import MedioevoConfig, MedioevoEngine
+
+SPEC = GameSpec(
+    name="medioevo_universale",
+    version=0,
+    player_counts=(3, 4, 5, 6),
+    default_players=4,
+    config_cls=MedioevoConfig,
+    new_engine=MedioevoEngine,
+    new_codec=MedioevoCodec,
+    new_encoder=MedioevoEncoder,
+    default_max_turns=5000,
+)
+
+__all__ = ["SPEC", "Head", "MedioevoCodec", "MedioevoConfig", "MedioevoEncoder", "MedioevoEngine", "Phase", "Stage"]

@@ -1,0 +1,779 @@
+"""Land battles (spec 5.10, 5.11, 5.15 two parties, 5.16 conquest EP, 5.20 barbarian AI).
+
+A battle is a list of tasks run in order; a task that needs a decision sets ``phase`` and
+``actor`` and returns, and the decision's ``apply`` resumes the run. Sides: 0 = attacker,
+1 = defender; a side's owner is a seat or -1 (barbarians). One battle round:
+
+0. capture declarations, building protection  1. siege engines (crews, targets) fire
+2. captain slots of the stronger side  3. archers fire
+4. melee abilities fixed  5./6. LI sacrifices, roll d4 d6 d8, one reroll, attack and loss values
+7. compare  8. combat result capped by the winner's melee units (G37)  9. loser's damage: result +
+2 per active cavalry (also on a tie) + superiority choices  10. loss values, attacker first.
+
+Barbarians: the round's dice unchanged, no malus, no reroll; LI sacrifice and captain rules of
+5.20; they take damage LI -> AR -> CP from every source (G51); superiority points always add damage.
+"""
+from __future__ import annotations
+
+from .constants import (
+    AR, B_AR, B_CP, B_LI, CA, CP1, GALLEY, HI, LI, NUM_UNIT_TYPES, O_KIND, O_NODE, SIEGE,
+    Ctrl, Head, Phase,
+)
+
+NT = NUM_UNIT_TYPES
+# ability types in check order (spec 5.11): AR, LI, HI, CA -> index in CAPTAIN head = mode * 4 + i
+ABIL = (AR, LI, HI, CA)
+MAX_BATTLE_ROUNDS = 200
+
+
+def attack_value(dice: list[int]) -> int:
+    """Spec 5.10 step 5: the highest die, or the product of equal dice if that is higher."""
+    best = max(dice)
+    for v in set(dice):
+        k = dice.count(v)
+        if k >= 2 and v ** k > best:
+            best = v ** k
+    return best
+
+
+class BattleMixin:
+    # ----------------------------------------------------------------- side access ----
+    def side_owner(self, side: int) -> int:
+        return self.bt["owners"][side]
+
+    def side_units(self, side: int) -> list[int]:
+        """Unit counts of a side in the battle region, per type (barbarians: LI, AR, CP1)."""
+        node = self.bt["node"]
+        p = self.bt["owners"][side]
+        if p < 0:
+            b = node * 3
+            return [self.barb[b + B_LI], 0, self.barb[b + B_AR], 0, self.barb[b + B_CP], 0, 0]
+        base = node * NT
+        return self.units[p][base:base + NT]
+
+    def side_size(self, side: int) -> int:
+        p = self.bt["owners"][side]
+        return self.barb_total[self.bt["node"]] if p < 0 else self.army[p][self.bt["node"]]
+
+    def fighting_units(self, side: int) -> list[int]:
+        """Units taking part in steps 2-9: the side's units minus this round's siege crews."""
+        u = self.side_units(side)
+        crew = self.bt["crew"][side]
+        return [u[t] - crew[t] if u[t] > crew[t] else 0 for t in range(NT)]
+
+    def captain_levels(self, side: int) -> int:
+        u = self.fighting_units(side)
+        return u[4] + 2 * u[5] + 3 * u[6]
+
+    # ------------------------------------------------------------------------ start ----
+    def _start_battle(self, node: int, attacker: int, defender: int) -> None:
+        self._remove_markers(node)  # a battle removes control markers there (spec 5.2)
+        self.battle_nodes.add(node)  # G47: no trade there this round
+        self.bt = {
+            "node": node, "owners": [attacker, defender], "round": 0,
+            "start_size": [0, 0], "tasks": [], "cap": [[], []], "slots_left": 0, "slot_side": -1,
+            "active": [[False] * NT, [False] * NT], "count": [[0] * NT, [0] * NT],
+            "sac": [0, 0], "dice": [[0, 0, 0], [0, 0, 0]], "av": [0, 0], "lv": [0, 0],
+            "super_left": 0, "super_reduce": [0, 0], "super_damage": 0, "damage": None,
+            "home_barbarians": defender < 0 and self.home_owner[node] == attacker,
+            "retreat": False, "retreated": False, "capitulated": -1, "offer": -1,
+            "naval": self.board.is_sea[node],
+        }
+        if self.bt["naval"]:
+            self.bt["galleys"] = {side: [oid for oid, o in self.objs.items() if o[O_NODE] == node
+                                         and o[0] == owner and o[O_KIND] == GALLEY]
+                                  for side, owner in ((0, attacker), (1, defender))}
+            self.bt["crewed"] = list(self.naval_crewed)
+        self.bt["start_size"] = [self.side_size(0), self.side_size(1)]
+        self.battle_return = (self.phase, self.actor)
+        self._new_battle_round()
+        self._battle_run()
+
+    def _new_battle_round(self) -> None:
+        bt = self.bt
+        bt["round"] += 1
+        bt["retreat"] = False
+        bt["cap"] = [[], []]
+        bt["sac"] = [0, 0]
+        bt["super_reduce"] = [0, 0]
+        bt["super_damage"] = 0
+        bt["crew"] = [[0] * NT, [0] * NT]
+        bt["protect"] = [-1, -1]
+        bt["engines"] = [[], []]  # per side: [object id, crew, target building?]
+        bt["capture"] = [False, False]
+        bt["captor_now"] = -1
+        bt["taken"] = []  # (owner, type) captured this round
+        bt["tasks"] = [("capture", 0), ("capture", 1), ("protect", 0), ("protect", 1), ("siege", 0), ("siege", 1),
+                       "fire",
+                       "captains", "archers", "melee", ("sacrifice", 0), ("roll", 0), ("sacrifice", 1),
+                       ("roll", 1), "resolve", "loss", "end_round"]
+
+    # -------------------------------------------------------------------- the run ----
+    def _battle_run(self) -> None:
+        bt = self.bt
+        while bt["tasks"]:
+            task = bt["tasks"].pop(0)
+            if self._battle_task(task):
+                return  # waiting for a decision
+        # the battle ended inside "end_round"
+
+    def _push(self, *tasks) -> None:
+        self.bt["tasks"][:0] = list(tasks)
+
+    def _battle_task(self, task) -> bool:
+        """Run one task; True when a decision is now pending."""
+        bt = self.bt
+        name = task if isinstance(task, str) else task[0]
+        if name == "captains":
+            lv = [self.captain_levels(0), self.captain_levels(1)]
+            if lv[0] == lv[1]:
+                return False
+            side = 0 if lv[0] > lv[1] else 1
+            slots = lv[side] - lv[1 - side]
+            if self.side_owner(side) < 0:
+                bt["cap"][side] = [(0, 0)] * slots  # barbarian captains act as archers (5.20)
+                return False
+            bt["slots_left"] = slots
+            bt["slot_side"] = side
+            self._decide(side, Phase.CAPTAIN_SLOT)
+            return True
+        if name == "capture":
+            side = task[1]
+            if self.side_owner(side) >= 0 and self.side_owner(1 - side) >= 0:  # never barbarians
+                bt["capture_side"] = side
+                self._decide(side, Phase.CAPTURE_DECLARE)
+                return True
+            return False
+        if name == "captor":
+            bt["captor_now"] = task[1]
+            return False
+        if name == "protect":
+            side = task[1]
+            if self.side_owner(side) >= 0 and self.mil_owner[bt["node"]] == self.side_owner(side) \
+                    and self.mil[bt["node"]]:
+                bt["protect_side"] = side
+                self._decide(side, Phase.PROTECT_CHOICE)
+                return True
+            return False
+        if name == "siege":
+            side = task[1]
+            p = self.side_owner(side)
+            if p < 0 or not self.side_size(side):
+                return False
+            engines = [oid for oid in self.objects_at(bt["node"]) if self.objs[oid][0] == p
+                       and self.objs[oid][O_KIND] == SIEGE]
+            if bt["naval"]:  # D29: each galley uses engine levels up to its own level
+                for g in bt["galleys"][side]:
+                    budget = self.objs[g][2] if g in self.objs else 0
+                    for oid in self.aboard.get(g, ()):
+                        if self.objs[oid][O_KIND] == SIEGE and self.objs[oid][2] <= budget:
+                            engines.append(oid)
+                            budget -= self.objs[oid][2]
+            if not engines:
+                return False
+            bt["engines"][side] = [[oid, 0, False] for oid in engines]
+            bt["crewing"] = [side, 0]
+            self._decide(side, Phase.SIEGE_CREW)
+            return True
+        if name == "fire":
+            return self._fire_engines()
+        if name == "siege_building":
+            side, points = task[1], task[2]
+            targets = self._enemy_buildings(side)
+            if not targets:
+                return False
+            if len(targets) == 1:
+                self._damage_building(bt["node"], targets[0], points)
+                return False
+            bt["building_hit"] = [side, points]
+            self._decide(side, Phase.SIEGE_BUILDING)
+            return True
+        if name == "archers":
+            self._fix_abilities()
+            shots = [self._archer_shots(0), self._archer_shots(1)]
+            hits = [sum(1 for _ in range(shots[s]) if int(self.rng.integers(1, 9)) <= 3) for s in (0, 1)]
+            bt["last_archer_hits"] = hits
+            self._push(("damage", 0, self._protected(0, 1, hits[1]), False),
+                       ("damage", 1, self._protected(1, 1, hits[0]), False))
+            return False
+        if name == "melee":
+            self._fix_abilities()
+            return False
+        if name == "sacrifice":
+            side = task[1]
+            u = self.fighting_units(side)
+            if not bt["active"][side][LI] or not u[LI]:
+                return False
+            if self.side_owner(side) < 0:
+                # 5.20: only with fewer units than the opponent and >= 2 LI: 2-3 LI -> 1, >= 4 -> 2
+                if self.side_size(side) < self.side_size(1 - side) and u[LI] >= 2:
+                    k = 1 if u[LI] <= 3 else 2
+                    for _ in range(k):
+                        self._sacrifice(side)
+                return False
+            self._decide(side, Phase.SACRIFICE)
+            return True
+        if name == "roll":
+            side = task[1]
+            if self.side_owner(side) < 0:
+                bt["dice"][side] = list(self.barb_dice)
+                self._set_values(side)
+                return False
+            rng = self.rng
+            bt["dice"][side] = [int(rng.integers(1, 5)), int(rng.integers(1, 7)), int(rng.integers(1, 9))]
+            bt["reroll_side"] = side
+            self._decide(side, Phase.ATTACK_REROLL)
+            return True
+        if name == "resolve":
+            return self._resolve_round()
+        if name == "super":
+            side = task[1]
+            if self.side_owner(side) < 0:
+                bt["super_damage"] += bt["super_left"]
+                bt["super_left"] = 0
+                return False
+            self._decide(side, Phase.SUPERIORITY)
+            return True
+        if name == "melee_damage":
+            loser, points = task[1], task[2] + bt["super_damage"]
+            winner = 1 - loser
+            if bt["capture"][winner]:  # G44: units destroyed by the combat result become prisoners
+                self._push(("captor", self.side_owner(winner)),
+                           ("damage", loser, self._protected(loser, 2, points), True), ("captor", -1))
+            else:
+                self._push(("damage", loser, self._protected(loser, 2, points), True))
+            return False
+        if name == "loss":
+            tasks = []
+            for side in (0, 1):
+                hi = bt["count"][side][HI] if bt["active"][side][HI] else 0
+                lv = max(0, bt["lv"][side] - hi - bt["super_reduce"][side])
+                if side == 0 and bt["retreat"]:
+                    lv += 1  # spec 5.14: the MP of the retreat step are added to the loss value
+                if bt["capture"][1 - side] and bt.get("winner") == 1 - side:
+                    lv = 0  # G44: after a successful capture the loser's loss value is skipped
+                tasks.append(("damage", side, lv, False))
+            tasks.append("freed")
+            if bt["retreat"]:
+                tasks.append("retreat_move")
+            self._push(*tasks)
+            return False
+        if name == "damage":
+            side, points, restricted = task[1], task[2], task[3]
+            return self._assign_damage(side, points, restricted)
+        if name == "freed":
+            # spec 5.14: a captor wiped out by its own loss value frees this round's prisoners
+            for owner, t in bt["taken"]:
+                captor = bt["owners"][1] if bt["owners"][0] == owner else bt["owners"][0]
+                side = 0 if bt["owners"][0] == captor else 1
+                if not self.side_size(side) and self.prisoners[captor][owner][t] > 0:
+                    self.prisoners[captor][owner][t] -= 1
+                    self._add_units(owner, bt["node"], t, 1)
+            bt["taken"] = []
+            return False
+        if name == "retreat_move":
+            if not self.side_size(0):
+                return False
+            self._decide(0, Phase.RETREAT_TO)
+            return True
+        if name == "end_round":
+            if self.side_size(0) and self.side_size(1) and bt["round"] < MAX_BATTLE_ROUNDS:
+                if self.side_owner(0) >= 0:
+                    self._decide(0, Phase.AFTER_ROUND)  # spec 5.10: another round, retreat, capitulate
+                    return True
+                self._new_battle_round()
+                return False
+            self._end_battle()
+            return False
+        raise AssertionError(task)
+
+    def _decide(self, side: int, phase: int) -> None:
+        self.actor = self.side_owner(side)
+        self.phase = phase
+
+    # --------------------------------------------------------------- abilities ----
+    def _acting_as(self, side: int, t: int) -> int:
+        return sum(1 for mode, i in self.bt["cap"][side] if mode == 0 and ABIL[i] == t)
+
+    def _fix_abilities(self) -> None:
+        """Spec 5.11: a type's ability works only if the opponent has none of that type; captains
+        act as a type (counting as present), enable an own type, or cancel an enemy type (G87)."""
+        bt = self.bt
+        units = [self.fighting_units(0), self.fighting_units(1)]
+        for s in (0, 1):
+            o = 1 - s
+            count = [units[s][t] + (self._acting_as(s, t) if t in ABIL else 0) for t in range(NT)]
+            bt["count"][s] = count
+        for s in (0, 1):
+            o = 1 - s
+            for t in ABIL:
+                i = ABIL.index(t)
+                enabled = any(mode == 1 and j == i for mode, j in bt["cap"][s])
+                cancelled = any(mode == 2 and j == i for mode, j in bt["cap"][o])
+                has = bt["count"][s][t] > 0
+                bt["active"][s][t] = has and (bt["count"][o][t] == 0 or enabled) and not cancelled
+                if bt["naval"] and t in (HI, CA):
+                    bt["active"][s][t] = False  # at sea only archer and LI abilities work
+
+    def _archer_shots(self, side: int) -> int:
+        bt = self.bt
+        return bt["count"][side][AR] if bt["active"][side][AR] else 0
+
+    # ------------------------------------------------------------ attack values ----
+    def _sacrifice(self, side: int) -> None:
+        p = self.side_owner(side)
+        node = self.bt["node"]
+        if p < 0:
+            self._add_barb(node, B_LI, -1)
+            self.barb_supply[B_LI] += 1
+        else:
+            self._add_units(p, node, LI, -1)
+            self.unit_supply[p][LI] += 1
+        self.bt["sac"][side] += 1
+
+    def _set_values(self, side: int) -> None:
+        bt = self.bt
+        dice = bt["dice"][side]
+        p = self.side_owner(side)
+        malus = self.comp.malus[self.num_players][self.position[p]] if p >= 0 else 0
+        bonus = 0
+        if bt["naval"]:  # the side with more galley levels gets the difference (G42)
+            levels = [sum(self.objs[oid][2] for oid in bt["galleys"][s] if oid in self.objs)
+                      if bt["owners"][s] >= 0 else 1 for s in (0, 1)]  # G42: a barbarian galley is level I
+            bonus = max(0, levels[side] - levels[1 - side])
+        av = max(0, attack_value(dice) + malus + 4 * bt["sac"][side] + bonus)  # G36
+        if side == 0 and bt["retreat"]:
+            av = (av + 1) // 2  # retreat: halved, rounded up (G73: after the bonuses)
+        if bt["capture"][side] and self.side_size(side) < 3 * self.side_size(1 - side):
+            av = (av + 1) // 2  # capture without a 3:1 superiority: halved, rounded up
+        bt["av"][side] = av
+        bt["lv"][side] = min(dice)
+
+    def _resolve_round(self) -> bool:
+        bt = self.bt
+        av = bt["av"]
+        cav = [bt["count"][s][CA] if bt["active"][s][CA] else 0 for s in (0, 1)]
+        if av[0] == av[1]:
+            # a tie: no combat result; active cavalry still deals 2 per unit (step 7, 9)
+            self._push(("damage", 0, self._protected(0, 2, 2 * cav[1]), True),
+                       ("damage", 1, self._protected(1, 2, 2 * cav[0]), True))
+            return False
+        w = 0 if av[0] > av[1] else 1
+        l = 1 - w
+        diff = av[w] - av[l]
+        fighting = self.fighting_units(w)
+        melee = sum(fighting) - fighting[AR]  # G37: after sacrifices; no archers, no siege crews
+        result = min(diff, melee)
+        bt["winner"] = w
+        bt["super_left"] = diff // 20
+        tasks = []
+        if bt["super_left"]:
+            tasks.append(("super", w))
+        tasks.append(("melee_damage", l, result + 2 * cav[w]))
+        self._push(*tasks)
+        return False
+
+    # ------------------------------------------------------------------ damage ----
+    def damage_targets(self, side: int, restricted: bool) -> list[int]:
+        u = self.side_units(side)
+        types = [t for t in range(NT) if u[t]]
+        if restricted:
+            fighting = self.fighting_units(side)
+            melee = [t for t in types if t != AR and fighting[t]]
+            if melee:
+                return melee  # archers and siege crews only once no melee unit is left
+        return types
+
+    def _protected(self, side: int, kind: int, points: int) -> int:
+        """G41: a military building's protection lowers one kind of damage per battle round."""
+        bt = self.bt
+        if bt["protect"][side] != kind or points <= 0:
+            return points
+        level = self.mil[bt["node"]]
+        if self.mil_owner[bt["node"]] != self.side_owner(side) or not level:
+            return points
+        return max(0, points - self.comp.building_protection[2 + level])
+
+    def _enemy_buildings(self, side: int) -> list[int]:
+        other = self.side_owner(1 - side)
+        node = self.bt["node"]
+        if other < 0:
+            return []
+        return [self.building_kind_at(node, cls) for cls in range(3) if self.building_owner_at(node, cls) == other]
+
+    def _fire_engines(self) -> bool:
+        """Step 1: every crewed engine rolls 1d8 per crew unit, 1-3 hits; both sides fire at once."""
+        bt = self.bt
+        hits_units = [0, 0]
+        tasks = []
+        for side in (0, 1):
+            for oid, crew, at_buildings in bt["engines"][side]:
+                if not crew or oid not in self.objs:
+                    continue
+                level = self.objs[oid][2]
+                hits = sum(1 for _ in range(crew) if int(self.rng.integers(1, 9)) <= 3)
+                if at_buildings:
+                    per = self.comp.raw["vehicles"]["siege_hits_buildings"][level - 1]
+                    tasks += [("siege_building", side, per)] * (hits if per else 0)
+                else:
+                    hits_units[side] += hits * self.comp.raw["vehicles"]["siege_hits_units"][level - 1]
+        tasks += [("damage", 0, self._protected(0, 0, hits_units[1]), False),
+                  ("damage", 1, self._protected(1, 0, hits_units[0]), False)]
+        self._push(*tasks)
+        return False
+
+    def _assign_damage(self, side: int, points: int, restricted: bool) -> bool:
+        """Assign damage one point at a time; the owner chooses unless only one type can take it."""
+        while points > 0 and self.side_size(side):
+            targets = self.damage_targets(side, restricted)
+            if self.side_owner(side) < 0:
+                u = self.side_units(side)
+                t = LI if u[LI] else AR if u[AR] else CP1  # G51
+            elif len(targets) == 1:
+                t = targets[0]
+            else:
+                self.bt["damage"] = [side, points, restricted]
+                self._decide(side, Phase.DAMAGE)
+                return True
+            self._hit(side, t)
+            points -= 1
+        self.bt["damage"] = None
+        return False
+
+    def _hit(self, side: int, t: int) -> None:
+        """One damage point: LI, AR, CP die; HI becomes LI and CA becomes HI (or LI) from the supply."""
+        self._damage_unit(self.side_owner(side), self.bt["node"], t, self.bt["captor_now"])
+        crew = self.bt["crew"][side]
+        if crew[t]:
+            u = self.side_units(side)
+            for k in range(NT):
+                if crew[k] > u[k]:
+                    crew[k] = u[k]
+
+    def _damage_unit(self, p: int, node: int, t: int, captor: int = -1) -> None:
+        """One damage point to a unit of type t of p (-1: barbarians) at node (spec 2.4). A unit
+        that dies becomes ``captor``'s prisoner when a capture succeeds."""
+        if p < 0:
+            k = {LI: B_LI, AR: B_AR}.get(t, B_CP)
+            self._add_barb(node, k, -1)
+            self.barb_supply[k] += 1
+            return
+        sup = self.unit_supply[p]
+        i = node * NT + t
+        was_stopped = self.stopped[p][i] == self.units[p][i]  # the hit unit carries a stop marker
+        self._add_units(p, node, t, -1)
+        sup[min(t, 4)] += 1
+        repl = -1
+        if self.board.is_sea[node]:
+            pass  # in naval battles HI and cavalry die from a single damage point
+        elif t == HI and sup[LI] > 0:
+            repl = LI
+        elif t == CA:
+            repl = HI if sup[HI] > 0 else LI if sup[LI] > 0 else -1
+        if repl >= 0:
+            sup[repl] -= 1
+            self._add_units(p, node, repl, 1)
+            if was_stopped:
+                self.stopped[p][node * NT + repl] += 1
+        elif captor >= 0:
+            sup[min(t, 4)] -= 1
+            self.prisoners[captor][p][t] += 1
+            self.bt["taken"].append((p, t))
+
+    # ---------------------------------------------------------------- decisions ----
+    def battle_moves(self) -> list[tuple[int, int]]:
+        ph = self.phase
+        bt = self.bt
+        if ph == Phase.CAPTAIN_SLOT:
+            return [(Head.CAPTAIN, k) for k in range(12)]
+        if ph == Phase.SACRIFICE:
+            side = 0 if self.side_owner(0) == self.actor else 1
+            moves = [(Head.CTRL, Ctrl.DONE)]
+            if self.side_units(side)[LI]:
+                moves.append((Head.CTRL, Ctrl.SACRIFICE))
+            return moves
+        if ph == Phase.ATTACK_REROLL:
+            return [(Head.DICE, m) for m in range(8)]
+        if ph == Phase.SUPERIORITY:
+            return [(Head.CTRL, Ctrl.SUPER_REDUCE), (Head.CTRL, Ctrl.SUPER_DAMAGE)]
+        if ph == Phase.DAMAGE:
+            side, _, restricted = bt["damage"]
+            return [(Head.UNIT, t) for t in self.damage_targets(side, restricted)]
+        if ph == Phase.PROTECT_CHOICE:
+            return [(Head.PROTECT, k) for k in range(3)]
+        if ph == Phase.CAPTURE_DECLARE:
+            return [(Head.CTRL, Ctrl.DONE), (Head.CTRL, Ctrl.CAPTURE)]
+        if ph == Phase.SIEGE_CREW:
+            side, i = bt["crewing"]
+            crew_now = bt["engines"][side][i][1]
+            moves = [(Head.CTRL, Ctrl.DONE)]
+            if crew_now < 3:
+                free = self.fighting_units(side)
+                moves += [(Head.UNIT, t) for t in range(NT) if free[t]]
+            return moves
+        if ph == Phase.SIEGE_TARGET:
+            return [(Head.CTRL, Ctrl.TARGET_UNITS), (Head.CTRL, Ctrl.TARGET_BUILDINGS)]
+        if ph == Phase.SIEGE_BUILDING:
+            return [(Head.BUILD, k) for k in self._enemy_buildings(bt["building_hit"][0])]
+        if ph == Phase.AFTER_ROUND:
+            moves = [(Head.CTRL, Ctrl.DONE)]
+            if self.retreat_destinations() and self._retreat_transport():
+                moves.append((Head.CTRL, Ctrl.RETREAT))
+            if self.side_owner(1) >= 0:
+                moves += [(Head.CTRL, Ctrl.CAPITULATE), (Head.CTRL, Ctrl.DEMAND_CAPITULATION)]
+            return moves
+        if ph == Phase.CAPITULATION_ANSWER:
+            return [(Head.CTRL, Ctrl.ACCEPT), (Head.CTRL, Ctrl.REJECT)]
+        if ph == Phase.RETREAT_TO:
+            return [(Head.NODE, y) for y in self.retreat_destinations()]
+        return []
+
+    def _next_engine(self, side: int) -> bool:
+        """Move on to the side's next engine; True while crewing decisions remain."""
+        bt = self.bt
+        bt["crewing"][1] += 1
+        if bt["crewing"][1] < len(bt["engines"][side]) and any(self.fighting_units(side)):
+            self.phase = Phase.SIEGE_CREW
+            return True
+        return False
+
+    def retreat_destinations(self) -> list[int]:
+        """G76: adjacent regions the attacker controls that hold no opposing army."""
+        bt = self.bt
+        p = bt["owners"][0]
+        return [y for y in self.board.land_adj[bt["node"]]
+                if self.playable[y] and self.controller(y) == p and not self._opposing_army(p, y)]
+
+    def _retreat_transport(self) -> bool:
+        """G43: own war wagons in the region with room for the whole army (they go along, no MP)."""
+        bt = self.bt
+        p, node = bt["owners"][0], bt["node"]
+        room = sum(self.comp.capacity[o[O_KIND]] * o[2] for o in self.objs.values()
+                   if o[0] == p and o[O_NODE] == node and o[O_KIND] == 2)
+        return room >= self.army[p][node]
+
+    def _apply_battle(self, move: tuple[int, int]) -> None:
+        ph = self.phase
+        bt = self.bt
+        head, arg = move
+        if ph == Phase.CAPTAIN_SLOT:
+            bt["cap"][bt["slot_side"]].append(divmod(arg, 4))
+            bt["slots_left"] -= 1
+            if bt["slots_left"]:
+                return
+        elif ph == Phase.SACRIFICE:
+            side = 0 if self.side_owner(0) == self.actor else 1
+            if arg == Ctrl.SACRIFICE:
+                self._sacrifice(side)
+                if self.side_units(side)[LI]:
+                    return
+        elif ph == Phase.ATTACK_REROLL:
+            side = bt["reroll_side"]
+            sides = (4, 6, 8)
+            for i in range(3):
+                if arg >> i & 1:
+                    bt["dice"][side][i] = int(self.rng.integers(1, sides[i] + 1))
+            self._set_values(side)
+        elif ph == Phase.SUPERIORITY:
+            w = bt["winner"]
+            if arg == Ctrl.SUPER_REDUCE:
+                bt["super_reduce"][w] += 1
+            else:
+                bt["super_damage"] += 1
+            bt["super_left"] -= 1
+            if bt["super_left"]:
+                return
+        elif ph == Phase.DAMAGE:
+            side, points, restricted = bt["damage"]
+            self._hit(side, arg)
+            if self._assign_damage(side, points - 1, restricted):
+                return
+        elif ph == Phase.PROTECT_CHOICE:
+            bt["protect"][bt["protect_side"]] = arg
+        elif ph == Phase.CAPTURE_DECLARE:
+            bt["capture"][bt["capture_side"]] = arg == Ctrl.CAPTURE
+        elif ph == Phase.SIEGE_CREW:
+            side, i = bt["crewing"]
+            engine = bt["engines"][side][i]
+            if head == Head.UNIT:
+                engine[1] += 1
+                bt["crew"][side][arg] += 1
+                if engine[1] < 3 and any(self.fighting_units(side)):
+                    return
+            if engine[1] and self._enemy_buildings(side):
+                self.phase = Phase.SIEGE_TARGET
+                return
+            if self._next_engine(side):
+                return
+        elif ph == Phase.SIEGE_TARGET:
+            side, i = bt["crewing"]
+            bt["engines"][side][i][2] = arg == Ctrl.TARGET_BUILDINGS
+            if self._next_engine(side):
+                return
+        elif ph == Phase.SIEGE_BUILDING:
+            side, points = bt["building_hit"]
+            self._damage_building(bt["node"], arg, points)
+        elif ph == Phase.AFTER_ROUND:
+            if arg in (Ctrl.CAPITULATE, Ctrl.DEMAND_CAPITULATION):
+                bt["offer"] = 0 if arg == Ctrl.CAPITULATE else 1  # the side that would capitulate
+                self._decide(1, Phase.CAPITULATION_ANSWER)
+                return
+            self._new_battle_round()
+            bt["retreat"] = arg == Ctrl.RETREAT
+        elif ph == Phase.CAPITULATION_ANSWER:
+            if arg == Ctrl.ACCEPT:
+                self._capitulate(bt["offer"])
+                self._end_battle()
+                return
+            self._new_battle_round()
+        elif ph == Phase.RETREAT_TO:
+            self._retreat(arg)
+            self._end_battle()
+            return
+        self._battle_run()
+
+    def _retreat(self, y: int) -> None:
+        bt = self.bt
+        p, node = bt["owners"][0], bt["node"]
+        base = node * NT
+        moved = [0] * NT
+        for t in range(NT):
+            k = self.units[p][base + t]
+            if k:
+                self._add_units(p, node, t, -k)
+                self._add_units(p, y, t, k)
+                moved[t] = k
+        for o in self.objs.values():
+            if o[0] == p and o[O_NODE] == node and o[O_KIND] == 2:
+                o[O_NODE] = y
+        self.follow_up = [y, moved]  # spec 5.14: a normal movement from the retreat region may follow
+        bt["retreated"] = True
+        if bt["owners"][1] < 0:
+            self._gain_ep(p, -1, "retreat_from_barbarians")
+
+    def _capitulate(self, side: int) -> None:
+        """Spec 5.14 / G90: the capitulating side's units in this battle are set aside; from the
+        next round they may be redeployed in the purchase phase."""
+        bt = self.bt
+        p, node = bt["owners"][side], bt["node"]
+        base = node * NT
+        for t in range(NT):
+            k = self.units[p][base + t]
+            if k:
+                self._add_units(p, node, t, -k)
+                self.capitulated[p][t] += k
+        self.capitulated_round[p] = self.round
+        bt["capitulated"] = side
+
+    # --------------------------------------------------------------------- end ----
+    def _end_battle(self) -> None:
+        """Spec 5.15-5.16, 5.20, 6.1: survivors, conquest EP, barbarian raids, battle EP."""
+        bt = self.bt
+        node = bt["node"]
+        att, dfn = bt["owners"]
+        alive = [self.side_size(0) > 0, self.side_size(1) > 0]
+        for side in (0, 1):
+            p, o = bt["owners"][side], bt["owners"][1 - side]
+            if alive[side] or bt["start_size"][side] == 0:
+                continue
+            if bt["capitulated"] == side or (side == 0 and bt["retreated"]):
+                continue  # not destroyed
+            if o >= 0 and alive[1 - side] and bt["start_size"][side] >= 5:
+                self._gain_ep(o, 1, "large_army_defeated")
+            if p < 0 and o >= 0 and alive[1 - side]:
+                self.stat_barbarians_destroyed[o] += 1
+            if p >= 0 and o < 0:
+                self._gain_ep(p, -1, "lost_to_barbarians")
+        if alive[0] and not alive[1] and att >= 0:
+            if bt["home_barbarians"]:
+                self._gain_ep(att, 1, "revolt_suppressed")
+            elif self.board.inhabited[node] and self.home_owner[node] != att and node not in self.conquered_round:
+                levels = self.civil[node] + self.mil[node] + (3 if self.cath_owner[node] >= 0 else 0)
+                ep = 1 + levels
+                if node in self.special_nodes.values() and node not in self.special_conquered:
+                    self.special_conquered.add(node)
+                    ep += 2
+                self.conquered_round.add(node)
+                self.stat_conquered[att] += 1
+                self._gain_ep(att, ep, "conquest")
+        if bt["naval"]:
+            self._end_naval(bt)
+        self.bt = None
+        if bt["naval"]:
+            events = self.battle_after == "events"
+            self.battle_after = "move"
+            winner = -2
+            if alive[0] != alive[1]:
+                winner, loser = (att, dfn) if alive[0] else (dfn, att)
+            if winner == -1:
+                self._barbarian_raid(node)  # barbarians destroy the ships left in the zone
+            elif winner >= 0 and loser >= 0:
+                self._start_conquest(node, winner, loser, buildings=False)  # G42: empty ships
+                return
+            if events:
+                self._resume_events()
+            else:
+                self._end_movement()
+            return
+        if self.battle_after in ("events", "deficit"):  # phase 2, the last revolt check, a bankruptcy
+            after, self.battle_after = self.battle_after, "move"
+            if self.barb_total[node] and not any(self.army[q][node] for q in range(self.num_players)):
+                self._barbarian_raid(node)
+            if after == "events":
+                self._resume_events()
+            else:
+                self._after_deficit_action(dfn)
+            return
+        if self.barb_total[node] and not any(self.army[q][node] for q in range(self.num_players)):
+            self._barbarian_raid(node)
+        elif alive[0] != alive[1]:
+            winner = att if alive[0] else dfn
+            loser = dfn if alive[0] else att
+            if winner >= 0:
+                self._start_conquest(node, winner, loser, buildings=alive[0])
+                return
+        self._end_movement()
+
+    def _end_naval(self, bt: dict) -> None:
+        """Survivors go back aboard their galleys; a galley that lost all its units sinks on 1-3."""
+        node = bt["node"]
+        for side in (0, 1):
+            p = bt["owners"][side]
+            if p < 0:
+                continue  # barbarians stay aboard their own galley
+            galleys = sorted((oid for oid in bt["galleys"][side] if oid in self.objs),
+                             key=lambda oid: -self.objs[oid][2])
+            for oid in galleys:
+                room = self.comp.capacity[GALLEY] * self.objs[oid][2]
+                cargo = self.cargo[oid]
+                for t in range(NT):
+                    k = min(room - sum(cargo), self.units[p][node * NT + t])
+                    if k > 0:
+                        cargo[t] += k
+                        self._add_units(p, node, t, -k)
+            for t in range(NT):  # no room left (cannot happen: the units came from these galleys)
+                k = self.units[p][node * NT + t]
+                if k:
+                    self._add_units(p, node, t, -k)
+                    self.unit_supply[p][min(t, 4)] += k
+            for oid in galleys:
+                if oid in bt["crewed"] and not sum(self.cargo[oid]) and int(self.rng.integers(1, 9)) <= 3:
+                    self._remove_object(oid)
+
+    def _barbarian_raid(self, node: int) -> None:
+        """Spec 5.20: barbarians alone destroy buildings, transports, siege engines and cubes."""
+        for cls in range(3):
+            if self.building_owner_at(node, cls) >= 0:
+                self._remove_building(node, cls)
+        for oid in self.objects_at(node):
+            self._destroy_object(oid)
+        for g, c in enumerate(self.cubes[node]):
+            if c:
+                self.cubes[node][g] = 0
+                self.goods_supply[g] += 1
+
+    def _destroy_object(self, oid: int) -> None:
+        self._remove_object(oid)
+
+
+__all__ = ["BattleMixin", "attack_value"]

@@ -1,0 +1,404 @@
+"""Observation from one seat's view, seats rotated so the observer is seat 0 (spec 10.6).
+
+Hidden from every observer: other seats' money (unless ``reveal_money``), sealed bids and tax
+choices before the reveal, the goal sides of other seats' cards, cards another seat is choosing
+from, and the order of both decks. Everything is scaled into [0, 1] (counts divided by their
+largest value, clipped). ``MedioevoEncoder(...).layout`` names every slice.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.encoder import Field, ObservationEncoder, ObsLayout
+from .codec import MedioevoCodec
+from .constants import NUM_PHASES as _ALL_PHASES, NUM_SLOTS, NUM_UNIT_TYPES, PHASE_NAMES, STAGE_NAMES, Phase
+from .data import EMPIRES, GOAL_KEYS, VEHICLE_KINDS, game_data
+
+NT = NUM_UNIT_TYPES
+NUM_PHASES = _ALL_PHASES - 1  # GAME_OVER is never a decision; its slot means "not my decision"
+MONEY_SCALE = 5000.0
+BID_SCALE = 2000.0
+EP_OFFSET, EP_SCALE = 50.0, 200.0
+STATIC_FEATURES = 20
+_TREE_PHASES = (Phase.PURCHASE, Phase.DEFICIT, Phase.EVENT_EFFECT, Phase.BUILDUP)
+
+
+class MedioevoEncoder(ObservationEncoder):
+    def __init__(self, config, num_players: int):
+        n = self.num_players = num_players
+        self.config = config
+        d = game_data()
+        b = self.board = d.board
+        nn = self.nn = b.num_nodes
+        self.num_actions = MedioevoCodec(config, num_players).num_actions
+        self._codec = MedioevoCodec(config, num_players)
+        per_seat = [
+            ("ep", 1, f"(EP + {EP_OFFSET:g}) / {EP_SCALE:g}"),
+            ("money", 1, f"money / {MONEY_SCALE:g} (0 unless own or reveal_money)"),
+            ("money_known", 1, "1 if the money slot is filled"),
+            ("loans", 1, "open loans / 5"),
+            ("loan_flags", 2, "loan taken, loan repaid this round"),
+            ("tax", 5, "one-hot current tax rate 10..50"),
+            ("tech", 6, "technology level per branch / 4"),
+            ("tech_bought", 6, "bought a level in the branch this round"),
+            ("tokens", 6, "goal tokens per colour / 12"),
+            ("tokens_flipped", 6, "flipped goal tokens per colour / 12"),
+            ("cards", 1, "empire cards held / 10"),
+            ("markers_left", 1, "control markers in the supply / 8"),
+            ("status", 2, "eliminated, missed interest last round"),
+            ("purchases", 2, "units bought this phase / 10, empire card bought"),
+            ("empire", len(EMPIRES), "one-hot start empire"),
+            ("pieces", 2, "units / 50, transports and siege engines / 10"),
+            ("capitulated", NT, "units set aside by capitulation, per type / 10"),
+        ]
+        fields = [
+            Field("phase", NUM_PHASES + 1, "one-hot pending decision: " + ", ".join(PHASE_NAMES[:NUM_PHASES])
+                  + ", not my decision"),
+            Field("stage", len(STAGE_NAMES), "one-hot phase of the round: " + ", ".join(STAGE_NAMES)),
+            Field("round", 3, "round / 12, last round / 12, EP limit / 100"),
+            Field("acting_seat", n, "one-hot, relative to the observer"),
+            Field("turn_order", n * n, "per relative seat, one-hot position in the turn order"),
+            Field("horde", 6, "horde LI / 2, AR, CP; barbarian dice d4 / 4, d6 / 6, d8 / 8"),
+            Field("supply", 7 + 7 + 3 + 6 + 2, "buildings (7), transports (4) and siege engines (3), barbarian "
+                                               "LI/AR/CP, goal tokens per colour, empire and event deck sizes"),
+            Field("revealed_bids", n, f"last auction's bids per relative seat / {BID_SCALE:g}"),
+        ]
+        for i in range(n):
+            for name, size, desc in per_seat:
+                fields.append(Field(f"seat{i}_{name}", size, f"seat +{i}: {desc}"))
+            fields.append(Field(f"seat{i}_hand", 72, f"seat +{i}: held empire cards (person sides are public)"))
+            fields.append(Field(f"seat{i}_rotated", 72, f"seat +{i}: cards used this round"))
+        fields += [
+            Field("node_static", nn * STATIC_FEATURES, "per node: sea, inhabited, port, good one-hot (8), barbarian "
+                                                       "symbol, start empire one-hot (6 + none), playable"),
+            Field("node_controller", nn * (n + 1), "per node: one-hot controller (none, relative seats)"),
+            Field("node_units", nn * n * NT, "per node, per relative seat: units per type / 10"),
+            Field("node_barbarians", nn * 3, "per node: barbarian LI, AR, CP / 5"),
+            Field("node_buildings", nn * (3 + 3 + 3 * (n + 1)), "per node: civil level / 3, military level / 3, "
+                  "cathedral; damage of each / its GP; owner one-hot (none, relative seats) of each"),
+            Field("node_marker", nn * (n + 1), "per node: control-marker owner one-hot (none, relative seats)"),
+            Field("node_objects", nn * n * len(VEHICLE_KINDS), "per node, per relative seat: summed levels of "
+                  "caravans, merchant ships, war wagons, galleys, siege engines / 9"),
+            Field("node_cubes", nn * 8, "per node: goods cubes of the market"),
+            Field("node_goods", nn * 8, "per node: goods cubes aboard caravans and merchant ships there / 6"),
+            Field("trade", 4 + NUM_SLOTS + 8, "phase 6: open action one-hot (none, buy, sell, placing a cube); "
+                  "the active trade vehicle's slot one-hot; cubes sold in the open sale per good / 6"),
+            Field("routes", nn * n * 2 + nn + 3 + 1, "trade routes: per node and relative seat, a planned and "
+                  "an established stage (the destination counts as planned); the route being declared (its "
+                  "stages, length one-hot); trade points still to convert / 6"),
+            Field("node_stopped", nn * n, "per node, per relative seat: units with a stop marker / 10"),
+            Field("node_aboard", nn * n, "per node, per relative seat: units aboard war wagons and galleys / 9"),
+            Field("at_war", n * n, "war state between relative seats i and j"),
+            Field("move", NUM_SLOTS + 1 + nn + NT + 2, "the completed movement in progress: carrier slot "
+                  "one-hot (10 slots, army on foot), carrier node one-hot, cargo per unit type / 9, steps / 10, "
+                  "carrier MP / 8"),
+            Field("battle_siege", 2 * 3 + 2 * NT, "the battle round's building protection per side (siege "
+                  "engines, archers, melee) and siege crews per side and unit type / 3"),
+            Field("battle", nn + 2 * (n + 1) + 1 + 6 + 4 + 24 + 8 + 3 + 2 + 1 + 3, "the battle in progress: "
+                  "node one-hot; attacker and defender one-hot (barbarians, relative seats); battle round / 10; "
+                  "dice of both sides / 8; attack values / 64 and loss values / 8; captain choices per side / 3; "
+                  "active abilities AR LI HI CA per side; damage being assigned (points / 20, melee first, side is "
+                  "defender); LI sacrificed per side / 10; superiority points left / 5; retreat announced; "
+                  "capitulation offered by the attacker / demanded of the defender"),
+            Field("events", 12 + nn + 5 + 5 + 1 + n, "the event card drawn this round: its three symbols "
+                  "one-hot (movement, units, buildings, goods); its area (land regions and adjacent seas); the "
+                  "allowed tax rate on the back of the top card (public) one-hot; the effect being distributed "
+                  "(symbol one-hot, points left / 4); build-up points left / 3; revolts still to place per "
+                  "relative seat / 5"),
+            Field("conquest", 10 + 1 + nn, "the conquest item being decided: kind one-hot (civil, military, "
+                  "cathedral, caravan, merchant ship, war wagon, galley, siege engine, market cube, control "
+                  "marker), level / 3, node one-hot (the region, or the marker's region)"),
+            Field("my_bid", 2, f"observer's sealed bid / {BID_SCALE:g}, extra tie bid / {BID_SCALE:g} (private)"),
+            Field("my_tax_choice", 5, "observer's tax choice before the reveal (private)"),
+            Field("my_tp", 6, "observer's unspent TP per colour / 10"),
+            Field("my_drawn", 72, "empire cards the observer is choosing from (private)"),
+            Field("my_goals", len(GOAL_KEYS) * 2, "per goal template: lowest threshold among the observer's held "
+                  "cards' goals (scaled, 0 = none), and whether it is met now (private)"),
+            Field("my_objects", NUM_SLOTS * (len(VEHICLE_KINDS) + 3), "per ownership slot: kind one-hot, level / 3, "
+                  "node / nodes, MP / 8"),
+            Field("pending", self.num_actions, "moves already chosen in the current multi-part decision"),
+            Field("marker_origin", nn + 1, "markers left to place / 3, one-hot node of the new military building"),
+        ]
+        self.layout = ObsLayout(fields)
+        static = np.zeros((nn, STATIC_FEATURES), dtype=np.float32)
+        for i in range(nn):
+            static[i, 0] = b.is_sea[i]
+            static[i, 1] = b.inhabited[i]
+            static[i, 2] = b.port[i]
+            if b.good[i] >= 0:
+                static[i, 3 + b.good[i]] = 1
+            static[i, 11] = b.barbarian_symbol[i]
+            static[i, 12 + (b.empire[i] if b.empire[i] >= 0 else 6)] = 1
+        self._static = static
+        self._seat_orders = [[(seat + k) % n for k in range(n)] for seat in range(n)]
+        self._comp = d.comp
+        self._cards = d.cards
+        self._events = d.events
+
+    def encode(self, engine, seat: int) -> np.ndarray:
+        e = engine
+        n, nn = self.num_players, self.nn
+        rel = self._seat_orders[seat]  # rel[i] = absolute seat of relative seat i
+        to_rel = [(p - seat) % n for p in range(n)]
+        out = np.zeros(self.layout.size, dtype=np.float32)
+        L = self.layout.slices
+        acting = e.current_player
+        mine = acting == seat
+        v = out[L["phase"]]
+        v[e.phase if mine else NUM_PHASES] = 1
+        out[L["stage"]][e.stage] = 1
+        out[L["round"]] = (e.round / 12, e.num_rounds / 12, min(1.0, e.ep_limit / 100))
+        if acting >= 0:
+            out[L["acting_seat"]][to_rel[acting]] = 1
+        to = out[L["turn_order"]]
+        for i, p in enumerate(rel):
+            to[i * n + e.position[p]] = 1
+        out[L["horde"]] = (e.horde[0] / 2, e.horde[1], e.horde[2],
+                           e.barb_dice[0] / 4, e.barb_dice[1] / 6, e.barb_dice[2] / 8)
+        comp = self._comp
+        sup = [e.building_supply[k] / max(1, comp.building_supply[k]) for k in range(7)]
+        sup += [e.vehicle_supply[k] / max(1, comp.vehicle_supply[k]) for k in range(4)]
+        sup += [e.siege_supply[k] / max(1, comp.siege_supply[k]) for k in range(3)]
+        bs = comp.raw["barbarians"]["supply"]
+        sup += [e.barb_supply[0] / bs["LI"], e.barb_supply[1] / bs["AR"], e.barb_supply[2] / bs["CP"]]
+        sup += [t / 12 for t in e.token_supply]
+        sup += [len(e.deck) / 72, len(e.event_deck) / 30]
+        out[L["supply"]] = np.minimum(1.0, sup)
+        out[L["revealed_bids"]] = [min(1.0, e.bids_revealed[p] / BID_SCALE) for p in rel]
+        reveal = self.config.reveal_money
+        for i, p in enumerate(rel):
+            pre = f"seat{i}_"
+            out[L[pre + "ep"]] = min(1.0, max(0.0, (e.ep[p] + EP_OFFSET) / EP_SCALE))
+            if p == seat or reveal:
+                out[L[pre + "money"]] = min(1.0, max(0, e.money[p]) / MONEY_SCALE)
+                out[L[pre + "money_known"]] = 1
+            out[L[pre + "loans"]] = e.loans[p] / 5
+            out[L[pre + "loan_flags"]] = (e.loan_taken[p], e.loan_repaid[p])
+            out[L[pre + "tax"]][e.tax_rates.index(e.tax_rate[p])] = 1
+            out[L[pre + "tech"]] = [x / 4 for x in e.tech[p]]
+            out[L[pre + "tech_bought"]] = e.tech_bought[p]
+            out[L[pre + "tokens"]] = [min(1.0, x / 12) for x in e.tokens[p]]
+            out[L[pre + "tokens_flipped"]] = [min(1.0, x / 12) for x in e.tokens_flipped[p]]
+            out[L[pre + "cards"]] = min(1.0, len(e.hand[p]) / 10)
+            out[L[pre + "markers_left"]] = e.markers_left[p] / 8
+            out[L[pre + "status"]] = (e.eliminated[p], min(1, e.missed_interest[p]))
+            out[L[pre + "purchases"]] = (min(1.0, e.units_bought[p] / 10), e.card_bought[p])
+            if e.empire_of[p] >= 0:
+                out[L[pre + "empire"]][e.empire_of[p]] = 1
+            out[L[pre + "pieces"]] = (min(1.0, e.total_units(p) / 50), len(e.own_objects(p)) / 10)
+            out[L[pre + "capitulated"]] = [min(1.0, x / 10) for x in e.capitulated[p]]
+            hand = out[L[pre + "hand"]]
+            for c in e.hand[p]:
+                hand[c] = 1
+            rot = out[L[pre + "rotated"]]
+            for c in e.rotated[p]:
+                rot[c] = 1
+        # nodes
+        out[L["node_static"]] = self._static.ravel()
+        playable = out[L["node_static"]].reshape(nn, STATIC_FEATURES)
+        playable[:, 19] = e.playable
+        ctrl = out[L["node_controller"]].reshape(nn, n + 1)
+        for node in range(nn):
+            c = e.controller(node)
+            ctrl[node, 0 if c < 0 else 1 + to_rel[c]] = 1
+        units = out[L["node_units"]].reshape(nn, n, NT)
+        for i, p in enumerate(rel):
+            units[:, i, :] = np.minimum(1.0, np.asarray(e.units[p], dtype=np.float32).reshape(nn, NT) / 10)
+        out[L["node_barbarians"]] = np.minimum(1.0, np.asarray(e.barb, dtype=np.float32) / 5)
+        bld = out[L["node_buildings"]].reshape(nn, 6 + 3 * (n + 1))
+        gp = comp.building_gp
+        for node in e.land_nodes:
+            if e.civil[node]:
+                bld[node, 0] = e.civil[node] / 3
+                bld[node, 3] = e.civil_dmg[node] / gp[e.civil[node] - 1]
+                bld[node, 6 + 1 + to_rel[e.civil_owner[node]]] = 1
+            else:
+                bld[node, 6] = 1
+            if e.mil[node]:
+                bld[node, 1] = e.mil[node] / 3
+                bld[node, 4] = e.mil_dmg[node] / gp[2 + e.mil[node]]
+                bld[node, 6 + (n + 1) + 1 + to_rel[e.mil_owner[node]]] = 1
+            else:
+                bld[node, 6 + (n + 1)] = 1
+            if e.cath_owner[node] >= 0:
+                bld[node, 2] = 1
+                bld[node, 5] = e.cath_dmg[node] / gp[6]
+                bld[node, 6 + 2 * (n + 1) + 1 + to_rel[e.cath_owner[node]]] = 1
+            else:
+                bld[node, 6 + 2 * (n + 1)] = 1
+        mk = out[L["node_marker"]].reshape(nn, n + 1)
+        for node in range(nn):
+            m = e.marker[node]
+            mk[node, 0 if m < 0 else 1 + to_rel[m]] = 1
+        objs = out[L["node_objects"]].reshape(nn, n, len(VEHICLE_KINDS))
+        for o in e.objs.values():
+            if o[3] >= 0:  # objects aboard a galley are not on the map
+                objs[o[3], to_rel[o[0]], o[1]] += o[2] / 9
+        np.minimum(objs, 1.0, out=objs)
+        out[L["node_cubes"]] = np.asarray(e.cubes, dtype=np.float32).ravel()
+        ng = out[L["node_goods"]].reshape(nn, 8)
+        for oid, goods in e.goods.items():
+            if any(goods):
+                node = e.objs[oid][3]
+                for g in range(8):
+                    ng[node, g] += goods[g] / 6
+        np.minimum(ng, 1.0, out=ng)
+        if e.phase in (Phase.TRADE, Phase.PLACE_CUBE):
+            tv = out[L["trade"]]
+            tv[3 if e.phase == Phase.PLACE_CUBE else ("", "buy", "sell").index(e.trade_action)] = 1
+            tv[4 + e.slots[e.actor].index(e.trader)] = 1
+            for g in e.sold_now:
+                tv[4 + NUM_SLOTS + g] = min(1.0, tv[4 + NUM_SLOTS + g] + 1 / 6)
+        rv = out[L["routes"]]
+        rs = rv[:nn * n * 2].reshape(nn, n, 2)
+        for p in range(n):
+            route = e.route[p]
+            if route is not None:
+                for node, done in zip(route["stages"], route["established"]):
+                    rs[node, to_rel[p], 1 if done else 0] = 1
+        if e.route_draft is not None:
+            for node in e.route_draft["stages"]:
+                rv[nn * n * 2 + node] = 1
+            if e.route_draft["length"]:
+                rv[nn * n * 2 + nn + (4, 6, 8).index(e.route_draft["length"])] = 1
+        rv[-1] = min(1.0, e.route_points_left / 6) if e.phase == Phase.ROUTE_POINTS else 0
+        st = out[L["node_stopped"]].reshape(nn, n)
+        for i, p in enumerate(rel):
+            sp = np.asarray(e.stopped[p], dtype=np.float32).reshape(nn, NT).sum(axis=1)
+            st[:, i] = np.minimum(1.0, sp / 10)
+        ab = out[L["node_aboard"]].reshape(nn, n)
+        for oid, cargo in e.cargo.items():
+            k = sum(cargo)
+            if k and e.objs[oid][3] >= 0:
+                o = e.objs[oid]
+                ab[o[3], to_rel[o[0]]] += k / 9
+        np.minimum(ab, 1.0, out=ab)
+        war = out[L["at_war"]].reshape(n, n)
+        for i, p in enumerate(rel):
+            for j, q in enumerate(rel):
+                war[i, j] = e.at_war[p][q]
+        if e.phase == Phase.MOVE:
+            mv = out[L["move"]]
+            if e.carrier < 0:
+                mv[NUM_SLOTS] = 1
+            else:
+                mv[e.slots[e.actor].index(e.carrier)] = 1
+            node = e.carrier_node()
+            mv[NUM_SLOTS + 1 + node] = 1
+            cargo = e.carrier_cargo()
+            base = NUM_SLOTS + 1 + nn
+            for t in range(NT):
+                mv[base + t] = min(1.0, cargo[t] / 9)
+            mv[base + NT] = min(1.0, e.move_steps / 10)
+            mv[base + NT + 1] = 0 if e.carrier < 0 else min(1.0, e.objs[e.carrier][4] / 8)
+        bt = e.bt
+        if bt is not None:
+            bv = out[L["battle"]]
+            bv[bt["node"]] = 1
+            k = nn
+            for side in (0, 1):
+                owner = bt["owners"][side]
+                bv[k + (0 if owner < 0 else 1 + to_rel[owner])] = 1
+                k += n + 1
+            bv[k] = min(1.0, bt["round"] / 10)
+            k += 1
+            for side in (0, 1):
+                for j, top in enumerate((4, 6, 8)):
+                    bv[k + 3 * side + j] = bt["dice"][side][j] / 8
+            k += 6
+            bv[k:k + 4] = (min(1.0, bt["av"][0] / 64), min(1.0, bt["av"][1] / 64), bt["lv"][0] / 8, bt["lv"][1] / 8)
+            k += 4
+            for side in (0, 1):
+                for mode, a in bt["cap"][side]:
+                    bv[k + 12 * side + 4 * mode + a] = min(1.0, bv[k + 12 * side + 4 * mode + a] + 1 / 3)
+            k += 24
+            for side in (0, 1):
+                for j, t in enumerate((2, 0, 1, 3)):
+                    bv[k + 4 * side + j] = bt["active"][side][t]
+            k += 8
+            if bt["damage"] is not None:
+                side, points, restricted = bt["damage"]
+                bv[k:k + 3] = (min(1.0, points / 20), restricted, side)
+            k += 3
+            bv[k:k + 2] = (min(1.0, bt["sac"][0] / 10), min(1.0, bt["sac"][1] / 10))
+            bv[k + 2] = min(1.0, bt["super_left"] / 5)
+            bv[k + 3] = bt["retreat"]
+            sv = out[L["battle_siege"]]
+            for side in (0, 1):
+                if bt["protect"][side] >= 0:
+                    sv[3 * side + bt["protect"][side]] = 1
+                for t in range(NT):
+                    sv[6 + NT * side + t] = min(1.0, bt["crew"][side][t] / 3)
+            if bt["offer"] >= 0 and e.phase == Phase.CAPITULATION_ANSWER:
+                bv[k + 4 + bt["offer"]] = 1
+        evv = out[L["events"]]
+        symbols = ("movement", "units", "buildings", "goods")
+        if e.event_card >= 0:
+            ev = self._events[e.event_card]
+            for i, sym in enumerate(ev.symbols):
+                evv[4 * i + symbols.index(sym)] = 1
+            for node in ev.regions | ev.seas:
+                evv[12 + node] = 1
+        if e.event_deck:
+            evv[12 + nn + e.tax_rates.index(self._events[e.event_deck[-1]].allowed_tax)] = 1
+        k = 12 + nn + 5
+        if e.ev_effect is not None:
+            evv[k + symbols.index(e.ev_effect["symbol"])] = 1
+            evv[k + 4] = min(1.0, e.ev_effect["left"] / 4)
+        evv[k + 5] = e.buildup_left / 3 if e.ev_stage == "buildup" else 0
+        for p in e.revolt_queue:
+            evv[k + 6 + to_rel[p]] = min(1.0, evv[k + 6 + to_rel[p]] + 0.2)
+        cq = e.conquest
+        if cq is not None and cq["items"]:
+            cv = out[L["conquest"]]
+            kind, x = cq["items"][0]
+            where = cq["node"]
+            if kind == "b":
+                cv[x] = 1
+                cv[10] = e.building_level_at(where, x) / 3
+            elif kind == "o":
+                cv[3 + e.objs[x][1]] = 1
+                cv[10] = e.objs[x][2] / 3
+            elif kind == "c":
+                cv[8] = 1
+            else:
+                cv[9] = 1
+                where = x
+            cv[11 + where] = 1
+        # private
+        out[L["my_bid"]] = (min(1.0, e.bids[seat] / BID_SCALE) if e.phase in (Phase.BID, Phase.TIE_BID) else 0,
+                            min(1.0, e.tie_extra[seat] / BID_SCALE))
+        if e.tax_pending[seat] >= 0:
+            out[L["my_tax_choice"]][e.tax_rates.index(e.tax_pending[seat])] = 1
+        out[L["my_tp"]] = [min(1.0, x / 10) for x in e.tp[seat]]
+        if mine and e.phase == Phase.KEEP_CARD:
+            drawn = out[L["my_drawn"]]
+            for c in e.drawn:
+                drawn[c] = 1
+        goals = out[L["my_goals"]].reshape(len(GOAL_KEYS), 2)
+        for c in e.hand[seat]:
+            key, threshold = e.goal_of[c]
+            scaled = min(1.0, threshold / 20) if threshold <= 20 else min(1.0, threshold / 2000)
+            if goals[key, 0] == 0 or scaled < goals[key, 0]:
+                goals[key, 0] = scaled
+            goals[key, 1] = max(goals[key, 1], float(e.goal_met(seat, (key, threshold))))
+        mo = out[L["my_objects"]].reshape(NUM_SLOTS, len(VEHICLE_KINDS) + 3)
+        for s, oid in enumerate(e.slots[seat]):
+            if oid >= 0:
+                o = e.objs[oid]
+                mo[s, o[1]] = 1
+                mo[s, 5] = o[2] / 3
+                mo[s, 6] = max(0, o[3]) / nn
+                mo[s, 7] = min(1.0, o[4] / 8)
+        if mine:
+            pend = out[L["pending"]]
+            for move in e.prefix if e.phase in _TREE_PHASES else ():
+                pend[self._codec.encode(move)] = 1
+            if e.phase == Phase.PLACE_MARKER:
+                mo2 = out[L["marker_origin"]]
+                mo2[0] = min(1.0, e.markers_to_place / 3)
+                mo2[1 + e.marker_origin] = 1
+        return out
+
+
+__all__ = ["MedioevoEncoder"]

@@ -1,0 +1,474 @@
+"""Rules engine of Medioevo Universale: plain state and transitions, no RL terms.
+
+Moves are ``(head, arg)`` pairs (``constants.Head``); seats in moves are absolute. Every decision
+of the rules is a move of the seat in ``current_player``; automatic steps (income, horde, payments,
+scoring) run inside ``apply``. Randomness comes only from the ``numpy.random.Generator`` passed in.
+The rules live in mixins, one module per part of the round:
+
+* ``state.py`` - state queries (control, ownership markers, upkeep, money flows)
+* ``setup.py`` - S1-S10, objects
+* ``economy.py`` - auction, horde roll, taxes, upkeep, loans, deficits, the generic sub-decision tree
+* ``events.py`` - event cards, barbarian build-up, revolts, the last revolt check
+* ``purchases.py`` - phase 4 and TP
+* ``movement.py`` - phase 5 war cycles and completed movements
+* ``combat.py`` - land and naval battles; ``conquest.py`` - take over / plunder
+* ``trade.py`` - phase 6
+* ``scoring.py`` - EP, goals, end of round, final scoring
+
+References G1..G92 are the gap list of ``../shared/rules/medioevo_universale.md`` section 9;
+docs/games/medioevo_universale.md lists every resolution and what is not built yet.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.engine import RulesEngine
+from ..core.errors import ConfigError, IllegalActionError
+from .constants import HEAD_NAMES, NUM_UNIT_TYPES, PHASE_NAMES, STAGE_NAMES, Head, Phase, Stage
+from .data import BUILDING_NAMES, EMPIRES, UNIT_NAMES, VEHICLE_KINDS, GameData, game_data
+from .combat import BattleMixin
+from .conquest import ConquestMixin
+from .economy import EconomyMixin
+from .events import EventsMixin
+from .movement import WarMixin
+from .purchases import PurchaseMixin
+from .scoring import ScoringMixin
+from .setup import SetupMixin
+from .state import StateMixin
+from .trade import TradeMixin
+
+NT = NUM_UNIT_TYPES
+
+
+@dataclass(frozen=True)
+class MedioevoConfig:
+    """Rule options. Defaults follow the spec and ../shared/rules/DECISIONS.md."""
+
+    #: spec 1.5: 8, 10 or 12 rounds (short, medium, long); 12 without agreement
+    num_rounds: int = 12
+    #: spec 1.5: optional EP limit; 0 = none
+    ep_limit: int = 0
+    #: S1: "random" (a random connected set, randomly seated) or "pick" (seats pick in order, G3)
+    empire_selection: str = "random"
+    #: G56: goals are paired with person sides by a secret per-game permutation
+    secret_goal_pairing: bool = True
+    #: spec 7.1: money is hidden behind the screen; True shows every seat's money to everyone
+    reveal_money: bool = False
+    #: G88: TP per flipped goal token
+    tp_per_goal_token: int = 1
+    #: G25: extra sealed bidding rounds for a tie at the top before a random draw
+    auction_tie_rounds: int = 2
+    #: G89 alternative: empty caravans and merchant ships may also move in phase 5
+    trade_vehicles_in_war: bool = False
+    #: G91 alternative: the route-completing sale keeps the market bonus when no trade point is taken as money
+    market_bonus_with_route_ep: bool = False
+
+    def __post_init__(self):
+        if self.num_rounds not in (8, 10, 12):
+            raise ConfigError(f"num_rounds must be 8, 10 or 12, got {self.num_rounds!r}")
+        if self.ep_limit < 0:
+            raise ConfigError(f"ep_limit must be 0 (off) or positive, got {self.ep_limit!r}")
+        if self.empire_selection not in ("random", "pick"):
+            raise ConfigError(f"empire_selection must be 'random' or 'pick', got {self.empire_selection!r}")
+        if self.tp_per_goal_token < 0:
+            raise ConfigError(f"tp_per_goal_token must be >= 0, got {self.tp_per_goal_token!r}")
+        if self.auction_tie_rounds < 0:
+            raise ConfigError(f"auction_tie_rounds must be >= 0, got {self.auction_tie_rounds!r}")
+
+
+class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMixin, BattleMixin, ConquestMixin,
+                     EventsMixin, TradeMixin, ScoringMixin,
+                     RulesEngine):
+    def __init__(self, config: MedioevoConfig, num_players: int, rng: np.random.Generator,
+                 data: GameData | None = None):
+        self.config = config
+        self.num_players = n = num_players
+        self.rng = rng
+        d = self.data = data or game_data()
+        self.board = board = d.board
+        self.comp = comp = d.comp
+        self.cards = d.cards
+        raw = comp.raw
+        nn = board.num_nodes
+        # constants read from the data files
+        self.tax_rates = tuple(raw["tax_rates"])
+        self.upkeep_per_item = raw["units"]["upkeep"]
+        self.loan_amount = raw["loan"]["amount"]
+        self.max_loans = raw["loan"]["max"]
+        self.loan_interest = raw["loan"]["interest"]
+        self.final_loan_deduction = raw["loan"]["final_money_deduction"]
+        self.income_floor = raw["income_no_possessions"]
+        self.city_market_bonus = raw["city_market_bonus"]
+        self.tech_price = raw["technology_price_per_level"]
+        self.tp_price = raw["tp_price"]
+        self.vehicle_cost_per_level = raw["vehicles"]["cost_per_level"]
+        self.repair_price = raw["buildings"]["repair_per_marker"]
+        self.plunder_fraction = raw["plunder_fraction"]
+        self.self_revolt_money = raw["self_revolt_money"]
+        self.unit_limit_base = raw["unit_limit_base"]
+        self.award_ep = raw["award_ep"]
+        self.award_tie_ep = raw["award_tie_ep"]
+        self.jerusalem_excluded = EMPIRES.index(raw["jerusalem_excluded_empire"])
+        self.special_nodes = {key: board.names.index(raw[key]) if raw[key] in board.names else -1
+                              for key in ("rome", "jerusalem")}
+        self.num_rounds = config.num_rounds
+        self.ep_limit = config.ep_limit
+        self.tp_per_token = config.tp_per_goal_token
+        self.max_tie_rounds = config.auction_tie_rounds
+        if n not in comp.malus:
+            raise ConfigError(f"no turn-order malus row for {n} players")
+
+        # players
+        self.money = [raw["starting_money"]] * n
+        self.bank_net = [0] * n
+        self.transfer_net = [0] * n
+        self.ep = [raw["starting_ep"]] * n
+        self.ep_events: list[dict[str, int]] = [{} for _ in range(n)]
+        self.loans = [0] * n
+        self.loan_taken = [0] * n
+        self.loan_repaid = [0] * n
+        self.missed_interest = [0] * n
+        self.eliminated = [False] * n
+        self.tax_rate = [self.tax_rates[0]] * n  # irrelevant before the first phase 3
+        self.tax_pending = [-1] * n
+        self.tech = [[0] * 6 for _ in range(n)]
+        self.tech_bought = [[False] * 6 for _ in range(n)]
+        self.tp = [[0] * 6 for _ in range(n)]
+        self.tokens = [[0] * 6 for _ in range(n)]
+        self.tokens_flipped = [[0] * 6 for _ in range(n)]
+        self.token_supply = [raw["goal_tokens_per_colour"]] * 6
+        self.hand: list[list[int]] = [[] for _ in range(n)]
+        self.rotated: list[list[int]] = [[] for _ in range(n)]
+        self.goals_claimed = [0] * n
+        self.unit_supply = [list(comp.unit_supply) for _ in range(n)]
+        self.units = [[0] * (nn * NT) for _ in range(n)]
+        self.army = [[0] * nn for _ in range(n)]
+        self.stopped = [[0] * (nn * NT) for _ in range(n)]  # stop markers per unit type and node
+        self.at_war = [[False] * n for _ in range(n)]
+        self.units_bought = [0] * n
+        self.card_bought = [False] * n
+        self.markers_left = [raw["control_markers_per_player"]] * n
+        self.kit: list[list[tuple[int, int]]] = [[] for _ in range(n)]
+        self.slots = [[-1] * 10 for _ in range(n)]
+        self.stat_route_stages = [0] * n
+        self.stat_barbarians_destroyed = [0] * n
+        self.stat_conquered = [0] * n
+        # board
+        self.objs: dict[int, list] = {}
+        self.cargo: dict[int, list[int]] = {}  # war wagon / galley id -> units aboard per type
+        self.cargo_stopped: dict[int, bool] = {}  # a galley whose army ended a movement at sea
+        self.aboard: dict[int, list[int]] = {}  # galley id -> war wagons / siege engines aboard (node -1)
+        self.carried_by: dict[int, int] = {}
+        self.next_obj = 0
+        self.barb = [0] * (nn * 3)
+        self.barb_total = [0] * nn
+        self.barb_supply = [raw["barbarians"]["supply"][k] for k in ("LI", "AR", "CP")]
+        self.civil = [0] * nn
+        self.civil_owner = [-1] * nn
+        self.civil_dmg = [0] * nn
+        self.mil = [0] * nn
+        self.mil_owner = [-1] * nn
+        self.mil_dmg = [0] * nn
+        self.cath_owner = [-1] * nn
+        self.cath_dmg = [0] * nn
+        self.marker = [-1] * nn
+        self.cubes = [[0] * len(comp.goods) for _ in range(nn)]
+        self.building_supply = list(comp.building_supply)
+        self.vehicle_supply = list(comp.vehicle_supply)
+        self.siege_supply = list(comp.siege_supply)
+        # decks: the last element is the top card
+        self.deck = [int(i) for i in rng.permutation(len(self.cards))]
+        goals = [(c.goal_key, c.goal_threshold) for c in self.cards]
+        if config.secret_goal_pairing:
+            perm = rng.permutation(len(goals))
+            self.goal_of = [goals[int(i)] for i in perm]
+        else:
+            self.goal_of = goals
+        self.event_deck = [int(i) for i in rng.permutation(len(d.events))]
+        self.drawn: list[int] = []
+        # round state
+        self.round = 1
+        self.turn = 0
+        self.order = list(range(n))
+        self.position = list(range(n))
+        self.bids = [0] * n
+        self.bids_revealed = [0] * n
+        self.tie_extra = [0] * n
+        self.tie_round = 0
+        self.last_auction = (-1, 0, -1)
+        self.barb_dice = [0, 0, 0]
+        self.horde = [1, 0, 0]
+        self.queue: list[int] = []
+        self.tree: list[tuple] = []
+        self.prefix: tuple = ()
+        self.markers_to_place = 0
+        self.marker_origin = -1
+        self.pending_end = False
+        self.conquered_round: set = set()  # regions that gave conquest EP this round
+        self.special_conquered: set = set()  # Rome / Jerusalem conquered before (+2 EP once)
+        self.bt: dict | None = None  # the battle in progress
+        self.battle_return = (0, 0)
+        self.carrier = -1  # the moving carrier (object id, or -1 = army on foot)
+        self.foot_node = -1
+        self.foot_cargo = [0] * NT
+        self.foot_stepped = False
+        self.move_steps = 0
+        self.mover = -1
+        self.cycle_moved = False
+        self.conquest: dict | None = None  # pending take-over / plunder decisions
+        self.capitulated = [[0] * NT for _ in range(n)]  # units set aside by capitulation
+        self.capitulated_round = [0] * n
+        self.prisoners = [[[0] * NT for _ in range(n)] for _ in range(n)]  # [captor][owner][type]
+        self.goods_supply = [raw["goods_cubes_per_colour"]] * len(comp.goods)
+        self.goods: dict[int, list[int]] = {}  # caravan / merchant ship id -> cubes aboard per good
+        self.cube_price = raw["cube_price"]
+        self.trader = -1  # the active trade vehicle
+        self.trade_action = ""  # "buy" / "sell" while a purchase or sale is open
+        self.pending_step = -1
+        self.sold_now: list[int] = []
+        self.sale_factor = 0
+        self.battle_nodes: set = set()  # G47: regions with a battle this round
+        self.bought_at = -1  # the region where the active vehicle just bought (a route may start)
+        self.route: list[dict | None] = [None] * n  # each seat's trade route
+        self.route_draft: dict | None = None
+        self.route_graphs: dict[str, dict] = {}
+        self.naval_crewed: list[int] = []  # galleys with units aboard when a naval battle starts
+        self.barb_galleys = raw["barbarians"]["galley_markers"]
+        self.follow_up: list | None = None  # [retreat region, units that retreated]
+        self.follow_up_active = False
+        self.escort: list[int] = []  # siege engines accompanying the moving war wagon
+        self.route_completing = False
+        self.withheld_factor = 0
+        self.route_fl_points = 0
+        self.route_points_left = 0
+        self.route_points = tuple(raw["trade_route_points"])
+        self.route_point_fl = raw["trade_point_fl_per_cube"]
+        self.battle_after = "move"  # what a battle's end resumes: a movement or phase 2
+        self.event_discard: list[int] = []
+        self.event_card = -1
+        self.ev_stage = ""
+        self.ev_tasks: list = []
+        self.ev_effect: dict | None = None
+        self.ev_rolls: list = []
+        self.buildup_left = 0
+        self.revolt_queue: list[int] = []
+        self.revolts_placed = [0] * n
+        self.allowed_tax = 0
+        self.final_check = False
+        self.final_started = False
+        self.final_breakdown: dict | None = None
+        self.setup_done = False
+        self.stage = Stage.SETUP
+        self.empire_of = [-1] * n
+        self.playable = [True] * nn
+        self.land_playable = [not board.is_sea[i] for i in range(nn)]
+        self.land_nodes = [i for i in range(nn) if not board.is_sea[i]]
+        self.home_owner = [-1] * nn
+        self.home_regions: list[list[int]] = [[] for _ in range(n)]
+        self.actor = 0
+        if config.empire_selection == "pick":
+            self.phase = Phase.EMPIRE_PICK
+            self.queue = list(range(1, n))
+        else:
+            self.phase = Phase.KIT
+            self._assign_random_empires()
+
+    # ---------------------------------------------------------------- RulesEngine protocol ----
+    @property
+    def current_player(self) -> int:
+        return -1 if self.phase == Phase.GAME_OVER else self.actor
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == Phase.GAME_OVER
+
+    def placement_scores(self) -> list[float]:
+        return self.placement()
+
+    def scores(self) -> list[int]:
+        return list(self.ep)
+
+    def clone(self) -> "MedioevoEngine":
+        data, self.data = self.data, None
+        board, comp, cards = self.board, self.comp, self.cards
+        self.board = self.comp = self.cards = None
+        try:
+            twin = copy.deepcopy(self)
+        finally:
+            self.data, self.board, self.comp, self.cards = data, board, comp, cards
+        twin.data, twin.board, twin.comp, twin.cards = data, board, comp, cards
+        return twin
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        for k in ("data", "board", "comp", "cards"):
+            state[k] = None
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        d = game_data()
+        self.data, self.board, self.comp, self.cards = d, d.board, d.comp, d.cards
+
+    # -------------------------------------------------------------------------- legality ----
+    def legal_moves(self) -> list[tuple[int, int]]:
+        ph = self.phase
+        if ph in (Phase.PURCHASE, Phase.DEFICIT, Phase.EVENT_EFFECT, Phase.BUILDUP):
+            return self.tree_moves()
+        if ph in (Phase.BID, Phase.TIE_BID):
+            return self.bid_moves()
+        if ph == Phase.TAX:
+            return self.tax_moves()
+        if ph == Phase.HORDE_REROLL:
+            return [(Head.DICE, m) for m in range(8)]
+        if ph == Phase.KEEP_CARD:
+            return self.keep_card_moves()
+        if ph == Phase.PLACE_MARKER:
+            return self.marker_moves()
+        if ph == Phase.MOVE:
+            return self.move_moves()
+        if ph == Phase.WAR_TURN:
+            return self.war_turn_moves(self.actor)
+        if Phase.CAPTAIN_SLOT <= ph <= Phase.RETREAT_TO or Phase.PROTECT_CHOICE <= ph <= Phase.CAPTURE_DECLARE:
+            return self.battle_moves()
+        if ph == Phase.CONQUEST:
+            return self.conquest_moves()
+        if ph == Phase.EVENT_CHOICE:
+            return self.event_choice_moves()
+        if ph == Phase.TRADE_TURN:
+            return self.trade_turn_moves()
+        if ph in (Phase.TRADE, Phase.PLACE_CUBE) or Phase.ROUTE_LENGTH <= ph <= Phase.ROUTE_POINTS:
+            return self.trade_moves()
+        if ph == Phase.REVOLT_PLACE:
+            return self.revolt_moves()
+        if ph == Phase.KIT:
+            return self.kit_moves()
+        if ph == Phase.VILLAGE:
+            return self.village_moves()
+        if ph in (Phase.PLACE_ARCHER, Phase.PLACE_TRANSPORT):
+            return self.placement_moves()
+        if ph == Phase.GOAL_TOKEN:
+            return self.goal_token_moves()
+        if ph == Phase.EMPIRE_PICK:
+            return self.empire_pick_moves()
+        return []
+
+    # ------------------------------------------------------------------------ transitions ----
+    def play(self, move: tuple[int, int]) -> None:
+        """Apply a move after checking it is legal; the state is unchanged on error."""
+        move = (int(move[0]), int(move[1]))
+        if move not in self.legal_moves():
+            raise IllegalActionError(
+                f"move {self.move_name(move)} is illegal in phase {PHASE_NAMES[self.phase]} for seat {self.actor}")
+        self.apply(move)
+
+    def apply(self, move: tuple[int, int]) -> None:
+        """Apply a move known to be legal."""
+        ph = self.phase
+        if ph in (Phase.PURCHASE, Phase.DEFICIT, Phase.EVENT_EFFECT, Phase.BUILDUP):
+            opt = self._tree_step(move)
+            if opt is not None:
+                if ph == Phase.PURCHASE:
+                    self._apply_purchase_option(opt)
+                elif ph == Phase.DEFICIT:
+                    self._apply_deficit(opt)
+                elif ph == Phase.EVENT_EFFECT:
+                    self._apply_event_effect(opt)
+                else:
+                    self._apply_buildup(opt)
+        elif ph in (Phase.BID, Phase.TIE_BID):
+            self._apply_bid(move)
+        elif ph == Phase.TAX:
+            self._apply_tax(move)
+        elif ph == Phase.HORDE_REROLL:
+            self._apply_reroll(move[1])
+        elif ph == Phase.KEEP_CARD:
+            self._apply_keep_card(move[1])
+        elif ph == Phase.PLACE_MARKER:
+            self._apply_marker(move)
+        elif ph == Phase.MOVE:
+            self._apply_move(move)
+        elif ph == Phase.WAR_TURN:
+            self._apply_war_turn(move)
+        elif Phase.CAPTAIN_SLOT <= ph <= Phase.RETREAT_TO or Phase.PROTECT_CHOICE <= ph <= Phase.CAPTURE_DECLARE:
+            self._apply_battle(move)
+        elif ph == Phase.CONQUEST:
+            self._apply_conquest(move)
+        elif ph == Phase.EVENT_CHOICE:
+            self._apply_event_choice(move[1])
+        elif ph == Phase.TRADE_TURN:
+            self._apply_trade_turn(move)
+        elif ph in (Phase.TRADE, Phase.PLACE_CUBE) or Phase.ROUTE_LENGTH <= ph <= Phase.ROUTE_POINTS:
+            self._apply_trade(move)
+        elif ph == Phase.REVOLT_PLACE:
+            self._apply_revolt(move[1])
+        elif ph == Phase.KIT:
+            self._apply_kit(move[1])
+        elif ph == Phase.VILLAGE:
+            self._apply_village(move[1])
+        elif ph in (Phase.PLACE_ARCHER, Phase.PLACE_TRANSPORT):
+            self._apply_placement(move[1])
+        elif ph == Phase.GOAL_TOKEN:
+            self._apply_goal_token(move[1])
+        elif ph == Phase.EMPIRE_PICK:
+            self.empire_of[self.actor] = move[1]
+            self.turn += 1
+            if self.queue:
+                self.actor = self.queue.pop(0)
+            else:
+                self._after_empires()
+        if self.pending_end and not self.final_started:
+            self._start_final()
+
+    # ------------------------------------------------------------------------- rendering ----
+    def move_name(self, move: tuple[int, int]) -> str:
+        head, arg = move
+        return f"{HEAD_NAMES[head]}({arg})"
+
+    def render_text(self) -> str:
+        b = self.board
+        lines = [
+            f"round {self.round}/{self.num_rounds}  stage {STAGE_NAMES[self.stage]}  phase {PHASE_NAMES[self.phase]}  "
+            f"to move: seat {self.current_player}  turn order {self.order}",
+            f"horde LI{self.horde[0]} AR{self.horde[1]} CP{self.horde[2]}  barbarian dice {self.barb_dice}",
+        ]
+        for p in range(self.num_players):
+            emp = EMPIRES[self.empire_of[p]] if self.empire_of[p] >= 0 else "?"
+            techs = "".join(str(x) for x in self.tech[p])
+            lines.append(
+                f"seat {p} {emp:3s} EP {self.ep[p]:3d}  money {self.money[p]:5d}  loans {self.loans[p]}"
+                f"  tax {self.tax_rate[p]}"
+                f"  tech {techs}  cards {len(self.hand[p])}  tokens {sum(self.tokens[p])}  units {self.total_units(p)}"
+                f"  objects {len(self.own_objects(p))}" + ("  ELIMINATED" if self.eliminated[p] else ""))
+        for node in range(b.num_nodes):
+            if not self.playable[node]:
+                continue
+            parts = []
+            for p in range(self.num_players):
+                base = node * NT
+                army = " ".join(f"{UNIT_NAMES[t]}x{self.units[p][base + t]}" for t in range(NT)
+                                if self.units[p][base + t])
+                if army:
+                    parts.append(f"p{p}[{army}]")
+            if self.barb_size(node):
+                kinds = ("LI", "AR", "CP")
+                parts.append("barb[" + " ".join(f"{k}x{self.barb[node * 3 + i]}" for i, k in enumerate(kinds)
+                                                 if self.barb[node * 3 + i]) + "]")
+            for cls in range(3):
+                k = self.building_kind_at(node, cls)
+                if k >= 0:
+                    parts.append(f"{BUILDING_NAMES[k]}(p{self.building_owner_at(node, cls)})")
+            for oid in self.objects_at(node):
+                o = self.objs[oid]
+                parts.append(f"{VEHICLE_KINDS[o[1]]}{o[2]}(p{o[0]})")
+            if self.marker[node] >= 0:
+                parts.append(f"marker(p{self.marker[node]})")
+            if parts:
+                c = self.controller(node)
+                lines.append(f"  {b.names[node]:15s} ctrl {c:2d}  " + "  ".join(parts))
+        if self.final_breakdown is not None:
+            lines.append("final EP " + str(self.ep))
+        return "\n".join(lines)

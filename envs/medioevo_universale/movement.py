@@ -1,0 +1,444 @@
+"""Phase 5: war cycles and completed movements (spec 4.3, 5.9; G22, G32-G35, G85, G89).
+
+A war turn is PASS or one completed movement. The mover picks a carrier: an own war wagon or
+galley with MP, a siege engine (moving alone), or an army on foot out of a castle region (castle
+rule: one free step). Inside the movement it repeats {load an unstopped unit, unload a unit, step to
+an adjacent node for 1 MP (docking and undocking 1 MP each), switch to another own carrier in the
+same place} until DONE or until an entry stops it. Entering a land region with cargo: an opposing
+army -> battle; a barbarian region without an army -> a horde appears, battle; another player's
+region without an army -> takeover (an act of war); own region -> carry on. Empty carriers and
+siege engines may enter only own or barbarian regions without an army (G33). Unloaded and arriving
+units get stop markers; so do siege engines that moved (G85). Transports keep unspent MP for later
+war turns of the round (G32). Caravans and merchant ships do not move in phase 5 (G89).
+"""
+from __future__ import annotations
+
+from .constants import (
+    CARAVAN, GALLEY, MERCHANT_SHIP, NUM_UNIT_TYPES, O_KIND, O_LEVEL, O_MP, O_NODE, O_STOP, SIEGE, WAR_WAGON, Ctrl,
+    Head, Phase, Stage,
+)
+
+NT = NUM_UNIT_TYPES
+DONE = (Head.CTRL, Ctrl.DONE)
+FOOT = -1  # the carrier id of an army on foot (castle rule)
+
+
+class WarMixin:
+    # --------------------------------------------------------------------- the loop ----
+    def _start_war(self) -> None:
+        self.stage = Stage.WAR
+        self.cycle_moved = False
+        self.queue = [p for p in self.order if not self.eliminated[p]]
+        self._next_war_turn()
+
+    def _next_war_turn(self) -> None:
+        while True:
+            while self.queue:
+                p = self.queue.pop(0)
+                if self.war_turn_moves(p, any_only=True):
+                    self.actor = p
+                    self.phase = Phase.WAR_TURN
+                    return
+            if not self.cycle_moved:  # a whole cycle of passes ends the phase (G22)
+                self._after_war()
+                return
+            self.cycle_moved = False
+            self.queue = [p for p in self.order if not self.eliminated[p]]
+
+    def _after_war(self) -> None:
+        self._start_trade()
+
+    def war_turn_moves(self, p: int, any_only: bool = False) -> list[tuple[int, int]]:
+        moves = []
+        if self.follow_up_active:  # after a retreat: only carriers in the retreat region
+            y = self.follow_up[0]
+            moves = [(Head.OBJECT, s) for s, oid in enumerate(self.slots[p])
+                     if oid >= 0 and self.objs[oid][O_NODE] == y and self._carrier_usable(p, oid)]
+            return [DONE] + moves if moves else []
+        for s, oid in enumerate(self.slots[p]):
+            if oid >= 0 and self._carrier_usable(p, oid):
+                moves.append((Head.OBJECT, s))
+                if any_only:
+                    return moves
+        for n in self.land_nodes:
+            if self.mil[n] == 3 and self.controller(n) == p and self._unstopped_units(p, n) > 0:
+                if any(self.playable[y] for y in self.board.land_adj[n]):
+                    moves.append((Head.NODE, n))
+                    if any_only:
+                        return moves
+        if moves:
+            moves.insert(0, DONE)
+        return moves
+
+    def _carrier_usable(self, p: int, oid: int) -> bool:
+        o = self.objs[oid]
+        kind = o[O_KIND]
+        movers = (WAR_WAGON, GALLEY, SIEGE) + ((CARAVAN, MERCHANT_SHIP) if self.config.trade_vehicles_in_war else ())
+        if o[O_MP] < 1 or kind not in movers or o[O_NODE] < 0:
+            return False
+        if kind in (SIEGE, CARAVAN, MERCHANT_SHIP) and o[O_STOP]:
+            return False
+        if kind == GALLEY and self.cargo_stopped.get(oid):
+            return False
+        if self._step_targets(p, kind, o[O_NODE], armed=False):
+            return True
+        if kind in (WAR_WAGON, GALLEY) and (sum(self.cargo[oid]) or self._loadable(p, oid)):
+            return bool(self._step_targets(p, kind, o[O_NODE], armed=True))
+        return False
+
+    def _apply_war_turn(self, move: tuple[int, int]) -> None:
+        p = self.actor
+        head, arg = move
+        if head == Head.CTRL:
+            self.turn += 1
+            if self.follow_up_active:
+                self._stop_follow_up()
+            self._next_war_turn()
+            return
+        self.move_steps = 0
+        self.mover = p
+        if head == Head.OBJECT:
+            self.carrier = self.slots[p][arg]
+        else:
+            self.carrier = FOOT
+            self.foot_node = arg
+            self.foot_cargo = [0] * NT
+            self.foot_stepped = False
+        self.phase = Phase.MOVE
+
+    # ------------------------------------------------------------------- queries ----
+    def _unstopped_units(self, p: int, node: int) -> int:
+        base = node * NT
+        u, st = self.units[p], self.stopped[p]
+        return sum(u[base + t] - st[base + t] for t in range(NT))
+
+    def _loadable(self, p: int, oid: int) -> bool:
+        o = self.objs[oid]
+        node = o[O_NODE]
+        if self.board.is_sea[node]:
+            return False
+        room = self.comp.capacity[o[O_KIND]] * o[O_LEVEL] - sum(self.cargo[oid]) - len(self.aboard.get(oid, ()))
+        return room > 0 and self._unstopped_units(p, node) > 0
+
+    def _step_targets(self, p: int, kind: int, x: int, armed: bool) -> list[int]:
+        b = self.board
+        if kind in (GALLEY, MERCHANT_SHIP):
+            cand = b.coast[x] if not b.is_sea[x] else b.sea_adj[x] + b.coast[x]
+        else:
+            cand = b.land_adj[x]
+        out = []
+        for y in cand:
+            if not self.playable[y]:
+                continue
+            if b.is_sea[y]:
+                if self._hostile_galleys(p, y) and not (armed and kind == GALLEY):
+                    continue  # only a galley with units aboard may attack at sea (spec 5.13)
+                out.append(y)
+            elif armed:
+                out.append(y)
+            elif not self._opposing_army(p, y) and self.controller(y) in (-1, p):
+                out.append(y)
+        return out
+
+    def _hostile_galleys(self, p: int, sea: int) -> bool:
+        if self.barb_total[sea]:  # a barbarian galley is always hostile
+            return True
+        return any(o[O_NODE] == sea and o[0] != p and o[O_KIND] == GALLEY for o in self.objs.values())
+
+    def _opposing_army(self, p: int, node: int) -> bool:
+        if self.barb_total[node]:
+            return True
+        army = self.army
+        return any(army[q][node] for q in range(self.num_players) if q != p)
+
+    def carrier_node(self) -> int:
+        return self.foot_node if self.carrier == FOOT else self.objs[self.carrier][O_NODE]
+
+    def carrier_cargo(self) -> list[int]:
+        if self.carrier == FOOT:
+            return self.foot_cargo
+        return self.cargo.get(self.carrier) or [0] * NT  # a siege engine carries nothing
+
+    # ---------------------------------------------------------------- movement ----
+    def move_moves(self) -> list[tuple[int, int]]:
+        p = self.actor
+        c = self.carrier
+        moves = [DONE]
+        node = self.carrier_node()
+        cargo = self.carrier_cargo()
+        base = node * NT
+        u, st = self.units[p], self.stopped[p]
+        if c == FOOT:
+            if self.foot_stepped:
+                return moves
+            for t in range(NT):
+                if u[base + t] - st[base + t] > 0:
+                    moves.append((Head.LOAD, t))
+            if sum(cargo):
+                moves += [(Head.NODE, y) for y in self.board.land_adj[node] if self.playable[y]]
+            return moves
+        o = self.objs[c]
+        kind = o[O_KIND]
+        land = not self.board.is_sea[node]
+        carries_units = kind in (WAR_WAGON, GALLEY)
+        if carries_units and land:
+            room = self.comp.capacity[kind] * o[O_LEVEL] - sum(cargo) - len(self.aboard.get(c, ()))
+            for t in range(NT):
+                if room > 0 and u[base + t] - st[base + t] > 0:
+                    moves.append((Head.LOAD, t))
+            for t in range(NT):
+                if cargo[t]:
+                    moves.append((Head.UNLOAD, t))
+            if kind == GALLEY:  # spec 2.5: galleys also carry empty war wagons and siege engines
+                for s, oid in enumerate(self.slots[p]):
+                    if oid < 0 or oid == c:
+                        continue
+                    o2 = self.objs[oid]
+                    if room > 0 and o2[O_NODE] == node and (
+                            (o2[O_KIND] == WAR_WAGON and not sum(self.cargo[oid]))
+                            or (o2[O_KIND] == SIEGE and not o2[O_STOP])):
+                        moves.append((Head.EMBARK, s))
+                    elif self.carried_by.get(oid) == c:
+                        moves.append((Head.DISEMBARK, s))
+            elif kind == WAR_WAGON:  # spec 5.9: siege engines may accompany the group, paying their MP
+                for s, oid in enumerate(self.slots[p]):
+                    if oid < 0:
+                        continue
+                    o2 = self.objs[oid]
+                    if oid in self.escort:
+                        moves.append((Head.DISEMBARK, s))
+                    elif (o2[O_NODE] == node and o2[O_KIND] == SIEGE and not o2[O_STOP] and o2[O_MP] >= 1):
+                        moves.append((Head.EMBARK, s))
+        if o[O_MP] >= 1:
+            moves += [(Head.NODE, y) for y in self._step_targets(p, kind, node, armed=sum(cargo) > 0)]
+        if carries_units and land:
+            need = sum(cargo)
+            for s, oid in enumerate(self.slots[p]):
+                if oid < 0 or oid == c:
+                    continue
+                o2 = self.objs[oid]
+                if (o2[O_NODE] == node and o2[O_KIND] in (WAR_WAGON, GALLEY) and o2[O_MP] >= 1
+                        and not self.cargo_stopped.get(oid)
+                        and self.comp.capacity[o2[O_KIND]] * o2[O_LEVEL]
+                        >= need + sum(self.cargo[oid]) + len(self.aboard.get(oid, ()))):
+                    moves.append((Head.OBJECT, s))
+        return moves
+
+    def _apply_move(self, move: tuple[int, int]) -> None:
+        p = self.actor
+        head, arg = move
+        node = self.carrier_node()
+        cargo = self.carrier_cargo()
+        if head == Head.LOAD:
+            self._add_units(p, node, arg, -1)
+            cargo[arg] += 1
+        elif head == Head.UNLOAD:
+            cargo[arg] -= 1
+            self._add_units(p, node, arg, 1)
+            self.stopped[p][node * NT + arg] += 1  # units left behind get a stop marker
+        elif head in (Head.EMBARK, Head.DISEMBARK) and self.objs[self.carrier][O_KIND] == WAR_WAGON:
+            oid = self.slots[p][arg]
+            if head == Head.EMBARK:
+                self.escort.append(oid)
+            else:
+                self.escort.remove(oid)
+                self.objs[oid][O_STOP] = self.objs[oid][O_STOP] or self.move_steps > 0
+        elif head == Head.EMBARK:
+            oid = self.slots[p][arg]
+            self.objs[oid][O_NODE] = -1
+            self.aboard.setdefault(self.carrier, []).append(oid)
+            self.carried_by[oid] = self.carrier
+        elif head == Head.DISEMBARK:
+            oid = self.slots[p][arg]
+            self.aboard[self.carrier].remove(oid)
+            del self.carried_by[oid]
+            o = self.objs[oid]
+            o[O_NODE] = node
+            if o[O_KIND] == SIEGE:
+                o[O_STOP] = True  # it moved this round (G85)
+        elif head == Head.OBJECT:
+            for oid in self.escort:  # accompanying engines stay here when the group changes carrier
+                self.objs[oid][O_STOP] = self.objs[oid][O_STOP] or self.move_steps > 0
+            self.escort = []
+            new = self.slots[p][arg]
+            target = self.cargo[new]
+            for t in range(NT):
+                target[t] += cargo[t]
+                cargo[t] = 0
+            self.carrier = new
+        elif head == Head.NODE:
+            self._step(p, arg)
+        else:
+            self._end_movement()
+
+    def _step(self, p: int, y: int) -> None:
+        self.move_steps += 1
+        if self.carrier == FOOT:
+            self.foot_node = y
+            self.foot_stepped = True
+        else:
+            o = self.objs[self.carrier]
+            o[O_MP] -= 1
+            o[O_NODE] = y
+            for oid in list(self.escort):  # accompanying siege engines pay their own MP
+                e = self.objs[oid]
+                if e[O_MP] >= 1:
+                    e[O_MP] -= 1
+                    e[O_NODE] = y
+                else:
+                    e[O_STOP] = True  # out of MP: it stays behind
+                    self.escort.remove(oid)
+        cargo = self.carrier_cargo()
+        if not sum(cargo):
+            return
+        if self.board.is_sea[y]:
+            if self._hostile_galleys(p, y):
+                self._stop_carrier()
+                self._start_naval_battle(p, y)
+            return
+        # entering a land region with an army (spec 5.9 entry effects)
+        hostile = self._opposing_army(p, y)
+        ctrl = self.controller(y)
+        if not hostile and ctrl == p:
+            if self.carrier == FOOT:
+                self._end_movement()
+            return
+        self._stop_carrier()
+        self._disembark(p, y)
+        if hostile:
+            dfn = -1 if self.barb_total[y] else next(q for q in range(self.num_players)
+                                                      if q != p and self.army[q][y])
+            if dfn >= 0:
+                self._act_of_war(p, dfn)
+            self._start_battle(y, p, dfn)
+        elif ctrl < 0:
+            if self._spawn_horde(y):
+                self._start_battle(y, p, -1)
+            else:
+                self._end_movement()
+        else:
+            self._act_of_war(p, ctrl)
+            self._remove_markers(y)
+            self._start_conquest(y, p, ctrl, buildings=True)  # same object decisions, no EP (G52)
+
+    def _start_naval_battle(self, p: int, sea: int) -> None:
+        """Spec 5.13: hostile galleys in the sea zone -> a naval battle against their owner (the first
+        in turn order when several are there); empty hostile ships are captured or plundered (G42)."""
+        if self.barb_total[sea]:  # barbarians are always attacked first (spec 5.15)
+            self._naval_battle_vs(sea, p, -1)
+            return
+        q = next(r for r in self.order if r != p and any(
+            o[O_NODE] == sea and o[0] == r and o[O_KIND] == GALLEY for o in self.objs.values()))
+        self._act_of_war(p, q)
+        defenders = [oid for oid, o in self.objs.items() if o[O_NODE] == sea and o[0] == q and o[O_KIND] == GALLEY]
+        if not any(sum(self.cargo[oid]) for oid in defenders):
+            self._start_conquest(sea, p, q, buildings=False)
+            return
+        self._naval_battle_vs(sea, p, q)
+
+    def _naval_battle_vs(self, sea: int, p: int, q: int) -> None:
+        """Crews of both sides leave their galleys for the battle's bookkeeping (-1: barbarians)."""
+        self.naval_crewed = [oid for oid, o in self.objs.items()
+                             if o[O_NODE] == sea and o[O_KIND] == GALLEY and sum(self.cargo[oid])]
+        for r in (p, q):
+            if r < 0:
+                continue
+            for oid, o in self.objs.items():
+                if o[O_NODE] == sea and o[0] == r and o[O_KIND] == GALLEY:
+                    cargo = self.cargo[oid]
+                    for t in range(NT):
+                        if cargo[t]:
+                            self._add_units(r, sea, t, cargo[t])
+                            cargo[t] = 0
+        self._start_battle(sea, p, q)
+
+    def _stop_carrier(self) -> None:
+        """Entering such a region makes the carrier lose all its remaining MP."""
+        if self.carrier != FOOT:
+            self.objs[self.carrier][O_MP] = 0
+
+    def _disembark(self, p: int, node: int) -> None:
+        cargo = self.carrier_cargo()
+        st = self.stopped[p]
+        for t in range(NT):
+            k = cargo[t]
+            if k:
+                cargo[t] = 0
+                self._add_units(p, node, t, k)
+                st[node * NT + t] += k
+
+    def _end_movement(self) -> None:
+        p = self.actor = self.mover
+        for oid in self.escort:  # siege engines that moved are stopped for the round (G85)
+            if oid in self.objs:
+                self.objs[oid][O_STOP] = True
+        self.escort = []
+        if self.carrier != FOOT and self.carrier not in self.objs:
+            self.cycle_moved = True  # the carrier was lost in the battle; its army had disembarked
+        else:
+            self._finish_carrier(p)
+        self.carrier = FOOT
+        self.foot_node = -1
+        self.turn += 1
+        if self.follow_up is not None:
+            if not self.follow_up_active:
+                self.follow_up_active = True
+                if self.war_turn_moves(p):
+                    self.actor = p
+                    self.phase = Phase.WAR_TURN
+                    return
+            self._stop_follow_up()
+        self._next_war_turn()
+
+    def _stop_follow_up(self) -> None:
+        """The retreated units that stayed in the retreat region get their stop markers now."""
+        y, moved = self.follow_up
+        p = self.mover
+        st, u = self.stopped[p], self.units[p]
+        for t in range(NT):
+            i = y * NT + t
+            st[i] = min(u[i], st[i] + moved[t])
+        self.follow_up = None
+        self.follow_up_active = False
+
+    def _finish_carrier(self, p: int) -> None:
+        node = self.carrier_node()
+        cargo = self.carrier_cargo()
+        if self.move_steps == 0:
+            for t in range(NT):  # nothing moved: the units go back unstopped
+                if cargo[t]:
+                    self._add_units(p, node, t, cargo[t])
+                    cargo[t] = 0
+        else:
+            self.cycle_moved = True
+            if self.carrier != FOOT and self.objs[self.carrier][O_KIND] in (SIEGE, CARAVAN, MERCHANT_SHIP):
+                self.objs[self.carrier][O_STOP] = True
+            if not self.board.is_sea[node]:
+                self._disembark(p, node)
+            elif sum(cargo):
+                self.cargo_stopped[self.carrier] = True  # the army stays aboard at sea
+
+    # ------------------------------------------------------------- helpers ----
+    def _act_of_war(self, p: int, q: int) -> None:
+        """Spec 5.19 / G50: an attack on a player not at war costs -3 EP and starts the war."""
+        if q < 0 or self.at_war[p][q]:
+            return
+        self._gain_ep(p, -3, "undeclared_attack")
+        self.at_war[p][q] = self.at_war[q][p] = True
+
+    def _remove_markers(self, node: int) -> None:
+        m = self.marker[node]
+        if m >= 0:
+            self.marker[node] = -1
+            self.markers_left[m] += 1
+
+    def _spawn_horde(self, node: int) -> int:
+        """Barbarian resistance: an army of the round's horde composition, as far as the supply allows."""
+        placed = 0
+        for k in range(3):
+            take = min(self.horde[k], self.barb_supply[k])
+            if take:
+                self.barb_supply[k] -= take
+                self._add_barb(node, k, take)
+                placed += take
+        return placed

@@ -1,0 +1,457 @@
+"""Phase 4: purchases (spec 2.4-2.8, 5.7, 5.8) and the TP economy.
+
+Each player in turn order makes any number of purchases, one complete item at a time, then DONE
+(G21). An item is chosen as sequential sub-decisions (category, item, place); the mask offers only
+sub-decisions that lead to at least one affordable, legal item. TP come from rotated empire cards
+and flipped goal tokens and live until the end of the phase (G29); missing TP cost 100 fl each and
+are paid automatically, pool first.
+"""
+from __future__ import annotations
+
+from .data import BUILDING_NAMES
+from .constants import (
+    BLUE, BUILDING_CLASS, CATHEDRAL, CIVIL, COMBAT_B, CONSTRUCTION_B, CP1, GREEN, MILITARY,
+    NUM_UNIT_TYPES, O_KIND, O_LEVEL, O_NODE, RED, RELIGION_B, SIEGE, TRANSPORT_B, VIOLET, Ctrl, Head,
+    Phase, Purchase, Stage,
+)
+
+NT = NUM_UNIT_TYPES
+P = Head.PURCHASE
+
+
+class PurchaseMixin:
+    # --------------------------------------------------------------------------- TP ----
+    def affordable(self, p: int, fl: int, colour: int = 0, tp: int = 0) -> bool:
+        missing = tp - self.tp[p][colour] if tp > self.tp[p][colour] else 0
+        return self.money[p] >= fl + self.tp_price * missing
+
+    def _pay(self, p: int, fl: int, colour: int = 0, tp: int = 0) -> None:
+        use = min(tp, self.tp[p][colour])
+        self.tp[p][colour] -= use
+        self._bank(p, -(fl + self.tp_price * (tp - use)))
+
+    def _card_tp_options(self, p: int) -> list[tuple]:
+        opts = []
+        rotated = self.rotated[p]
+        for c in self.hand[p]:
+            if c in rotated:
+                continue
+            alts = self.cards[c].tp
+            if len(alts) == 1:
+                opts.append(((Head.CARD, c),))
+            elif len(alts) > 1:
+                opts += [((Head.CARD, c), (Head.COLOUR, alt[0])) for alt in alts]
+        return opts
+
+    def _goal_claim_options(self, p: int) -> list[tuple]:
+        """Spec 5.8 C / G31: an unrotated card whose goal is met, while a fitting token is left."""
+        opts = []
+        rotated = self.rotated[p]
+        for c in self.hand[p]:
+            if c in rotated or not self.goal_met(p, self.goal_of[c]):
+                continue
+            colours = self.cards[c].token_colours or tuple(range(6))
+            avail = [k for k in colours if self.token_supply[k] > 0]
+            if len(colours) == 1:
+                if avail:
+                    opts.append(((Head.CTRL, Ctrl.CLAIM_GOAL), (Head.CARD, c)))
+            else:
+                opts += [((Head.CTRL, Ctrl.CLAIM_GOAL), (Head.CARD, c), (Head.COLOUR, k)) for k in avail]
+        return opts
+
+    # ---------------------------------------------------------------- the menu ----
+    def _start_purchases(self) -> None:
+        self.stage = Stage.PURCHASES
+        self.queue = [p for p in self.order if not self.eliminated[p]]
+        self._next_purchaser()
+
+    def _next_purchaser(self) -> None:
+        if not self.queue:
+            self._after_purchases()
+            return
+        p = self.actor = self.queue.pop(0)
+        self.units_bought[p] = 0
+        self.card_bought[p] = False
+        self.tp[p] = [0] * 6
+        self.phase = Phase.PURCHASE
+        self._open_tree(self._purchase_options(p))
+
+    def _after_purchases(self) -> None:
+        self._start_war()
+
+    def _purchase_options(self, p: int) -> list[tuple]:
+        opts: list[tuple] = [((Head.CTRL, Ctrl.DONE),)]
+        opts += [((Head.CTRL, c),) for _, c in self.loan_moves(p)]
+        opts += self._card_tp_options(p)
+        opts += [((Head.COLOUR, k),) for k in range(6) if self.tokens[p][k] > self.tokens_flipped[p][k]]
+        opts += self._goal_claim_options(p)
+        opts += self._tech_options(p)
+        opts += self._build_options(p)
+        opts += self._repair_options(p)
+        opts += self._vehicle_options(p)
+        opts += self._vehicle_upgrade_options(p)
+        opts += self._unit_options(p)
+        opts += self._captain_upgrade_options(p)
+        opts += self._redeploy_options(p)
+        opts += self._ransom_options(p)
+        if (not self.card_bought[p] and self.deck
+                and self.money[p] >= self.card_price(p)):
+            opts.append(((P, Purchase.CARD),))
+        return opts
+
+    def card_price(self, p: int) -> int:
+        cp = self.comp.raw["card_price"]
+        return cp["base"] + cp["per_card_held"] * len(self.hand[p])
+
+    # ------------------------------------------------------------ technologies ----
+    def _tech_options(self, p: int) -> list[tuple]:
+        opts = []
+        for b in range(6):
+            level = self.tech[p][b] + 1
+            if level <= 4 and not self.tech_bought[p][b] and self.money[p] >= self.tech_price * level:
+                opts.append(((P, Purchase.TECH), (Head.TECH, b * 4 + level - 1)))
+        return opts
+
+    # --------------------------------------------------------------- buildings ----
+    def _build_options(self, p: int) -> list[tuple]:
+        """New buildings and upgrades (also by two levels): TP and fl of the level difference."""
+        comp = self.comp
+        tech = self.tech[p]
+        opts = []
+        can = (tech[CONSTRUCTION_B] >= 1, tech[CONSTRUCTION_B] >= 2, tech[RELIGION_B] >= 1)
+        if not any(can):
+            return opts
+        for n in self.land_nodes:
+            if self.controller(n) != p:
+                continue
+            for cls in range(3):
+                if not can[cls] or (cls == CIVIL and not self.board.inhabited[n]):
+                    continue
+                owner = self.building_owner_at(n, cls)
+                if owner >= 0 and owner != p:
+                    continue
+                cur = self.building_kind_at(n, cls)
+                if cls == 2:
+                    targets = () if cur >= 0 else (CATHEDRAL,)
+                else:
+                    first = 0 if cls == CIVIL else 3
+                    targets = range(first if cur < 0 else cur + 1, first + 3)
+                for k in targets:
+                    fl, tp = self.build_cost(k, cur)
+                    colour = VIOLET if k == CATHEDRAL else GREEN
+                    if (self.building_supply[k] > 0 and self.affordable(p, fl, colour, tp)
+                            and self.markers_allow(p, comp.building_level[k],
+                                                   comp.building_level[cur] if cur >= 0 else 0)):
+                        opts.append(((P, Purchase.BUILD), (Head.BUILD, k), (Head.NODE, n)))
+        return opts
+
+    def build_cost(self, kind: int, current: int) -> tuple[int, int]:
+        """(fl, TP) to build ``kind`` where ``current`` (a BUILD index or -1) stands."""
+        comp = self.comp
+        if current < 0:
+            return comp.building_cost[kind], comp.building_tp[kind]
+        return (comp.building_cost[kind] - comp.building_cost[current],
+                comp.building_tp[kind] - comp.building_tp[current])
+
+    def _do_build(self, p: int, kind: int, node: int) -> None:
+        comp = self.comp
+        cls = BUILDING_CLASS[kind]
+        cur = self.building_kind_at(node, cls)
+        fl, tp = self.build_cost(kind, cur)
+        self._pay(p, fl, VIOLET if kind == CATHEDRAL else GREEN, tp)
+        gained_markers = comp.building_markers[kind] - (comp.building_markers[cur] if cur >= 0 else 0)
+        if cur >= 0:
+            self.building_supply[cur] += 1
+        self.building_supply[kind] -= 1
+        level = comp.building_level[kind]
+        if cls == CIVIL:
+            self.civil[node] = level
+            self.civil_owner[node] = p
+        elif cls == MILITARY:
+            self.mil[node] = level
+            self.mil_owner[node] = p
+        else:
+            self.cath_owner[node] = p
+        if comp.building_ep[kind]:
+            self._gain_ep(p, comp.building_ep[kind], "built_" + BUILDING_NAMES[kind])  # G12: upgrades too
+        if gained_markers > 0:
+            self.markers_to_place = gained_markers
+            self.marker_origin = node
+            if self.marker_moves():
+                self.phase = Phase.PLACE_MARKER
+                return
+            self.markers_to_place = 0
+
+    def marker_moves(self) -> list[tuple[int, int]]:
+        """Spec 5.7: adjacent regions with no opposing army, not controlled by another player."""
+        p = self.actor
+        if self.markers_to_place <= 0 or self.markers_left[p] <= 0:
+            return []
+        moves = [(Head.CTRL, Ctrl.DONE)]
+        for n in self.board.land_adj[self.marker_origin]:
+            if not self.playable[n] or self.marker[n] >= 0 or self.barb_size(n):
+                continue
+            if any(self.army_size(q, n) for q in range(self.num_players) if q != p):
+                continue
+            c = self.controller(n)
+            if c < 0 or c == p:
+                moves.append((Head.NODE, n))
+        return moves if len(moves) > 1 else []
+
+    def _apply_marker(self, move: tuple[int, int]) -> None:
+        p = self.actor
+        if move[0] == Head.NODE:
+            self.marker[move[1]] = p
+            self.markers_left[p] -= 1
+            self.markers_to_place -= 1
+            if self.marker_moves():
+                return
+        self.markers_to_place = 0  # the rest go back (spec 5.7)
+        self.phase = Phase.PURCHASE
+        self._open_tree(self._purchase_options(p))
+
+    def _repair_options(self, p: int) -> list[tuple]:
+        if self.money[p] < self.repair_price:
+            return []
+        opts = []
+        for n in self.land_nodes:
+            if self.controller(n) != p:
+                continue
+            for cls, dmg in ((0, self.civil_dmg), (1, self.mil_dmg), (2, self.cath_dmg)):
+                if dmg[n] and self.building_owner_at(n, cls) == p:
+                    opts.append(((P, Purchase.REPAIR), (Head.NODE, n), (Head.BUILD, self.building_kind_at(n, cls))))
+        return opts
+
+    # ---------------------------------------------------------------- vehicles ----
+    def _vehicle_options(self, p: int) -> list[tuple]:
+        tech = self.tech[p]
+        kinds = ([0, 1, 2, 3] if tech[TRANSPORT_B] >= 1 else []) + ([SIEGE] if tech[CONSTRUCTION_B] >= 3 else [])
+        if not kinds or self.free_slot(p) < 0:
+            return []
+        opts = []
+        for kind in kinds:
+            colour = GREEN if kind == SIEGE else BLUE
+            nodes = [n for n in self.land_nodes if self.vehicle_place_ok(p, kind, n)]
+            if not nodes:
+                continue
+            for level in (1, 2, 3):
+                if (self.vehicles_in_supply(kind, level) > 0
+                        and self.affordable(p, self.vehicle_cost_per_level * level, colour, level)
+                        and self.markers_allow(p, level)):
+                    v = kind * 3 + level - 1
+                    opts += [((P, Purchase.VEHICLE), (Head.VEHICLE, v), (Head.NODE, n)) for n in nodes]
+        return opts
+
+    def _vehicle_upgrade_options(self, p: int) -> list[tuple]:
+        tech = self.tech[p]
+        opts = []
+        for s, oid in enumerate(self.slots[p]):
+            if oid < 0:
+                continue
+            kind, level, node = self.objs[oid][O_KIND], self.objs[oid][O_LEVEL], self.objs[oid][O_NODE]
+            if (tech[CONSTRUCTION_B] < 3) if kind == SIEGE else (tech[TRANSPORT_B] < 1):
+                continue
+            if not self.vehicle_place_ok(p, kind, node):
+                continue
+            colour = GREEN if kind == SIEGE else BLUE
+            for target in range(level + 1, 4):
+                diff = target - level
+                if (kind == SIEGE and self.siege_supply[target - 1] <= 0):
+                    continue
+                if (self.affordable(p, self.vehicle_cost_per_level * diff, colour, diff)
+                        and self.markers_allow(p, target, level)):
+                    opts.append(((P, Purchase.UPGRADE_VEHICLE), (Head.OBJECT, s),
+                                 (Head.VEHICLE, kind * 3 + target - 1)))
+        return opts
+
+    # ------------------------------------------------------------------- units ----
+    def _unit_options(self, p: int) -> list[tuple]:
+        if self.units_bought[p] >= self.unit_limit(p):
+            return []
+        nodes = [n for n in self.land_nodes if self.unit_place_ok(p, n)]
+        if not nodes:
+            return []
+        opts = []
+        sup = self.unit_supply[p]
+        for t in range(4):
+            if sup[t] > 0 and self.money[p] >= self.comp.unit_cost[t]:
+                opts += [((P, Purchase.UNIT), (Head.UNIT, t), (Head.NODE, n)) for n in nodes]
+        if self.tech[p][COMBAT_B] >= 1 and sup[4] > 0:
+            for level in (1, 2, 3):
+                if self.affordable(p, self.comp.unit_cost[CP1 + level - 1], RED, level):
+                    opts += [((P, Purchase.UNIT), (Head.UNIT, CP1 + level - 1), (Head.NODE, n)) for n in nodes]
+        return opts
+
+    def _redeploy_options(self, p: int) -> list[tuple]:
+        """Spec 5.7 / 5.14: capitulated units return from the next round on, free, within the unit
+        limit, into own inhabited regions or regions with a military building."""
+        cap = self.capitulated[p]
+        if not any(cap) or self.capitulated_round[p] >= self.round or self.units_bought[p] >= self.unit_limit(p):
+            return []
+        nodes = [n for n in self.land_nodes if self.unit_place_ok(p, n)]
+        return [((P, Purchase.REDEPLOY), (Head.UNIT, t), (Head.NODE, n)) for t in range(NT) if cap[t] for n in nodes]
+
+    def _ransom_captor(self, p: int, t: int) -> int:
+        """The captor a ransom of type t goes to: the first in turn order holding one (ASSUMPTION)."""
+        return next((c for c in self.order if self.prisoners[c][p][t]), -1)
+
+    def _ransom_options(self, p: int) -> list[tuple]:
+        """Spec 5.7: own captured units at twice their price, paid to the captor (G28, G83); within
+        the unit limit; placed in an own military building or controlled inhabited region."""
+        if self.units_bought[p] >= self.unit_limit(p):
+            return []
+        types = [t for t in range(NT) if self._ransom_captor(p, t) >= 0
+                 and self.money[p] >= 2 * self.comp.unit_cost[t]]
+        if not types:
+            return []
+        nodes = [n for n in self.land_nodes if self.unit_place_ok(p, n)]
+        return [((P, Purchase.RANSOM), (Head.UNIT, t), (Head.NODE, n)) for t in types for n in nodes]
+
+    def _captain_upgrade_options(self, p: int) -> list[tuple]:
+        if self.tech[p][COMBAT_B] < 1:
+            return []
+        opts = []
+        u = self.units[p]
+        cost = self.comp.unit_cost
+        for n in self.land_nodes:
+            base = n * NT
+            if not (u[base + 4] or u[base + 5]) or not self.unit_place_ok(p, n):
+                continue
+            for frm in (4, 5):
+                if not u[base + frm]:
+                    continue
+                for to in range(frm + 1, 7):
+                    if self.affordable(p, cost[to] - cost[frm], RED, to - frm):
+                        opts.append(((P, Purchase.UPGRADE_CAPTAIN), (Head.NODE, n), (Head.UNIT, frm), (Head.UNIT, to)))
+        return opts
+
+    # ------------------------------------------------------------------ apply ----
+    def _apply_purchase_option(self, opt: tuple) -> None:
+        p = self.actor
+        head, arg = opt[0]
+        if head == Head.CTRL:
+            if arg == Ctrl.DONE:
+                self.tp[p] = [0] * 6  # unspent TP are lost at the end of the phase (G29)
+                self.turn += 1
+                self._next_purchaser()
+                return
+            if arg == Ctrl.CLAIM_GOAL:
+                self._claim_goal(p, opt)
+            else:
+                self._loan(p, arg)
+        elif head == Head.CARD:
+            alts = self.cards[arg].tp
+            colours = alts[0] if len(alts) == 1 else (opt[1][1],)
+            for k in colours:
+                self.tp[p][k] += 1
+            self.rotated[p].append(arg)
+        elif head == Head.COLOUR:
+            self.tokens_flipped[p][arg] += 1
+            self.tp[p][arg] += self.tp_per_token
+        else:
+            self._do_purchase(p, arg, opt)
+            if self.phase != Phase.PURCHASE:  # marker placement or card choice pending
+                return
+        if self.phase == Phase.PURCHASE:
+            self._open_tree(self._purchase_options(p))
+
+    def _do_purchase(self, p: int, cat: int, opt: tuple) -> None:
+        comp = self.comp
+        if cat == Purchase.TECH:
+            b, lvl = divmod(opt[1][1], 4)
+            self._bank(p, -self.tech_price * (lvl + 1))
+            self.tech[p][b] = lvl + 1
+            self.tech_bought[p][b] = True
+        elif cat == Purchase.BUILD:
+            self._do_build(p, opt[1][1], opt[2][1])
+        elif cat == Purchase.REPAIR:
+            node, kind = opt[1][1], opt[2][1]
+            cls = BUILDING_CLASS[kind]
+            dmg = (self.civil_dmg, self.mil_dmg, self.cath_dmg)[cls]
+            dmg[node] -= 1
+            self._bank(p, -self.repair_price)
+        elif cat == Purchase.VEHICLE:
+            kind, lvl = divmod(opt[1][1], 3)
+            level = lvl + 1
+            self._pay(p, self.vehicle_cost_per_level * level, GREEN if kind == SIEGE else BLUE, level)
+            if kind == SIEGE:
+                self.siege_supply[lvl] -= 1
+            else:
+                self.vehicle_supply[kind] -= 1
+            self._new_object(p, kind, level, opt[2][1])
+        elif cat == Purchase.UPGRADE_VEHICLE:
+            oid = self.slots[p][opt[1][1]]
+            o = self.objs[oid]
+            kind, target = o[O_KIND], opt[2][1] % 3 + 1
+            diff = target - o[O_LEVEL]
+            self._pay(p, self.vehicle_cost_per_level * diff, GREEN if kind == SIEGE else BLUE, diff)
+            if kind == SIEGE:  # the old figure goes back to the supply
+                self.siege_supply[o[O_LEVEL] - 1] += 1
+                self.siege_supply[target - 1] -= 1
+            o[O_LEVEL] = target
+        elif cat == Purchase.UNIT:
+            t, node = opt[1][1], opt[2][1]
+            if t >= CP1:
+                level = t - CP1 + 1
+                self._pay(p, comp.unit_cost[t], RED, level)
+                self.unit_supply[p][4] -= 1
+            else:
+                self._bank(p, -comp.unit_cost[t])
+                self.unit_supply[p][t] -= 1
+            self._add_units(p, node, t, 1)
+            self.units_bought[p] += 1
+        elif cat == Purchase.RANSOM:
+            t, node = opt[1][1], opt[2][1]
+            captor = self._ransom_captor(p, t)
+            self.prisoners[captor][p][t] -= 1
+            self._transfer(p, captor, 2 * comp.unit_cost[t])
+            self._add_units(p, node, t, 1)
+            self.units_bought[p] += 1
+        elif cat == Purchase.REDEPLOY:
+            t, node = opt[1][1], opt[2][1]
+            self.capitulated[p][t] -= 1
+            self._add_units(p, node, t, 1)
+            self.units_bought[p] += 1
+        elif cat == Purchase.UPGRADE_CAPTAIN:
+            node, frm, to = opt[1][1], opt[2][1], opt[3][1]
+            self._pay(p, comp.unit_cost[to] - comp.unit_cost[frm], RED, to - frm)
+            self._add_units(p, node, frm, -1)
+            self._add_units(p, node, to, 1)
+        elif cat == Purchase.CARD:
+            self._bank(p, -self.card_price(p))
+            self.card_bought[p] = True
+            cp = comp.raw["card_price"]
+            k = cp["draw_base"] + cp["draw_per_cathedral"] * self.count_buildings(p, CATHEDRAL, controlled_only=False)
+            k = min(k, len(self.deck))  # G82
+            self.drawn = [self.deck.pop() for _ in range(k)]
+            self.phase = Phase.KEEP_CARD
+
+    def keep_card_moves(self) -> list[tuple[int, int]]:
+        return [(Head.CARD, c) for c in sorted(self.drawn)]
+
+    def _apply_keep_card(self, card: int) -> None:
+        p = self.actor
+        self.hand[p].append(card)
+        if not self.setup_done:
+            self.turn += 1
+            self._setup_card_kept(card)
+            return
+        # the rest go face down under the deck (spec 5.7)
+        rest = [c for c in self.drawn if c != card]
+        self.deck[:0] = rest
+        self.drawn = []
+        self.phase = Phase.PURCHASE
+        self._open_tree(self._purchase_options(p))
+
+    def _claim_goal(self, p: int, opt: tuple) -> None:
+        card = opt[1][1]
+        colours = self.cards[card].token_colours or tuple(range(6))
+        colour = opt[2][1] if len(opt) > 2 else colours[0]
+        self.token_supply[colour] -= 1
+        self.tokens[p][colour] += 1
+        self.hand[p].remove(card)
+        self.deck.insert(0, card)  # face down under the deck
+        self.goals_claimed[p] += 1
+
+
+__all__ = ["PurchaseMixin"]

@@ -1,0 +1,244 @@
+"""EP during the game, goals of empire cards, the end of the round and the final scoring (spec 4.5,
+5.8, 6)."""
+from __future__ import annotations
+
+from .constants import (
+    CASTLE, CATHEDRAL, CITY, NUM_UNIT_TYPES, O_KIND, O_LEVEL, SIEGE, Phase, Stage,
+)
+from .data import GOAL_KEYS
+
+NT = NUM_UNIT_TYPES
+AWARDS = ("money", "market", "technology", "rome", "jerusalem", "cathedrals", "cities", "castles",
+          "regions", "monopolies", "prisoners", "loans", "goal_tokens")
+
+
+class ScoringMixin:
+    # ---------------------------------------------------------------------------- EP ----
+    def _gain_ep(self, p: int, k: int, reason: str) -> None:
+        """Every EP change goes through here and is tallied per reason (for the EP invariant)."""
+        self.ep[p] += k
+        self.ep_events[p][reason] = self.ep_events[p].get(reason, 0) + k
+        if self.ep_limit and self.ep[p] >= self.ep_limit:
+            self.pending_end = True  # spec 1.5: the turn and the game end at once
+
+    # ------------------------------------------------------------------------- goals ----
+    def goal_value(self, p: int, key: int) -> int:
+        """The measured quantity of goal template ``key`` for seat p (Appendix C.2)."""
+        name = GOAL_KEYS[key]
+        if name == "control_regions":
+            return len(self.controlled_regions(p))
+        if name == "inhabited_outside_home":
+            return sum(1 for n in self.controlled_regions(p)
+                       if self.board.inhabited[n] and self.home_owner[n] != p)
+        if name == "civil_buildings":
+            return sum(1 for n in self.land_nodes if self.civil_owner[n] == p)
+        if name == "civil_levels":
+            return sum(self.civil[n] for n in self.land_nodes if self.civil_owner[n] == p)
+        if name == "cathedrals":
+            return sum(1 for n in self.land_nodes if self.cath_owner[n] == p)
+        if name == "military_buildings":
+            return sum(1 for n in self.land_nodes if self.mil_owner[n] == p)
+        if name == "military_levels":
+            return sum(self.mil[n] for n in self.land_nodes if self.mil_owner[n] == p)
+        if name == "tech_levels":
+            return sum(self.tech[p])
+        if name == "tech_branch_level":
+            return max(self.tech[p])
+        if name == "branches_level1":
+            return sum(1 for lv in self.tech[p] if lv >= 1)
+        objs = [self.objs[oid] for oid in self.own_objects(p)]
+        if name == "transports":
+            return sum(1 for o in objs if o[O_KIND] != SIEGE)
+        if name == "transport_levels":
+            return sum(o[O_LEVEL] for o in objs if o[O_KIND] != SIEGE)
+        if name == "siege_levels":
+            return sum(o[O_LEVEL] for o in objs if o[O_KIND] == SIEGE)
+        if name == "units_on_board":
+            return self.total_units(p)
+        if name == "captain_levels":
+            u = self.units[p]
+            return sum(u[i] * (i % NT - 3) for i in range(len(u)) if i % NT >= 4)
+        if name == "net_money":
+            return self.money[p] - self.loan_amount * self.loans[p]
+        if name == "colours_on_vehicle":
+            return max([sum(1 for c in self.goods[oid] if c) for oid in self.own_objects(p) if oid in self.goods]
+                       or [0])
+        if name == "market_factor":
+            return max([self.market_factor(n) for n in self.controlled_regions(p) if self.board.inhabited[n]] or [0])
+        if name == "route_stages":
+            return self.stat_route_stages[p]
+        if name == "barbarian_armies_destroyed":
+            return self.stat_barbarians_destroyed[p]
+        if name == "inhabited_conquered":
+            return self.stat_conquered[p]
+        if name == "military_chain":
+            return self._largest_military_chain(p)
+        if name == "foreign_home_regions":
+            return sum(1 for n in self.controlled_regions(p) if self.home_owner[n] not in (-1, p))
+        if name == "cards_held":
+            return len(self.hand[p])
+        raise ValueError(name)
+
+    def goal_met(self, p: int, goal: tuple[int, int]) -> bool:
+        key, threshold = goal
+        return self.goal_value(p, key) >= threshold
+
+    def _largest_military_chain(self, p: int) -> int:
+        nodes = {n for n in self.land_nodes if self.mil_owner[n] == p and self.controller(n) == p}
+        best = 0
+        seen: set = set()
+        for start in nodes:
+            if start in seen:
+                continue
+            stack = [start]
+            seen.add(start)
+            size = 0
+            while stack:
+                a = stack.pop()
+                size += 1
+                for b in self.board.land_adj[a]:
+                    if b in nodes and b not in seen:
+                        seen.add(b)
+                        stack.append(b)
+            best = max(best, size)
+        return best
+
+    # ------------------------------------------------------------------ end of round ----
+    def _end_round(self) -> None:
+        """Spec 4.5: stop markers off, cards straightened, tokens flipped back, full MP."""
+        self.stage = Stage.END_OF_ROUND
+        if self.round >= self.num_rounds:
+            self._start_final()
+            return
+        for p in range(self.num_players):
+            self.rotated[p] = []
+            self.tokens_flipped[p] = [0] * 6
+            self.loan_taken[p] = 0
+            self.loan_repaid[p] = 0
+            self.tech_bought[p] = [False] * 6
+        for o in self.objs.values():
+            o[4] = self.vehicle_mp(o[1], o[2])
+            o[5] = False
+        for p in range(self.num_players):
+            st = self.stopped[p]
+            for i in range(len(st)):
+                st[i] = 0
+        self.cargo_stopped = {}
+        self.conquered_round = set()
+        self.battle_nodes = set()
+        self.round += 1
+        self._start_auction()
+
+    # ----------------------------------------------------------------- final scoring ----
+    def _start_final(self) -> None:
+        """Spec 6.2 step 1: the last revolt check (with its battles), then the awards."""
+        self.final_started = True
+        self.pending_end = False
+        self.bt = None
+        self.conquest = None
+        self.tree = []
+        self.stage = Stage.END_OF_ROUND
+        self._start_revolts(final=True)
+
+    def _final_scoring(self) -> None:
+        """Spec 6.2: the awards are added to the EP; the game is over."""
+        breakdown = self.final_awards()
+        for a in AWARDS:
+            for p in range(self.num_players):
+                if breakdown[a][p]:
+                    self._gain_ep(p, breakdown[a][p], "final_" + a)
+        self.pending_end = False
+        self.final_breakdown = breakdown
+        self.stage = Stage.OVER
+        self.phase = Phase.GAME_OVER
+        self.actor = -1
+
+    def final_awards(self) -> dict[str, list[int]]:
+        """Spec 6.2 awards per seat, computed from the state (after the last revolt check)."""
+        n = self.num_players
+        alive = [p for p in range(n) if not self.eliminated[p]]
+        breakdown = {a: [0] * n for a in AWARDS}
+
+        def award(name: str, values: dict) -> None:
+            # G54: an award needs a count >= 1; ties give 1 EP each instead
+            best = max(values.values(), default=0)
+            if best <= 0:
+                return
+            winners = [p for p, v in values.items() if v == best]
+            pts = self.award_ep if len(winners) == 1 else self.award_tie_ep
+            for p in winners:
+                breakdown[name][p] += pts
+
+        award("money", {p: self.net_money(p) for p in alive})
+        award("market", {p: self._best_market(p) for p in alive})
+        tech_winners = self._technology_award(alive)
+        for p in tech_winners:
+            breakdown["technology"][p] += self.award_ep if len(tech_winners) == 1 else self.award_tie_ep
+        rome = self.special_nodes.get("rome", -1)
+        if rome >= 0:
+            award("rome", {p: int(self.controller(rome) == p) for p in alive})
+        jer = self.special_nodes.get("jerusalem", -1)
+        if jer >= 0:
+            award("jerusalem", {p: int(self.controller(jer) == p and self.empire_of[p] != self.jerusalem_excluded)
+                                for p in alive})
+        award("cathedrals", {p: self.count_buildings(p, CATHEDRAL) for p in alive})
+        award("cities", {p: self.count_buildings(p, CITY) for p in alive})
+        award("castles", {p: self.count_buildings(p, CASTLE) for p in alive})
+        award("regions", {p: len(self.controlled_regions(p)) for p in alive})
+        for good in range(len(self.comp.goods)):
+            producers = [r for r in self.land_nodes if self.board.good[r] == good]
+            if not producers:
+                continue
+            for p in alive:
+                if all(self.controller(r) == p for r in producers):
+                    breakdown["monopolies"][p] += self.award_ep
+        for p in alive:
+            held = self.prisoners_of(p)
+            for threshold, pts in reversed(self.comp.raw["prisoner_penalty"]):
+                if held >= threshold:
+                    breakdown["prisoners"][p] += pts
+                    break
+            breakdown["loans"][p] += self.comp.raw["loan_penalty"][min(self.loans[p], self.max_loans)]
+            tokens = sum(self.tokens[p])
+            table = self.comp.goal_token_ep
+            breakdown["goal_tokens"][p] += table[min(tokens, len(table) - 1)]
+        return breakdown
+
+    def prisoners_of(self, p: int) -> int:
+        """Own units held prisoner by others."""
+        return sum(sum(self.prisoners[c][p]) for c in range(self.num_players))
+
+    def _best_market(self, p: int) -> int:
+        """Highest market factor in a region undisputedly held by p (controlled, no foreign army)."""
+        best = 0
+        for n in self.controlled_regions(p):
+            if self.board.inhabited[n]:
+                best = max(best, self.market_factor(n))
+        return best
+
+    def _technology_award(self, alive: list[int]) -> list[int]:
+        """Spec 6.2 / G55: highest level reached; most branches at it; cascade to lower levels."""
+        cands = [p for p in alive if max(self.tech[p]) > 0]
+        if not cands:
+            return []
+        top = max(max(self.tech[p]) for p in cands)
+        cands = [p for p in cands if max(self.tech[p]) == top]
+        for level in range(top, 0, -1):
+            counts = {p: sum(1 for lv in self.tech[p] if lv >= level) for p in cands}
+            best = max(counts.values())
+            cands = [p for p in cands if counts[p] == best]
+            if len(cands) == 1:
+                break
+        return cands
+
+    def placement(self) -> list[float]:
+        """Spec 6.2: most EP; then net money; then the earlier position in the last turn order.
+        Eliminated players rank last."""
+        n = self.num_players
+        out = []
+        for p in range(n):
+            if self.eliminated[p]:
+                out.append(-1e12 + self.ep[p])
+                continue
+            out.append(self.ep[p] * 1e8 + (self.net_money(p) + 1e6) * 10 + (n - self.position[p]))
+        return out

@@ -1,0 +1,227 @@
+"""Game state of Medioevo Universale as plain lists and ints, with the queries every rule needs.
+
+Layout (N players, NN nodes):
+* ``units[p]``: flat list, ``units[p][node * 7 + t]`` = p's units of type t (LI HI AR CA CP1 CP2 CP3);
+  ``army[p][node]`` = their total (kept in step by ``_add_units``, read by the hot control query).
+* ``barb``: flat list, ``barb[node * 3 + k]`` = barbarian LI, AR, CP; ``barb_total[node]`` their sum
+  (kept by ``_add_barb``).
+* ``objs``: object id -> ``[owner, kind, level, node, mp, stopped]`` (transports and siege engines);
+  ``slots[p]``: 10 ownership slots holding object ids or -1 (the OBJECT head indexes these).
+* buildings per node: ``civil``/``mil`` level 0..3 (0 = none) with ``civil_owner``/``mil_owner`` and
+  damage markers ``civil_dmg``/``mil_dmg``; ``cath_owner`` (-1 = none) and ``cath_dmg``.
+* ``marker[node]``: owner of the control marker there, or -1.
+* ``cubes[node]``: list of 8 flags, the goods cubes of the market there (market factor = their sum).
+No RL terms here; the engine in ``engine.py`` adds the phase machine.
+"""
+from __future__ import annotations
+
+from .constants import (
+    BUILDING_CLASS, CARAVAN, CATHEDRAL, CIVIL, GALLEY, MERCHANT_SHIP, MILITARY, NUM_SLOTS, NUM_UNIT_TYPES,
+    O_KIND, O_LEVEL, O_NODE, O_OWNER, SIEGE, WAR_WAGON,
+)
+from .data import markers_feasible
+
+NT = NUM_UNIT_TYPES
+
+
+class StateMixin:
+    """Queries over the state. Attributes are created by the engine's ``__init__``."""
+
+    # ------------------------------------------------------------------------- units ----
+    def _add_units(self, p: int, node: int, t: int, k: int) -> None:
+        """The only way units change on the board (keeps ``army`` and stop markers in step)."""
+        i = node * NT + t
+        self.units[p][i] += k
+        self.army[p][node] += k
+        if k < 0 and self.stopped[p][i] > self.units[p][i]:
+            self.stopped[p][i] = self.units[p][i]
+
+    def _add_barb(self, node: int, k_type: int, k: int) -> None:
+        self.barb[node * 3 + k_type] += k
+        self.barb_total[node] += k
+
+    def army_size(self, p: int, node: int) -> int:
+        return self.army[p][node]
+
+    def total_units(self, p: int) -> int:
+        """Units on the board and aboard p's carriers."""
+        aboard = 0
+        for oid in self.slots[p]:
+            if oid >= 0:
+                c = self.cargo.get(oid)
+                if c:
+                    aboard += sum(c)
+        return sum(self.army[p]) + aboard
+
+    def barb_size(self, node: int) -> int:
+        return self.barb_total[node]
+
+    def captains_owned(self, p: int) -> int:
+        u = self.units[p]
+        return sum(u[i] for i in range(len(u)) if i % NT >= 4)
+
+    # ---------------------------------------------------------------------- control ----
+    def controller(self, node: int) -> int:
+        """Spec 5.2: the seat controlling a land region, or -1 (sea zones, barbarian regions)."""
+        if not self.land_playable[node] or self.barb_total[node]:
+            return -1
+        present = -1
+        army = self.army
+        for p in range(self.num_players):
+            if army[p][node]:
+                if present >= 0:
+                    return -1  # two players' armies: contested (treaties come with diplomacy)
+                present = p
+        if present >= 0:
+            return present
+        m = self.marker[node]
+        if m >= 0:
+            return m
+        return self.home_owner[node]
+
+    def controlled_regions(self, p: int) -> list[int]:
+        return [n for n in self.land_nodes if self.controller(n) == p]
+
+    def control_map(self) -> list[int]:
+        """The controller of every node (one pass; for observations and scoring)."""
+        return [self.controller(n) for n in range(self.board.num_nodes)]
+
+    # -------------------------------------------------------------------- ownership ----
+    def owned_levels(self, p: int) -> list[int]:
+        """Owned objects needing an ownership marker, counted per level I, II, III (G8, G77)."""
+        levels = [0, 0, 0]
+        for oid in self.slots[p]:
+            if oid >= 0:
+                levels[self.objs[oid][O_LEVEL] - 1] += 1
+        for n in self.land_nodes:
+            if self.civil_owner[n] == p:
+                levels[self.civil[n] - 1] += 1
+            if self.mil_owner[n] == p:
+                levels[self.mil[n] - 1] += 1
+            if self.cath_owner[n] == p:
+                levels[2] += 1
+        return levels
+
+    def markers_allow(self, p: int, add_level: int = 0, remove_level: int = 0) -> bool:
+        """Whether p's owned objects still fit the ownership markers after adding/removing one."""
+        levels = self.owned_levels(p)
+        if remove_level:
+            levels[remove_level - 1] -= 1
+        if add_level:
+            levels[add_level - 1] += 1
+        return markers_feasible(tuple(levels))
+
+    def free_slot(self, p: int) -> int:
+        slots = self.slots[p]
+        for i in range(NUM_SLOTS):
+            if slots[i] < 0:
+                return i
+        return -1
+
+    def own_objects(self, p: int) -> list[int]:
+        return [oid for oid in self.slots[p] if oid >= 0]
+
+    def vehicles_in_supply(self, kind: int, level: int) -> int:
+        if kind == SIEGE:
+            return self.siege_supply[level - 1]
+        return self.vehicle_supply[kind]
+
+    # -------------------------------------------------------------------- buildings ----
+    def building_level_at(self, node: int, cls: int) -> int:
+        if cls == CIVIL:
+            return self.civil[node]
+        if cls == MILITARY:
+            return self.mil[node]
+        return 3 if self.cath_owner[node] >= 0 else 0
+
+    def building_owner_at(self, node: int, cls: int) -> int:
+        if cls == CIVIL:
+            return self.civil_owner[node]
+        if cls == MILITARY:
+            return self.mil_owner[node]
+        return self.cath_owner[node]
+
+    def building_kind_at(self, node: int, cls: int) -> int:
+        """The BUILD index (village .. cathedral) standing in class ``cls`` at node, or -1."""
+        if cls == CIVIL:
+            return self.civil[node] - 1 if self.civil[node] else -1
+        if cls == MILITARY:
+            return 2 + self.mil[node] if self.mil[node] else -1
+        return CATHEDRAL if self.cath_owner[node] >= 0 else -1
+
+    def count_buildings(self, p: int, kind: int, controlled_only: bool = True) -> int:
+        cls = BUILDING_CLASS[kind]
+        count = 0
+        for n in self.land_nodes:
+            if self.building_owner_at(n, cls) == p and self.building_kind_at(n, cls) == kind:
+                if not controlled_only or self.controller(n) == p:
+                    count += 1
+        return count
+
+    def civil_levels_owned(self, p: int) -> int:
+        """Sum of civil-building levels p owns in regions p controls (G78: no benefit elsewhere)."""
+        return sum(self.civil[n] for n in self.land_nodes
+                   if self.civil_owner[n] == p and self.controller(n) == p)
+
+    def market_factor(self, node: int) -> int:
+        return sum(self.cubes[node])
+
+    # ------------------------------------------------------------------------ money ----
+    def _bank(self, p: int, amount: int) -> None:
+        """Money between a seat and the bank; every such flow is tallied (conservation invariant)."""
+        self.money[p] += amount
+        self.bank_net[p] += amount
+
+    def _transfer(self, a: int, b: int, amount: int) -> None:
+        """Money from seat a to seat b (the auction payment, ransoms, treaties)."""
+        self.money[a] -= amount
+        self.money[b] += amount
+        self.transfer_net[a] -= amount
+        self.transfer_net[b] += amount
+
+    def upkeep(self, p: int) -> int:
+        """Spec 5.5 / G61: 20 fl per unit, transport and siege engine, whatever the type and level."""
+        return self.upkeep_per_item * (self.total_units(p) + len(self.own_objects(p)))
+
+    def interest_due(self, p: int) -> int:
+        """Loans taken in an earlier round pay interest (the loan of this round does not)."""
+        return self.loan_interest * max(0, self.loans[p] - self.loan_taken[p])
+
+    def net_money(self, p: int) -> int:
+        return self.money[p] - self.final_loan_deduction * self.loans[p]
+
+    def unit_limit(self, p: int) -> int:
+        return self.unit_limit_base + self.civil_levels_owned(p)
+
+    # ---------------------------------------------------------------------- helpers ----
+    def vehicle_mp(self, kind: int, level: int) -> int:
+        return self.comp.siege_mp[level - 1] if kind == SIEGE else self.comp.transport_mp[level - 1]
+
+    def vehicle_place_ok(self, p: int, kind: int, node: int) -> bool:
+        """Spec 2.5: where a transport or siege engine can be built or upgraded (controlled region)."""
+        if node < 0 or self.controller(node) != p:  # node -1: aboard a galley
+            return False
+        inh = self.board.inhabited[node]
+        if kind == CARAVAN:
+            return inh
+        if kind in (MERCHANT_SHIP, GALLEY):
+            return inh and self.board.port[node]
+        if kind in (WAR_WAGON, SIEGE):
+            return inh or self.mil[node] > 0
+        return False
+
+    def unit_place_ok(self, p: int, node: int) -> bool:
+        """Spec 2.4: units are bought in controlled regions that are inhabited or hold a military building."""
+        return self.controller(node) == p and (self.board.inhabited[node] or self.mil[node] > 0)
+
+    def objects_at(self, node: int) -> list[int]:
+        return [oid for oid, o in self.objs.items() if o[O_NODE] == node]
+
+    def player_objects_of_kind(self, p: int, kind: int) -> list[int]:
+        return [oid for oid in self.own_objects(p) if self.objs[oid][O_KIND] == kind]
+
+    def owner_of(self, oid: int) -> int:
+        return self.objs[oid][O_OWNER]
+
+    def is_ship(self, oid: int) -> bool:
+        return self.objs[oid][O_KIND] in (MERCHANT_SHIP, GALLEY)

@@ -1,0 +1,197 @@
+"""The partial engine through the shared AEC adapter: API, seeds, bad input, hidden information.
+
+The game is not registered yet (no envs/medioevo_universale_v0.py until every rule is built), so
+these tests build ``TabletopEnv(SPEC, ...)`` directly.
+"""
+import numpy as np
+import pytest
+
+from envs.core import ConfigError, IllegalActionError, TabletopEnv, testing
+from envs.medioevo_universale import SPEC, Phase
+from envs.medioevo_universale.data import game_data
+
+PLAYER_COUNTS = (3, 4, 5, 6)
+
+
+def make(**kw):
+    kw.setdefault("num_rounds", 8)
+    return TabletopEnv(SPEC, **kw)
+
+
+@pytest.mark.parametrize("n", PLAYER_COUNTS)
+def test_pettingzoo_api(n):
+    testing.run_api_test(make(num_players=n), num_cycles=300)
+
+
+def test_pettingzoo_api_with_rule_options():
+    testing.run_api_test(make(num_players=3, empire_selection="pick", reveal_money=True, ep_limit=15,
+                              secret_goal_pairing=False), num_cycles=200)
+
+
+def test_pettingzoo_seed_test():
+    testing.check_seed_test(lambda: make(num_players=3), num_cycles=200)
+
+
+@pytest.mark.parametrize("n", (3, 6))
+def test_same_seed_same_game(n):
+    steps = testing.check_determinism(lambda: make(num_players=n, empire_selection="pick"), seed=11 + n,
+                                      max_steps=600)
+    assert steps > 200
+
+
+def test_different_seeds_differ():
+    a, b = make(), make()
+    a.reset(seed=1)
+    b.reset(seed=2)
+    assert not np.array_equal(a.observe("player_0")["observation"], b.observe("player_0")["observation"])
+
+
+def test_illegal_and_out_of_range_actions_raise_and_change_nothing():
+    checks = testing.check_illegal_actions_rejected(make(num_players=3), seed=3, steps=25)
+    assert checks > 5000
+
+
+def test_illegal_action_error_names_the_action():
+    env = make(num_players=3)
+    env.reset(seed=0)
+    tax = env.codec.index("TAX(50)")
+    with pytest.raises(IllegalActionError, match=r"action \d+ \(TAX\(50\)\) is illegal for seat \d now; legal: .*KIT"):
+        env.step(tax)
+    with pytest.raises(IllegalActionError, match="out of range"):
+        env.step(env.codec.num_actions)
+
+
+@pytest.mark.parametrize("bad", [2, 7, 0, "3", 3.0, True])
+def test_unsupported_player_counts(bad):
+    with pytest.raises(ConfigError, match="num_players"):
+        make(num_players=bad)
+
+
+def test_bad_config_values():
+    with pytest.raises(ConfigError, match="num_rounds must be 8, 10 or 12"):
+        make(num_rounds=9)
+    with pytest.raises(ConfigError, match="empire_selection"):
+        make(empire_selection="auction")
+    with pytest.raises(ConfigError, match="ep_limit"):
+        make(ep_limit=-1)
+    with pytest.raises(ConfigError, match=r"unknown config key\(s\) \['rounds'\]"):
+        make(rounds=8)
+    with pytest.raises(ConfigError, match="reveal_money"):
+        make(reveal_money="yes")
+
+
+@pytest.mark.parametrize("n", PLAYER_COUNTS)
+def test_spaces_and_names(n):
+    env = make(num_players=n)
+    names = env.codec.action_names()
+    assert env.action_space("player_0").n == len(names) == 275 + game_data().board.num_nodes
+    assert len(set(names)) == len(names)
+    assert env.codec.index("NODE(Konstantinopel)") == env.codec.offsets[6] + game_data().board.index("Konstantinopel")
+    layout = env.observation_layout
+    assert env.observation_space("player_0")["observation"].shape == (layout.size,)
+    assert sum(f.size for f in layout.fields) == layout.size
+
+
+@pytest.mark.parametrize("n", (3, 5))
+def test_game_ends_at_the_round_limit_with_rank_rewards(n):
+    env = make(num_players=n)
+    result = testing.play_random_game(env, seed=40 + n, check_observations=False)
+    assert result.terminated and not result.truncated
+    e = env.engine
+    assert e.round == 8 and e.is_over
+    assert sum(result.returns.values()) == pytest.approx(0.0)
+    best = max(range(n), key=lambda p: e.placement_scores()[p])
+    assert result.returns[f"player_{best}"] == 1.0
+    assert result.infos["player_0"]["scores"] == e.ep
+
+
+def test_truncation_at_max_turns():
+    env = make(max_turns=5)
+    result = testing.play_random_game(env, seed=3)
+    assert result.truncated and not result.terminated
+    assert env.engine.turn == 5
+
+
+def _scramble_hidden(engine, seat, rng):
+    """Change everything ``seat`` must not know; its observation must stay identical."""
+    other = engine.clone()
+    n = other.num_players
+    for p in range(n):
+        if p == seat:
+            continue
+        if not other.config.reveal_money:
+            other.money[p] += int(rng.integers(1, 500))
+        if other.phase in (Phase.BID, Phase.TIE_BID):
+            other.bids[p] += int(rng.integers(1, 50))  # sealed until everyone bid
+            other.tie_extra[p] += int(rng.integers(0, 50))
+        if other.tax_pending[p] >= 0:
+            other.tax_pending[p] = int(rng.choice(other.tax_rates))
+    # goals of other seats' cards, and of every card in the deck
+    own = set(other.hand[seat])
+    pool = [i for i in range(len(other.goal_of)) if i not in own]
+    goals = [other.goal_of[i] for i in pool]
+    rng.shuffle(goals)
+    for i, g in zip(pool, goals):
+        other.goal_of[i] = g
+    rng.shuffle(other.deck)
+    if other.event_deck:  # the back of the top card (the allowed tax rate) is public
+        rest = other.event_deck[:-1]
+        rng.shuffle(rest)
+        other.event_deck[:-1] = rest
+    if other.phase == Phase.KEEP_CARD and other.actor != seat:
+        other.drawn = list(other.drawn)  # same size, identities unknown to others
+        swap = [c for c in other.deck[:len(other.drawn)]]
+        other.deck[:len(swap)], other.drawn = other.drawn, swap
+    return other
+
+
+@pytest.mark.parametrize("n", (3, 4))
+def test_hidden_information_never_leaks(n):
+    env = make(num_players=n)
+    env.reset(seed=9)
+    rng = np.random.default_rng(0)
+    pick = np.random.default_rng(1)
+    checked = 0
+    for _ in range(150):
+        engine = env.engine
+        if engine.is_over:
+            break
+        for seat in range(n):
+            base = env.encoder.encode(engine, seat)
+            other = _scramble_hidden(engine, seat, rng)
+            assert np.array_equal(base, env.encoder.encode(other, seat)), f"seat {seat} sees hidden data"
+            checked += 1
+        legal = env.legal_actions()
+        env.step(int(legal[pick.integers(len(legal))]))
+    assert checked >= 150 * n
+
+
+def test_own_money_and_bid_are_visible_to_the_owner_only():
+    env = make(num_players=3)
+    env.reset(seed=1)
+    e = env.engine
+    while e.phase != Phase.BID:
+        env.step(env.legal_actions()[0])
+    bidder = e.actor
+    env.step(env.codec.index("COIN(+100)"))
+    layout = env.observation_layout
+    mine = env.observe(f"player_{bidder}")["observation"]
+    assert mine[layout["my_bid"]][0] == pytest.approx(100 / 2000)
+    for q in range(3):
+        if q != bidder:
+            obs = env.observe(f"player_{q}")["observation"]
+            assert obs[layout["my_bid"]][0] == 0
+            rel = (bidder - q) % 3
+            assert obs[layout[f"seat{rel}_money_known"]][0] == 0
+
+
+def test_render_and_clone():
+    env = make(num_players=3, render_mode="ansi")
+    env.reset(seed=0)
+    assert "round 1/8" in env.render()
+    twin = env.engine.clone()
+    before = testing.state_bytes(twin)
+    for _ in range(30):
+        env.step(env.legal_actions()[-1])
+    assert testing.state_bytes(env.engine) != before
+    assert testing.state_bytes(twin) == before
