@@ -1,0 +1,19 @@
+"""Mythotopia: rules engine, component data, action codec and observation encoder."""
+from ..core.game import GameSpec
+from .codec import MythotopiaCodec
+from .encoder import MythotopiaEncoder
+from .engine import MythotopiaConfig, MythotopiaEngine, Phase
+
+SPEC = GameSpec(
+    name="mythotopia",
+    version=0,
+    player_counts=(2, 3, 4),
+    default_players=2,
+    config_cls=MythotopiaConfig,
+    new_engine=MythotopiaEngine,
+    new_codec=MythotopiaCodec,
+    new_encoder=MythotopiaEncoder,
+    default_max_turns=1000,
+)
+
+__all__ = ["SPEC", "MythotopiaCodec", "MythotopiaConfig", "MythotopiaEncoder", "MythotopiaEngine", "Phase"]
