@@ -1,0 +1,20 @@
+"""Seventh Stone: rules engine, component data, action codec and observation encoder."""
+from ..core.game import GameSpec
+from .codec import SeventhStoneCodec
+from .encoder import SeventhStoneEncoder
+from .engine import Op, Phase, SeventhStoneConfig, SeventhStoneEngine
+
+SPEC = GameSpec(
+    name="seventh_stone",
+    version=0,
+    player_counts=(2, 3, 4),
+    default_players=4,
+    config_cls=SeventhStoneConfig,
+    new_engine=SeventhStoneEngine,
+    new_codec=SeventhStoneCodec,
+    new_encoder=SeventhStoneEncoder,
+    default_max_turns=30,  # a turn is a year here: G41's year limit, a truncation
+)
+
+__all__ = ["SPEC", "Op", "Phase", "SeventhStoneCodec", "SeventhStoneConfig", "SeventhStoneEncoder",
+           "SeventhStoneEngine"]

@@ -1,0 +1,195 @@
+"""The map: building it from the tile stack (section 3.1, 10, 11.2), adjacency and eruption targets.
+
+Cells are indexed on a fixed 7 x 7 grid, ``cell = row * 7 + col``; cells outside the board are OFF.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .data import (
+    DESERT, FOREST, GRID, MOUNTAIN, NUM_CELLS, OFF, PLAIN, PRINTED, TEMPLE, VOLCANO, WATER, columns, four_islands,
+    rows, tile_stack, TERRAINS, PORTALS,
+)
+
+ORTHO = ((-1, 0), (1, 0), (0, -1), (0, 1))
+DIAG = ((-1, -1), (-1, 1), (1, -1), (1, 1))
+P_PLAIN, P_FOREST, P_MOUNTAIN, P_DESERT = range(4)
+
+
+class Board:
+    """Static map data: terrain, printed terrain, portals, neighbours, eruption coordinates."""
+
+    def __init__(self, terrain: list[int], printed: list[int], portal: list[int], num_cols: int, num_rows: int,
+                 eruption_cells: list[list[int]] | None, rng: np.random.Generator | None = None):
+        self.terrain = terrain
+        self.printed = printed
+        self.portal = portal
+        self.num_cols = num_cols
+        self.num_rows = num_rows
+        self.volcano = terrain.index(VOLCANO) if VOLCANO in terrain else -1
+        self.land = [t in (PLAIN, FOREST, MOUNTAIN, TEMPLE, DESERT) for t in terrain]
+        self.controllable = [t in (PLAIN, FOREST, MOUNTAIN, TEMPLE) for t in terrain]
+        self.yield_field = [t in (PLAIN, FOREST, MOUNTAIN) for t in terrain]
+        self.ortho: list[tuple[int, ...]] = []
+        self.diag: list[tuple[int, ...]] = []
+        for cell in range(NUM_CELLS):
+            r, c = divmod(cell, GRID)
+            self.ortho.append(tuple(self._at(r + dr, c + dc) for dr, dc in ORTHO if self._at(r + dr, c + dc) >= 0))
+            self.diag.append(tuple(self._at(r + dr, c + dc) for dr, dc in DIAG if self._at(r + dr, c + dc) >= 0))
+        self.portal_cells = [cell for cell in range(NUM_CELLS) if portal[cell] > 0]
+        # straight crossings over water (and, with Agility, the volcano): per cell, per direction
+        self.crossing = [self._crossings(cell, False) for cell in range(NUM_CELLS)]
+        self.crossing_agile = [self._crossings(cell, True) for cell in range(NUM_CELLS)]
+        # ranged reach 2 from a mountain (advanced rules): (middle cell, far cell) per direction
+        self.line2 = []
+        for cell in range(NUM_CELLS):
+            r, c = divmod(cell, GRID)
+            pairs = []
+            for dr, dc in ORTHO:
+                mid, far = self._at(r + dr, c + dc), self._at(r + 2 * dr, c + 2 * dc)
+                if mid >= 0 and far >= 0:
+                    pairs.append((mid, far))
+            self.line2.append(tuple(pairs))
+        self.eruption_cells = eruption_cells  # four islands: fixed [h-1][v-1] -> cell
+        if eruption_cells is None:
+            self.eruption_corner_tie = self._corner_tie()
+
+    def _at(self, r: int, c: int) -> int:
+        if 0 <= r < GRID and 0 <= c < GRID and self.terrain[r * GRID + c] != OFF:
+            return r * GRID + c
+        return -1
+
+    def _crossings(self, cell: int, agile: bool) -> tuple[int, ...]:
+        if not self.land[cell]:
+            return ()
+        barrier = (WATER, VOLCANO) if agile else (WATER,)
+        out = []
+        r, c = divmod(cell, GRID)
+        for dr, dc in ORTHO:
+            k = 1
+            while self._at(r + k * dr, c + k * dc) >= 0 and self.terrain[(r + k * dr) * GRID + c + k * dc] in barrier:
+                k += 1
+            if k == 1:
+                continue
+            target = self._at(r + k * dr, c + k * dc)
+            if target >= 0 and self.land[target]:
+                crossed = [self.terrain[(r + j * dr) * GRID + c + j * dc] for j in range(1, k)]
+                if WATER in crossed:  # a crossing goes over water; Agility may add the volcano
+                    out.append(target)
+        return tuple(out)
+
+    def _corner_tie(self) -> bool:
+        vc = self.volcano % GRID
+        return vc == self.num_cols - 1 - vc
+
+    def eruption_targets(self, rng: np.random.Generator, count: int) -> list[int]:
+        """Section 6.1: `count` (h, v) rolls from the corner nearest the volcano; misses are dropped (G13)."""
+        hits = []
+        if self.eruption_cells is not None:
+            for _ in range(count):
+                h, v = int(rng.integers(1, 7)), int(rng.integers(1, 7))
+                cell = self.eruption_cells[h - 1][v - 1]
+                if cell >= 0 and self.land[cell] and cell not in hits:
+                    hits.append(cell)
+            return hits
+        vr, vc = divmod(self.volcano, GRID)
+        left = vc < self.num_cols - 1 - vc
+        if self.eruption_corner_tie:
+            left = int(rng.integers(1, 7)) <= 3  # G13: 1-3 left, 4-6 right
+        top = vr <= 2
+        for _ in range(count):
+            h, v = int(rng.integers(1, 7)), int(rng.integers(1, 7))
+            col = h - 1 if left else self.num_cols - h
+            row = v - 1 if top else self.num_rows - v
+            if not (0 <= col < self.num_cols and 0 <= row < self.num_rows):
+                continue
+            cell = row * GRID + col
+            if self.land[cell] and cell not in hits:
+                hits.append(cell)
+        return hits
+
+    def describe(self, cell: int) -> str:
+        t = TERRAINS[self.terrain[cell]]
+        if self.terrain[cell] == TEMPLE:
+            t += f"({PRINTED[self.printed[cell]]})"
+        if self.portal[cell]:
+            t += f"[{PORTALS[self.portal[cell]]}]"
+        return t
+
+
+def build_board(num_players: int, use_four_islands: bool, rng: np.random.Generator) -> tuple[Board, list[int]]:
+    """Shuffle the tiles and lay them out; returns the board and the water-gap rows (section 3.1)."""
+    terrain = [OFF] * NUM_CELLS
+    printed = [-1] * NUM_CELLS
+    portal = [0] * NUM_CELLS
+    stack = list(tile_stack(num_players))
+    if use_four_islands:
+        fi = four_islands()
+        size, w = fi["size"], fi["water_index"] - 1
+
+        def cell_of(x: int, y: int) -> int:  # island coordinates skip the water cross
+            col = x - 1 if x - 1 < w else x
+            row = y - 1 if y - 1 < w else y
+            return row * GRID + col
+
+        for r in range(size):
+            for c in range(size):
+                terrain[r * GRID + c] = WATER
+        for fixed in fi["fixed"]:
+            kind = TERRAINS.index(fixed["kind"])
+            port = PORTALS.index(fixed["portal"])
+            match = next((i for i, t in enumerate(stack) if t.kind == kind and t.portal == port), None)
+            if match is None:
+                raise ValueError(f"four_islands.json: no tile {fixed} left in the stack")
+            tile = stack.pop(match)
+            cell = cell_of(fixed["x"], fixed["y"])
+            terrain[cell], printed[cell], portal[cell] = tile.kind, tile.printed, tile.portal
+        fixed_cells = {cell_of(f["x"], f["y"]) for f in fi["fixed"]} | {cell_of(f["x"], f["y"]) for f in fi["water"]}
+        order = rng.permutation(len(stack))
+        free = [cell_of(x, y) for y in range(1, 7) for x in range(1, 7) if cell_of(x, y) not in fixed_cells]
+        if len(free) != len(stack):
+            raise ValueError(f"four islands: {len(free)} free island cells for {len(stack)} tiles")
+        for cell, i in zip(free, order):
+            tile = stack[i]
+            terrain[cell], printed[cell], portal[cell] = tile.kind, tile.printed, tile.portal
+        eruption = [[cell_of(h, v) for v in range(1, 7)] for h in range(1, 7)]
+        return Board(terrain, printed, portal, size, size, eruption), []
+    cols, nrows = columns(num_players), rows()
+    if len(stack) != cols * (nrows - 1):
+        raise ValueError(f"{len(stack)} tiles for a {cols} x {nrows} board with one gap per column")
+    order = rng.permutation(len(stack))
+    gaps = []
+    k = 0
+    for c in range(cols):
+        gap = int(rng.integers(1, 7)) - 1  # G28: row counted from the top
+        gaps.append(gap + 1)
+        for r in range(nrows):
+            cell = r * GRID + c
+            if r == gap:
+                terrain[cell] = WATER
+                continue
+            tile = stack[order[k]]
+            k += 1
+            terrain[cell], printed[cell], portal[cell] = tile.kind, tile.printed, tile.portal
+    return Board(terrain, printed, portal, cols, nrows, None), gaps
+
+
+def board_from_rows(rows_text: list[str]) -> Board:
+    """A board from text rows, for tests: P plain, F forest, M mountain, T temple(plain), D desert,
+    V volcano, ~ water, lower-case p/f/m a plain/forest/mountain with a portal (digit after = colour 1..3)."""
+    terrain = [OFF] * NUM_CELLS
+    printed = [-1] * NUM_CELLS
+    portal = [0] * NUM_CELLS
+    codes = {"P": (PLAIN, P_PLAIN), "F": (FOREST, P_FOREST), "M": (MOUNTAIN, P_MOUNTAIN), "T": (TEMPLE, P_PLAIN),
+             "D": (DESERT, P_DESERT), "V": (VOLCANO, -1), "~": (WATER, -1)}
+    num_cols = 0
+    for r, line in enumerate(rows_text):
+        tokens = line.split()
+        num_cols = max(num_cols, len(tokens))
+        for c, tok in enumerate(tokens):
+            cell = r * GRID + c
+            base = tok[0].upper()
+            terrain[cell], printed[cell] = codes[base]
+            if len(tok) > 1:
+                portal[cell] = int(tok[1])
+    return Board(terrain, printed, portal, num_cols, len(rows_text), None)

@@ -1,0 +1,283 @@
+"""seventh_stone as a PettingZoo env: API, seeds, bad input, hidden information, rendering."""
+import re
+
+import numpy as np
+import pytest
+
+import envs
+from envs import ConfigError, IllegalActionError
+from envs.core import testing
+from envs.seventh_stone import Phase
+from envs.seventh_stone.data import NUM_CELLS
+
+PLAYER_COUNTS = (2, 3, 4)
+OPTIONS = [
+    (2, {"advanced_terrain": True}),
+    (3, {"wall_bypass": True}),
+    (3, {"no_time": True}),
+    (4, {"double_move": True}),
+    (4, {"four_islands": True}),
+    (4, {"advanced_terrain": True, "wall_bypass": True, "four_islands": True, "double_move": True}),
+    (2, {"destruction_roll": 6, "max_moves_over_capacity": 1}),
+]
+
+
+@pytest.mark.parametrize("n", PLAYER_COUNTS)
+def test_pettingzoo_api(n):
+    testing.run_api_test(envs.make("seventh_stone", num_players=n), num_cycles=1000)
+
+
+@pytest.mark.parametrize("n,options", OPTIONS)
+def test_pettingzoo_api_with_rule_options(n, options):
+    testing.run_api_test(envs.make("seventh_stone", num_players=n, **options), num_cycles=400)
+
+
+@pytest.mark.parametrize("n", (2, 4))
+def test_pettingzoo_seed_test(n):
+    testing.check_seed_test(lambda: envs.make("seventh_stone", num_players=n))
+
+
+@pytest.mark.parametrize("n", PLAYER_COUNTS)
+def test_same_seed_same_game(n):
+    steps = testing.check_determinism(lambda: envs.make("seventh_stone", num_players=n), seed=11 + n)
+    assert steps > 300
+
+
+def test_different_seeds_differ():
+    a, b = envs.make("seventh_stone"), envs.make("seventh_stone")
+    a.reset(seed=1)
+    b.reset(seed=2)
+    assert not np.array_equal(a.observe("player_0")["observation"], b.observe("player_0")["observation"])
+
+
+def test_reset_without_seed_continues_the_stream():
+    env = envs.make("seventh_stone")
+    env.reset(seed=5)
+    first = env.observe("player_0")["observation"]
+    env.reset()
+    assert not np.array_equal(first, env.observe("player_0")["observation"])
+    env.reset(seed=5)
+    assert np.array_equal(first, env.observe("player_0")["observation"])
+
+
+@pytest.mark.parametrize("n", PLAYER_COUNTS)
+def test_illegal_and_out_of_range_actions_raise_and_change_nothing(n):
+    checks = testing.check_illegal_actions_rejected(envs.make("seventh_stone", num_players=n), seed=n, steps=60)
+    assert checks > 10000
+
+
+def test_illegal_action_error_names_the_action():
+    env = envs.make("seventh_stone", num_players=2)
+    env.reset(seed=0)
+    water = next(c for c in range(NUM_CELLS) if env.engine.board.terrain[c] == 1)
+    name = env.codec.action_name(water)
+    with pytest.raises(IllegalActionError, match=rf"action {water} \({re.escape(name)}\) is illegal for seat \d now; legal: "):
+        env.step(water)
+    with pytest.raises(IllegalActionError, match="out of range: valid indices are 0..284"):
+        env.step(285)
+
+
+@pytest.mark.parametrize("bad", [1, 5, 0, "2", 2.0, True])
+def test_unsupported_player_counts(bad):
+    with pytest.raises(ConfigError, match="num_players"):
+        envs.make("seventh_stone", num_players=bad)
+
+
+def test_unknown_and_mistyped_config_keys():
+    with pytest.raises(ConfigError, match=r"unknown config key\(s\) \['islands'\].*four_islands"):
+        envs.make("seventh_stone", islands=True)
+    with pytest.raises(ConfigError, match="advanced_terrain"):
+        envs.make("seventh_stone", advanced_terrain="yes")
+    with pytest.raises(ConfigError, match="destruction_roll must be 0..6"):
+        envs.make("seventh_stone", destruction_roll=7)
+    with pytest.raises(ConfigError, match="double_move is a 4-player variant"):
+        envs.make("seventh_stone", num_players=3, double_move=True)
+    with pytest.raises(ConfigError, match="four_islands uses all 35 tiles"):
+        envs.make("seventh_stone", num_players=2, four_islands=True)
+    with pytest.raises(ConfigError, match="max_moves_over_capacity must be >= 1"):
+        envs.make("seventh_stone", max_moves_over_capacity=0)
+    with pytest.raises(ConfigError, match="max_turns"):
+        envs.make("seventh_stone", max_turns=0)
+
+
+@pytest.mark.parametrize("n", PLAYER_COUNTS)
+def test_spaces_and_names(n):
+    env = envs.make("seventh_stone", num_players=n)
+    names = env.codec.action_names()
+    assert env.action_space("player_0").n == len(names) == 285
+    assert len(set(names)) == len(names)
+    assert names[0] == "CELL(r1c1)" and names[48] == "CELL(r7c7)" and names[283] == "DONE"
+    layout = env.observation_layout
+    assert env.observation_space("player_0")["observation"].shape == (layout.size,)
+    assert sum(f.size for f in layout.fields) == layout.size == {2: 2675, 3: 3252, 4: 3831}[n]
+
+
+def test_truncation_at_the_year_limit():
+    env = envs.make("seventh_stone", num_players=2, max_turns=1)
+    result = testing.play_random_game(env, seed=3)
+    assert result.truncated and not result.terminated
+    assert all(r == 0 for r in result.returns.values())
+    assert env.engine.turn == 1 and env.engine.year == 2
+    assert all(info["turns"] == 1 for info in result.infos.values())
+
+
+@pytest.mark.parametrize("n", PLAYER_COUNTS)
+def test_game_ends_with_rank_rewards(n):
+    env = envs.make("seventh_stone", num_players=n)
+    result = testing.play_random_game(env, seed=40 + n)
+    assert result.terminated and not result.truncated
+    e = env.engine
+    assert e.winners and all(e.ts(w) >= 7 for w in e.winners)
+    if len(e.winners) == 1:
+        assert result.returns[f"player_{e.winner}"] == 1.0
+        for p in range(n):
+            if p != e.winner:
+                assert result.returns[f"player_{p}"] == pytest.approx(-1 / (n - 1))
+    assert result.infos["player_0"]["scores"] == [e.ts(p) for p in range(n)]
+
+
+def _shuffle_hidden(engine, seat, rng):
+    """Reshuffle what `seat` must not know: other hands (same sizes), stones under other armies,
+    the stack order, who took which drafted stone, and other allocations before the reveal."""
+    e = engine.clone()
+    pool = [k for p in range(e.num_players) if p != seat for k in range(len(e.hands[p]))
+            for _ in range(e.hands[p][k])]
+    under = [a for cell in e.armies for a in cell if a.owner != seat and a.stones]
+    pool += [k for a in under for k in a.stones]
+    pool += [k for s in e.stacks for k in s]
+    rng.shuffle(pool)
+    i = 0
+    for p in range(e.num_players):
+        if p == seat:
+            continue
+        size = sum(e.hands[p])
+        e.hands[p] = [0] * len(e.hands[p])
+        for k in pool[i:i + size]:
+            e.hands[p][k] += 1
+        i += size
+    for a in under:
+        a.stones = pool[i:i + len(a.stones)]
+        i += len(a.stones)
+    for s in e.stacks:
+        s[:] = pool[i:i + len(s)]
+        i += len(s)
+    others = [t for t in e.offer_taker if t not in (-1, seat)]
+    rng.shuffle(others)
+    e.offer_taker = [t if t in (-1, seat) else others.pop() for t in e.offer_taker]
+    if not e.revealed:
+        for p in range(e.num_players):
+            if p != seat:
+                e.alloc[p] = [int(x) for x in rng.integers(0, 9, size=8)]
+    e.obs_cache = {}
+    e.pub_cache = {}
+    return e
+
+
+@pytest.mark.parametrize("n", (2, 4))
+def test_hidden_information_never_leaks(n):
+    env = envs.make("seventh_stone", num_players=n)
+    env.reset(seed=9)
+    rng = np.random.default_rng(0)
+    pick = np.random.default_rng(1)
+    checked = 0
+    bids_seen = 0
+    games = 0
+    for _ in range(700):
+        engine = env.engine
+        if engine.is_over:
+            games += 1
+            env.reset(seed=9 + games)
+            engine = env.engine
+        for seat in range(n):
+            base = env.encoder.encode(engine, seat)
+            twin = _shuffle_hidden(engine, seat, rng)
+            assert np.array_equal(base, env.encoder.encode(twin, seat)), f"seat {seat} sees hidden data"
+            checked += 1
+        if engine.phase == Phase.ALLOC and any(engine.alloc[p] != [0] * 8 for p in range(n)):
+            bids_seen += 1
+        legal = env.legal_actions()
+        env.step(int(legal[pick.integers(len(legal))]))
+    assert checked > 1000 and bids_seen > 20
+
+
+def test_own_hand_and_stones_are_visible_to_their_owner_only():
+    env = envs.make("seventh_stone", num_players=2)
+    env.reset(seed=3)
+    e = env.engine
+    e.hands[0][5] = 1
+    e.pversion += 1
+    hand = env.observation_layout["my_hand"]
+    assert env.observe("player_0")["observation"][hand][5] > 0
+    assert env.observe("player_1")["observation"][hand].sum() == 0
+
+
+def test_render_modes(capsys):
+    env = envs.make("seventh_stone", num_players=3, render_mode="ansi")
+    env.reset(seed=0)
+    text = env.render()
+    assert "year 0" in text and "seat 0: TS 0" in text
+    human = envs.make("seventh_stone", render_mode="human")
+    human.reset(seed=0)
+    assert human.render() is None
+    assert "phase SETUP_CAPITAL" in capsys.readouterr().out
+
+
+def test_engine_clone_is_independent():
+    env = envs.make("seventh_stone")
+    env.reset(seed=4)
+    twin = env.engine.clone()
+    before = testing.state_bytes(twin)
+    for _ in range(60):
+        env.step(env.legal_actions()[-1])
+    assert testing.state_bytes(env.engine) != before
+    assert testing.state_bytes(twin) == before
+
+
+def test_docs_show_the_layouts_in_code():
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "games" / "seventh_stone.md").read_text()
+    env = envs.make("seventh_stone", num_players=2)
+    assert env.observation_layout.table() in doc
+    for i, name in enumerate(env.codec.action_names()):
+        assert f"| {i} | `{name}` |" in doc
+    for n in PLAYER_COUNTS:
+        assert str(envs.make("seventh_stone", num_players=n).encoder.size) in doc
+
+
+def _play(env, players, seed):
+    env.reset(seed=seed)
+    for p in players:
+        p.reset(seed)
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        seat = int(agent.split("_")[1])
+        action = players[seat].act(obs["observation"], obs["action_mask"])
+        assert obs["action_mask"][action] == 1, f"illegal {env.action_name(action)}"
+        env.step(action)
+    return env.engine.winners
+
+
+def test_heuristic_beats_random_in_two_player_games():
+    import agents
+
+    env = envs.make("seventh_stone", num_players=2)
+    games, wins = 60, 0
+    for g in range(games):
+        seat = g % 2
+        players = [agents.make_agent("heuristic" if s == seat else "random", "seventh_stone", 2, seed=g + s)
+                   for s in range(2)]
+        wins += _play(env, players, seed=g) == [seat]
+    assert wins / games >= 0.8, f"heuristic won {wins}/{games}"
+
+
+@pytest.mark.parametrize("n,options", [(4, {"advanced_terrain": True, "four_islands": True}), (3, {"no_time": True})])
+def test_heuristic_with_rule_options_finishes_games(n, options):
+    import agents
+
+    env = envs.make("seventh_stone", num_players=n, **options)
+    players = [agents.make_agent("heuristic", "seventh_stone", n, seed=s, **options) for s in range(n)]
+    assert _play(env, players, seed=1)
