@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from ..core.encoder import Field, ObservationEncoder, ObsLayout
-from .data import BUILD_KINDS, IMPROVEMENT_KINDS, RESOURCES, setup_for
+from .data import BUILD_KINDS, IMPROVEMENT_KINDS, setup_for
 from .engine import DRAW_PILE_PARTNER, MARKET_PARTNER, NUM_PHASES as _ALL_PHASES, PHASE_NAMES, Phase
 
 NUM_PHASES = _ALL_PHASES - 1  # GAME_OVER is never a decision; its slot is "not my decision"

@@ -15,7 +15,7 @@ import numpy as np
 from ..core.engine import RulesEngine
 from ..core.errors import IllegalActionError
 from .data import (
-    BUILD_KINDS, CHURCH, CITY, CITY_CASTLE, EVENTS, IMPROVEMENT, IMPROVEMENT_KINDS, KNIGHT, LIBRARY,
+    BUILD_KINDS, CHURCH, CITY, CITY_CASTLE, EVENTS, IMPROVEMENT_KINDS, KNIGHT, LIBRARY,
     MARKET_DAY, MARKETPLACE, MERCHANT_GUILD, RESOURCES, ROAD, ROBBER_RAID, SETTLEMENT, TOWN_HALL,
     Setup, setup_for,
 )

@@ -20,7 +20,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from .config import build_config
-from .errors import ConfigError, IllegalActionError
+from .errors import ConfigError
 from .game import GameSpec
 from .rewards import rank_rewards
 

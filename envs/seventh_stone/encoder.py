@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.encoder import Field, ObservationEncoder, ObsLayout
-from .data import ALLOC_FIELDS, BUILDINGS, EVENTS, NUM_CELLS, PORTALS, PRINTED, TERRAINS, UNIT_TYPES
+from .data import ALLOC_FIELDS, EVENTS, NUM_CELLS, PORTALS, PRINTED, TERRAINS, UNIT_TYPES
 from .engine import (
-    ITEM_STONE, KINDS, MAX_AMOUNT, NUM_KINDS, NUM_PHASES, PHASE_NAMES, BARRACKS, MANUFACTORY, WALL,
+    ITEM_STONE, KINDS, MAX_AMOUNT, NUM_KINDS, NUM_PHASES, PHASE_NAMES, BARRACKS, MANUFACTORY,
     validate_config,
 )
 

@@ -1,5 +1,4 @@
 """Random-play fuzz with the game's invariants checked after every step."""
-import numpy as np
 import pytest
 
 import envs
