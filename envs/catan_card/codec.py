@@ -69,8 +69,9 @@ class CatanCardCodec(ActionCodec):
         return self._names[index]
 
     def legal_actions(self, engine) -> list[int]:
+        # the engine lists moves in layout order, so the indices come out ascending (no sort)
         table = self._encode[engine.actor]
-        return sorted([table[m] for m in engine.legal_moves()])
+        return [table[m] for m in engine.legal_moves()]
 
     def decode(self, engine, index: int) -> tuple[int, int]:
         """The engine move of an index for the engine's current actor."""

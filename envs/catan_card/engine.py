@@ -208,6 +208,7 @@ class CatanCardEngine(RulesEngine):
 
     # -------------------------------------------------------------------------- legality ----
     def legal_moves(self) -> list[tuple[int, int]]:
+        """Legal moves of the seat to act, in the order of the action layout (codec relies on it)."""
         ph = self.phase
         p = self.actor
         hand = self.hands[p]
@@ -226,12 +227,12 @@ class CatanCardEngine(RulesEngine):
             return moves
         if ph == Phase.BUILD:
             moves = [PASS]
+            if self.owned[p][MERCHANT_GUILD]:
+                moves += self._guild_moves()
             built = self.built
             for kind in range(5):
                 if not built[kind] and self._can_build(kind):
                     moves.append(BUILD_MOVES[kind])
-            if self.owned[p][MERCHANT_GUILD]:
-                moves += self._guild_moves()
             return moves
         if ph == Phase.PAY:
             return self._payment_moves()

@@ -13,6 +13,9 @@ def check_invariants(env) -> None:
     e = env.engine
     s = e.setup
     n = e.num_players
+    if not e.is_over:
+        legal = env.legal_actions()
+        assert legal == sorted(set(legal)), f"legal actions not ascending and unique: {legal}"
     # every resource card is somewhere: draw pile, discard, market or a hand
     assert e.card_count() == s.total_resources, (e.card_count(), s.total_resources)
     for h in e.hands:
