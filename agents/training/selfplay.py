@@ -419,7 +419,7 @@ def _multi_env_worker(remote, parent_remote, env_fns_wrapper) -> None:
                 remote.close()
                 break
             else:
-                raise NotImplementedError(f"unknown command {cmd!r}")
+                raise ValueError(f"self-play worker: unknown command {cmd!r}")
     except (EOFError, KeyboardInterrupt):
         pass
 
