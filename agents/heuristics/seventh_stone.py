@@ -336,6 +336,19 @@ class HeuristicAgent(Agent):
             return support[0]
         return cells[0][1] if cells else None
 
+    def _dice_alloc(self, raw, terrain, dyn, legal):
+        """All dice at the opponent with the most units in the field (city guard included)."""
+        L = self.layout
+        fight_cell = int(np.argmax(raw[L["fight_cell"]]))
+        units = [self._units(dyn, fight_cell, rel) for rel in range(self.n)]
+        controller = dyn[fight_cell, 1:1 + self.n]
+        if controller.any():
+            units[int(np.argmax(controller))] += int(raw[L["fight"]][5])
+        target = int(np.argmax(raw[L["dice_alloc"]][3:]))
+        strongest = max(range(1, self.n), key=lambda rel: units[rel])
+        counts = [int(name[7:-1]) for name in legal if name.startswith("AMOUNT(")]
+        return legal[f"AMOUNT({max(counts) if target == strongest else 0})"]
+
     def _disband(self, raw, terrain, dyn, legal):
         cells = self._cells_of(legal, "CELL")
         best = max(cells, key=lambda ci: self._units(dyn, ci[0], 0))

@@ -11,7 +11,7 @@ map fits; cells off the board are always masked out. No action names a seat, so 
 | 147 .. 195 | ``CASUALTY_MERC(rRcC)`` | casualty: remove a mercenary of the army there |
 | 196 .. 203 | ``ALLOC+1(field)`` | sealed allocation: one more building / unit / bid RS |
 | 204 .. 211 | ``ALLOC+5(field)`` | sealed allocation: five more |
-| 212 .. 243 | ``AMOUNT(k)`` k = 0..31 | move order: how many military units / mercenaries |
+| 212 .. 243 | ``AMOUNT(k)`` k = 0..31 | move order: how many military units / mercenaries; fight: dice at the target asked for (G10) |
 | 244, 245 | ``YES``, ``NO`` | take the stone along, use combat equipment, use a wall |
 | 246 .. 249 | ``CHOICE(k)`` | draft slot, discard slot, turn-order position, building to replace |
 | 250 .. 279 | ``ITEM(name)`` | placement item: 3 buildings, 3 unit types, mercenary, 23 stone kinds; also the stone kept at KEEP_STONE |
@@ -86,13 +86,13 @@ class SeventhStoneCodec(ActionCodec):
         self.num_actions = len(names)
         self._names = names
         self._moves = moves
+        self._index = {move: i for i, move in enumerate(moves)}
 
     def action_name(self, index: int) -> str:
         return self._names[index]
 
     def legal_actions(self, engine) -> list[int]:
-        off = self.offsets
-        return sorted([off[op] + arg for op, arg in engine.legal_moves()])
+        return sorted(map(self._index.__getitem__, engine.legal_moves()))
 
     def decode(self, index: int) -> tuple[int, int]:
         return self._moves[index]

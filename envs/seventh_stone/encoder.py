@@ -13,7 +13,7 @@ import numpy as np
 from ..core.encoder import Field, ObservationEncoder, ObsLayout
 from .data import ALLOC_FIELDS, EVENTS, NUM_CELLS, PORTALS, PRINTED, TERRAINS, UNIT_TYPES
 from .engine import (
-    ITEM_STONE, KINDS, MAX_AMOUNT, NUM_KINDS, NUM_PHASES, PHASE_NAMES, BARRACKS, MANUFACTORY,
+    ITEM_STONE, KINDS, MAX_AMOUNT, NUM_KINDS, NUM_PHASES, PHASE_NAMES, BARRACKS, MANUFACTORY, Phase,
     validate_config,
 )
 
@@ -35,12 +35,12 @@ PER_PLAYER = (  # public, cached per public version
     *[(f"rank_{m}", 4, f"rank + 1 in the {m} market (0 = not ranked)") for m in
       ("mercenaries", "equipment", "movement", "tournament")],
 )
+_HIDDEN = (0,) * 8  # other seats' allocations before the reveal
 PER_PLAYER_BOARD = (  # from the map, cached per board version
     ("ts", TS_MAX, "tear stones"),
     ("production", BIG, "P, resource stones owned (clipped at 255)"), ("upkeep", BIG, "U, living military units"),
     *[(f"armies_{t}", 15, f"{t} armies on the board (clipped; more than 5 only mid-movement)") for t in UNIT_TYPES],
 )
-_HIDDEN = [0] * 8
 _SEL_CELL_PHASES = frozenset((9, 11, 12, 13, 14, 15, 19))
 _SEL_ITEM_PHASES = frozenset((8, 9))
 CELL_STATIC = len(TERRAINS) + len(PRINTED) + len(PORTALS) - 1
@@ -59,6 +59,10 @@ class SeventhStoneEncoder(ObservationEncoder):
             Field("fight", 6, "fight running, overrun, ranged phase, melee phase, rounds / 15, guard / 4"),
             Field("fight_cell", NUM_CELLS, "one-hot cell of the running fight"),
             Field("my_hits", 2, "hits I must still remove / 63, my absorption left (walls, shield, mountain) / 15"),
+            Field("dice_aims", 2 * n, "dice allocated to each relative seat this round so far (G10), the "
+                                      "ranged phase's per seat, then the melee phase's / 63"),
+            Field("dice_alloc", 3 + n, "my allocation being made: ranged phase, melee phase, dice left / 63, "
+                                       "one-hot relative seat of the target asked for"),
             Field("selected_cell", NUM_CELLS, "one-hot cell chosen earlier in this decision"),
             Field("selected_item", ITEM_STONE + NUM_KINDS, "one-hot placement item chosen"),
             Field("selected_counts", 4, f"move order: unit type + 1 / 3, military / {UNITS}, mercenaries / "
@@ -104,6 +108,7 @@ class SeventhStoneEncoder(ObservationEncoder):
         self.layout = ObsLayout(fields)
         scale: list[float] = [1.0] * (NUM_PHASES + n)
         scale += [1.0, 1.0, 1.0, 1.0, 1 / 15, 1 / 4] + [1.0] * NUM_CELLS + [1 / STONES_MAX, 1 / 15]
+        scale += [1 / STONES_MAX] * (2 * n) + [1.0, 1.0, 1 / STONES_MAX] + [1.0] * n
         scale += [1.0] * (NUM_CELLS + ITEM_STONE + NUM_KINDS) + [1 / 3, 1 / UNITS, 1 / UNITS, 1.0]
         scale += [1.0] * n + [1 / STONES_MAX, 1 / 7] + [1 / BIG] * 9
         scale += [1 / YEARS] + [1.0] * 3 + [1 / UNITS] + [1.0] * (len(EVENTS) + n * n + n + 5)
@@ -129,8 +134,14 @@ class SeventhStoneEncoder(ObservationEncoder):
         self._tail_off = {k: v - self._tail_start for k, v in self._off.items()}
         self._seat_orders = [[(seat + d) % n for d in range(n)] for seat in range(n)]
         self._rel = [[(p - seat) % n for p in range(n)] for seat in range(n)]
-        self._caps = tuple(cap for _, cap, _ in PER_PLAYER)
         self._empty_cell = bytes(self.per_cell_dynamic)
+        # scales of the three parts, each converted to float32 once per cache entry
+        head, board_start = self._head, self.layout["seat0_ts"].start
+        self._scale_live = self._scale[:head]
+        self._live_scale = [float(x) for x in self._scale_live]
+        self._scale_public = self._scale[head:board_start]
+        self._scale_board = self._scale[board_start:]
+        self._board_start = board_start
 
     def unscale(self, observation: np.ndarray) -> np.ndarray:
         """Raw integer values (counts, flags) of an observation, e.g. for rule-based agents."""
@@ -162,9 +173,17 @@ class SeventhStoneEncoder(ObservationEncoder):
             cache["version"] = e.version
         stats = cache.get("stats")
         if stats is None:
-            cts, prod, upk, types = e.player_stats()
-            stats = [(cts[p], min(prod[p], BIG), min(upk[p], BIG), *(min(x, 15) for x in types[p]))
-                     for p in range(self.num_players)]
+            key = (tuple(e.controller), tuple(e.capital_of), e.manufactory_rev)
+            control = e.cell_blocks.get("control")  # changes far less often than the board version
+            if control is None or control[0] != key:
+                control = e.cell_blocks["control"] = (key, *e.control_stats())
+            _, cts, prod = control
+            upk, types = e.army_stats()
+            stats = []
+            for p in range(self.num_players):
+                m, r, c = types[p]
+                stats.append((cts[p], prod[p] if prod[p] < BIG else BIG, upk[p] if upk[p] < BIG else BIG,
+                              m if m < 15 else 15, r if r < 15 else 15, c if c < 15 else 15))
             cache["stats"] = stats
         return stats
 
@@ -202,8 +221,10 @@ class SeventhStoneEncoder(ObservationEncoder):
         for a in here:
             base = army_off + 8 * rel[a.owner]
             mil, merc = a.mil, a.merc
-            buf[base] = min(buf[base] + len(mil), UNITS)
-            buf[base + 1] = min(buf[base + 1] + len(merc), UNITS)
+            v = buf[base] + len(mil)
+            buf[base] = v if v < UNITS else UNITS
+            v = buf[base + 1] + len(merc)
+            buf[base + 1] = v if v < UNITS else UNITS
             buf[base + 2 + a.utype] = 1
             if a.stones:
                 buf[base + 5] = 1
@@ -211,7 +232,8 @@ class SeventhStoneEncoder(ObservationEncoder):
                     mine = a.stones[0] + 1
             mp = len(mil) - mil.count(0) + len(merc) - merc.count(0)
             if mp:
-                buf[base + 6] = min(buf[base + 6] + mp, UNITS)
+                v = buf[base + 6] + mp
+                buf[base + 6] = v if v < UNITS else UNITS
             if a.support >= 0:
                 buf[base + 7] = 1
         if d >= 0:
@@ -221,15 +243,8 @@ class SeventhStoneEncoder(ObservationEncoder):
         return bytes(buf), mine
 
     def _cells(self, e, seat: int) -> bytes:
-        """Per-player map stats, static map, per-cell public block and the observer's stone kinds as
-        bytes: cached per board version, and rebuilt only for the cells whose revision changed."""
-        cache = e.obs_cache
-        if cache.get("version") != e.version:
-            cache.clear()
-            cache["version"] = e.version
-        block = cache.get(seat)
-        if block is not None:
-            return block
+        """Per-player map stats, static map, per-cell public block and the observer's stone kinds as raw
+        bytes: rebuilt only for the cells whose revision changed."""
         entry = e.cell_blocks.get(seat)
         revs = e.cell_rev
         if entry is None or entry[0] != e.rev_all:
@@ -240,29 +255,28 @@ class SeventhStoneEncoder(ObservationEncoder):
             entry = e.cell_blocks[seat] = [e.rev_all, revs[:], parts, mine]
         else:
             seen, parts, mine = entry[1], entry[2], entry[3]
-            for c in range(NUM_CELLS):
-                if seen[c] != revs[c]:
-                    parts[c], mine[c] = self._cell_block(e, c, seat)
-                    seen[c] = revs[c]
+            if seen != revs:
+                for c in range(NUM_CELLS):
+                    if seen[c] != revs[c]:
+                        parts[c], mine[c] = self._cell_block(e, c, seat)
+                        seen[c] = revs[c]
         stats = self._board_stats(e)
         head = []
         for p in self._seat_orders[seat]:
             cts, prod, upk, m, r, c = stats[p]
             ts = cts + e.tourn_wins[p] + (1 if e.tear_bought[p] else 0)
             head += (ts if ts < TS_MAX else TS_MAX, prod, upk, m, r, c)
-        block = bytes(head) + self._static(e.board) + b"".join(entry[2]) + bytes(entry[3])
-        cache[seat] = block
-        return block
+        return b"".join((bytes(head), self._static(e.board), *entry[2], entry[3]))
 
-    def _tail(self, e, seat: int) -> bytes:
-        """Everything after the live part, cached per engine state (board and public versions) and seat."""
+    def _public(self, e, seat: int) -> np.ndarray:
+        """The public part between the live part and the board part, scaled; cached per public version."""
         cache = e.pub_cache
         if cache.get("pversion") != e.pversion:
             cache.clear()
             cache["pversion"] = e.pversion
         public = cache.get(seat)
         if public is not None:
-            return public + self._cells(e, seat)
+            return public
         n = self.num_players
         off = self._tail_off
         buf = bytearray(self._tail_head)
@@ -282,16 +296,25 @@ class SeventhStoneEncoder(ObservationEncoder):
         revealed = e.revealed
         o = off["players"]
         width = len(PER_PLAYER)
-        caps = self._caps
+        all_wins, all_tear, all_budget, all_stones = e.tourn_wins, e.tear_bought, e.budget, e.tstones
+        all_builds, all_units, all_mercs, hands = e.pend_build, e.pend_units, e.pend_mercs, e.hands
+        committed, alloc, ranks = e.committed, e.alloc, e.market_rank
         for p in self._seat_orders[seat]:
-            perm = e.tourn_wins[p] + (1 if e.tear_bought[p] else 0)
-            units = e.pend_units[p]
-            row = [perm, e.budget[p], e.tstones[p], e.tourn_wins[p],
-                   1 if e.tear_bought[p] else 0, e.pend_build[p], units[0], units[1], units[2], e.pend_mercs[p],
-                   sum(e.hands[p]), 1 if e.committed[p] else 0]
-            row += e.alloc[p] if revealed else _HIDDEN
-            row += [x + 1 for x in e.market_rank[p]]
-            buf[o:o + width] = bytes(map(min, row, caps))
+            # clamped to the caps of PER_PLAYER where a value can exceed them (flags, mercenaries,
+            # hand size and ranks stay within theirs by the rules)
+            wins, tear = all_wins[p], (1 if all_tear[p] else 0)
+            perm = wins + tear
+            budget, stones, builds = all_budget[p], all_stones[p], all_builds[p]
+            m, r, c = all_units[p]
+            rank = ranks[p]
+            buf[o:o + width] = bytes((
+                perm if perm < TS_MAX else TS_MAX, budget if budget < BIG else BIG,
+                stones if stones < STONES_MAX else STONES_MAX, wins if wins < TS_MAX else TS_MAX, tear,
+                builds if builds < STONES_MAX else STONES_MAX, m if m < STONES_MAX else STONES_MAX,
+                r if r < STONES_MAX else STONES_MAX, c if c < STONES_MAX else STONES_MAX, all_mercs[p],
+                sum(hands[p]), 1 if committed[p] else 0, *(
+                    [x if x < BIG else BIG for x in alloc[p]] if revealed else _HIDDEN),
+                rank[0] + 1, rank[1] + 1, rank[2] + 1, rank[3] + 1))
             o += width
         o = off["offer_kind"]
         so = off["offer_status"]
@@ -306,55 +329,102 @@ class SeventhStoneEncoder(ObservationEncoder):
             buf[o + i] = len(s)
         o = off["my_hand"]
         buf[o:o + NUM_KINDS] = bytes(e.hands[seat])
-        public = bytes(buf)
+        public = np.frombuffer(buf, dtype=np.uint8) * self._scale_public
         cache[seat] = public
-        return public + self._cells(e, seat)
+        return public
+
+    def _frame(self, e, seat: int) -> np.ndarray:
+        """The observation with a zero live part: cached per board version, public version and seat."""
+        cache = e.obs_cache
+        if cache.get("version") != e.version:
+            cache.clear()
+            cache["version"] = e.version
+        entry = cache.get(seat)
+        if entry is not None and entry[0] == e.pversion:
+            return entry[1]
+        head, board_start = self._head, self._board_start
+        frame = np.empty(self.layout.size, dtype=np.float32)
+        frame[:head] = 0.0
+        frame[head:board_start] = self._public(e, seat)
+        if entry is not None:  # same board version: its board part still holds
+            frame[board_start:] = entry[1][board_start:]
+        else:
+            np.multiply(np.frombuffer(self._cells(e, seat), dtype=np.uint8), self._scale_board,
+                        out=frame[board_start:])
+        cache[seat] = (e.pversion, frame)
+        return frame
 
     def encode(self, engine, seat: int) -> np.ndarray:
         e = engine
         n = self.num_players
         off = self._off
-        buf = bytearray(self._head)
+        scale = self._live_scale
+        out = self._frame(e, seat).copy()  # the live part is set value by value: it is mostly zero
         acting = e.current_player
         mine_to_act = acting == seat
         ph = e.phase
-        buf[ph if mine_to_act else NUM_PHASES - 1] = 1
+        out[ph if mine_to_act else NUM_PHASES - 1] = 1.0
         if acting >= 0:
-            buf[NUM_PHASES + (acting - seat) % n] = 1
+            out[NUM_PHASES + (acting - seat) % n] = 1.0
         f = e.fight
         if f is not None:
-            o = off["fight"]
-            buf[o:o + 6] = bytes((1, 1 if f.overrun else 0, 1 if f.roll_phase == 1 else 0,
-                                  1 if f.roll_phase == 2 else 0, min(f.rounds, 15), f.guard))
-            buf[off["fight_cell"] + f.cell] = 1
-            hits = sum(h for q, h in f.hits_pending if q == seat)
-            absorb = f.absorb_wall.get(seat, 0) + f.absorb_shield.get(seat, 0) + f.absorb_mountain.get(seat, 0)
-            o = off["my_hits"]
-            buf[o] = min(hits, STONES_MAX)
-            buf[o + 1] = min(absorb, 15)
+            out[:self._head] += np.frombuffer(self._fight_part(f, seat, mine_to_act and ph == Phase.DICE_ALLOC),
+                                              dtype=np.uint8) * self._scale_live
         if mine_to_act:
             if ph in _SEL_CELL_PHASES and e.sel_cell >= 0:
-                buf[off["selected_cell"] + e.sel_cell] = 1
+                out[off["selected_cell"] + e.sel_cell] = 1.0
             if ph in _SEL_ITEM_PHASES and e.sel_item >= 0:
-                buf[off["selected_item"] + e.sel_item] = 1
+                out[off["selected_item"] + e.sel_item] = 1.0
             if 12 <= ph <= 15:
                 o = off["selected_counts"]
-                buf[o] = e.sel_type + 1
+                out[o] = (e.sel_type + 1) * scale[o]
                 if ph > 12:
-                    buf[o + 1] = min(e.sel_mil, MAX_AMOUNT)
+                    out[o + 1] = min(e.sel_mil, MAX_AMOUNT) * scale[o + 1]
                 if ph > 13:
-                    buf[o + 2] = min(e.sel_merc, MAX_AMOUNT)
+                    out[o + 2] = min(e.sel_merc, MAX_AMOUNT) * scale[o + 2]
                 if ph == 15 and e.sel_stone:
-                    buf[o + 3] = 1
+                    out[o + 3] = 1.0
             if ph == 2:
-                buf[off["my_budget_left"]] = max(0, min(e.budget_left(seat), BIG))
+                o = off["my_budget_left"]
+                out[o] = max(0, min(e.budget_left(seat), BIG)) * scale[o]
         if e.assignee >= 0:
-            buf[off["assignee"] + (e.assignee - seat) % n] = 1
+            out[off["assignee"] + (e.assignee - seat) % n] = 1.0
         if e.checkpoints or e.broken_depth:
             o = off["movement"]
-            buf[o] = min(len(e.checkpoints), STONES_MAX)
-            buf[o + 1] = min(e.broken_depth, 7)
+            out[o] = min(len(e.checkpoints), STONES_MAX) * scale[o]
+            out[o + 1] = min(e.broken_depth, 7) * scale[o + 1]
         o = off["my_allocation"]
-        buf[o:o + 8] = bytes([x if x < BIG else BIG for x in e.alloc[seat]])
-        buf += self._tail(e, seat)
-        return np.frombuffer(buf, dtype=np.uint8) * self._scale
+        for x in e.alloc[seat]:
+            if x:
+                out[o] = (x if x < BIG else BIG) * scale[o]
+            o += 1
+        return out
+
+    def _fight_part(self, f, seat: int, allocating: bool) -> bytearray:
+        """The live part's fight fields as raw values (zero elsewhere)."""
+        n = self.num_players
+        off = self._off
+        buf = bytearray(self._head)
+        o = off["fight"]
+        buf[o:o + 6] = bytes((1, 1 if f.overrun else 0, 1 if f.roll_phase == 1 else 0,
+                              1 if f.roll_phase == 2 else 0, min(f.rounds, 15), f.guard))
+        buf[off["fight_cell"] + f.cell] = 1
+        hits = sum(h for q, h in f.hits_pending if q == seat)
+        absorb = f.absorb_wall.get(seat, 0) + f.absorb_shield.get(seat, 0) + f.absorb_mountain.get(seat, 0)
+        o = off["my_hits"]
+        buf[o] = min(hits, STONES_MAX)
+        buf[o + 1] = min(absorb, 15)
+        if f.aims:
+            o = off["dice_aims"]
+            for (_, roll_phase), slots in f.aims.items():
+                for target, count in slots:
+                    i = o + (roll_phase - 1) * n + (target - seat) % n
+                    buf[i] = min(buf[i] + count, STONES_MAX)
+            if allocating:
+                _, roll_phase, _ = f.aim_queue[0]
+                target = f.aims[(seat, roll_phase)][f.aim_idx][0]
+                o = off["dice_alloc"]
+                buf[o + roll_phase - 1] = 1
+                buf[o + 2] = min(f.aim_left, STONES_MAX)
+                buf[o + 3 + (target - seat) % n] = 1
+        return buf

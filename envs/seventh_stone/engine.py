@@ -48,6 +48,12 @@ class SeventhStoneConfig:
     #: Spec 13.4 option A: move orders in a row that may leave the capacity rules broken before only
     #: UNDO (or a move order that repairs the state) is left; bounds the search for a legal end state.
     max_moves_over_capacity: int = 2
+    #: G10 target allocation in fights: "agent" (each roller with two or more possible targets splits his
+    #: dice, a decision) or "auto" (all dice of a phase at the opponent with the most units in the field).
+    dice_allocation: str = "agent"
+
+
+DICE_ALLOCATION_MODES = ("agent", "auto")
 
 
 def validate_config(config: SeventhStoneConfig, num_players: int) -> None:
@@ -55,6 +61,8 @@ def validate_config(config: SeventhStoneConfig, num_players: int) -> None:
         raise ConfigError(f"destruction_roll must be 0..6, got {config.destruction_roll!r}")
     if config.max_moves_over_capacity < 1:
         raise ConfigError(f"max_moves_over_capacity must be >= 1, got {config.max_moves_over_capacity!r}")
+    if config.dice_allocation not in DICE_ALLOCATION_MODES:
+        raise ConfigError(f"dice_allocation must be one of {DICE_ALLOCATION_MODES}, got {config.dice_allocation!r}")
     if config.double_move and num_players != 4:
         raise ConfigError(f"double_move is a 4-player variant (rulebook p. 13), got num_players={num_players}")
     if config.four_islands and num_players != 4:
@@ -89,7 +97,8 @@ class Phase:
     USE_WALL = 22
     CASUALTY = 23
     DISBAND = 24
-    GAME_OVER = 25
+    DICE_ALLOC = 25
+    GAME_OVER = 26
 
 
 class Op:
@@ -119,7 +128,10 @@ class Stage:
 _BOARD_ONLY_PHASES = frozenset((
     Phase.MOVE_SELECT, Phase.MOVE_TYPE, Phase.MOVE_COUNT_MIL, Phase.MOVE_COUNT_MERC, Phase.MOVE_TAKE_STONE,
     Phase.MOVE_DEST, Phase.POST_OVERRUN, Phase.SUPPORT_ARMY, Phase.SUPPORT_TARGET, Phase.FIGHT_PICK,
-    Phase.CASUALTY, Phase.DISBAND, Phase.USE_WALL))
+    Phase.CASUALTY, Phase.DISBAND, Phase.USE_WALL, Phase.DICE_ALLOC))
+_MOVEMENT_PHASES = frozenset((
+    Phase.MOVE_SELECT, Phase.MOVE_TYPE, Phase.MOVE_COUNT_MIL, Phase.MOVE_COUNT_MERC, Phase.MOVE_TAKE_STONE,
+    Phase.MOVE_DEST, Phase.KEEP_STONE))
 PHASE_NAMES = tuple(sorted((k for k, v in vars(Phase).items() if isinstance(v, int)),
                            key=lambda k: getattr(Phase, k)))
 NUM_PHASES = len(PHASE_NAMES)
@@ -132,12 +144,16 @@ MAX_AMOUNT = 31  # move counts 0..31 (an army would need 27 Troop expansions to 
 DONE = (Op.DONE, 0)
 UNDO = (Op.UNDO, 0)
 YES, NO = (Op.YESNO, 0), (Op.YESNO, 1)
+AMOUNTS = [(Op.AMOUNT, i) for i in range(MAX_AMOUNT + 1)]  # sliced: a slice is a new list
 
 R = rules()
 KINDS = stone_kinds()
 NUM_KINDS = len(KINDS)
 TEAR_KIND = next(i for i, k in enumerate(KINDS) if k.effect == E_TEAR)
 HIT = (R["hit"]["melee"], R["hit"]["ranged"], R["hit"]["cavalry"])
+#: RS per unit of each sheet field: a building, a unit of each type, one RS of each bid
+ALLOC_COSTS = (R["building_cost"], R["unit_cost"], R["unit_cost"], R["unit_cost"], 1, 1, 1, 1)
+_ALLOC_MOVES: dict[int, tuple] = {}  # budget left -> legal allocation moves
 MOVE = (R["move"]["melee"], R["move"]["ranged"], R["move"]["cavalry"])
 
 
@@ -169,10 +185,6 @@ class Army:
         return f"Army(p{self.owner} {UNIT_TYPES[self.utype]} m{len(self.mil)} s{len(self.merc)} {self.stones})"
 
 
-def _signature(armies: list) -> list:
-    return [(a.owner, a.utype, a.mil, a.merc, a.stones, a.support, a.teleport, a.agile) for a in armies]
-
-
 class Fight:
     """The state of one fight (section 6.5) or overrun (6.4.9)."""
 
@@ -196,6 +208,12 @@ class Fight:
         self.hits_pending: list[list[int]] = []  # [player, hits] in turn order
         self.captured: list[int] = []
         self.suppressed = [False, False, False]
+        # G10 target allocation, made at the start of each round for both of its phases
+        self.aim_round = -1  # the round whose allocation has been made
+        self.aims: dict[tuple[int, int], list[list[int]]] = {}  # (roller, roll phase) -> [[target, dice]]
+        self.aim_queue: list[tuple[int, int, int]] = []  # (roller, roll phase, dice) still to allocate
+        self.aim_idx = 0  # the target of the head of aim_queue being asked for
+        self.aim_left = 0  # dice of the head of aim_queue not yet assigned
 
 
 class SeventhStoneEngine(RulesEngine):
@@ -299,7 +317,10 @@ class SeventhStoneEngine(RulesEngine):
         self.cell_rev = [0] * NUM_CELLS  # per cell: bumped when that cell's contents change
         self.rev_all = 0  # bumped when any number of cells may have changed
         self.pversion = 0  # bumped whenever other public data may change (markets, hands, ...)
+        self.manufactory_rev = 0  # bumped whenever a manufactory may be built or destroyed
         self._legal: list | None = None
+        self._open_nbr: tuple | None = None  # (lava, per cell: a free land neighbour)
+        self._reach: tuple | None = None  # (state key, steps per destination, water-crossing ends) of a move order
         self.obs_cache: dict = {}  # the encoder's per-seat board blocks, valid for one version
         self.pub_cache: dict = {}  # the encoder's per-seat public blocks, valid for one pversion
         self.cell_blocks: dict = {}  # the encoder's per-seat, per-cell blocks, valid per cell_rev
@@ -344,10 +365,14 @@ class SeventhStoneEngine(RulesEngine):
         return total
 
     def player_stats(self) -> tuple[list[int], list[int], list[int], list[list[int]]]:
-        """One pass over the map: per seat TS from control, P, U and armies per type."""
+        """Per seat TS from control, P, U and armies per type."""
+        return (*self.control_stats(), *self.army_stats())
+
+    def control_stats(self) -> tuple[list[int], list[int]]:
+        """One pass over the controlled fields: per seat TS from control and P. Depends only on
+        control, capitals and manufactories (``manufactory_rev`` counts the changes of the latter)."""
         n = self.num_players
-        cts, prod, upk = [0] * n, [0] * n, [0] * n
-        types = [[0, 0, 0] for _ in range(n)]
+        cts, prod = [0] * n, [0] * n
         cap_rs, cap_ts, man = R["capital_rs"], R["capital_ts"], R["manufactory_rs"]
         terrain, capital, yields, blds = self.board.terrain, self.capital_of, self.yield_rs, self.buildings
         for cell, k in enumerate(self.controller):
@@ -362,11 +387,18 @@ class SeventhStoneEngine(RulesEngine):
                     if b[0] == MANUFACTORY:
                         v += man
                 prod[k] += v
+        return cts, prod
+
+    def army_stats(self) -> tuple[list[int], list[list[int]]]:
+        """Per seat U (living military units) and armies per type."""
+        n = self.num_players
+        upk = [0] * n
+        types = [[0, 0, 0] for _ in range(n)]
         for here in self.armies:
             for a in here:
                 upk[a.owner] += len(a.mil)
                 types[a.owner][a.utype] += 1
-        return cts, prod, upk, types
+        return upk, types
 
     def upkeep(self, p: int) -> int:
         """U: living military units of p."""
@@ -445,20 +477,24 @@ class SeventhStoneEngine(RulesEngine):
     def _compute_legal(self) -> list[tuple[int, int]]:
         ph = self.phase
         p = self.actor
+        if ph == Phase.MOVE_SELECT:  # the most frequent first
+            return self._move_select_moves(p)
         b = self.board
         if ph == Phase.SETUP_CAPITAL or ph == Phase.SETUP_BARRACKS:
             return [(Op.CELL, c) for c in range(NUM_CELLS)
                     if b.yield_field[c] and self.controller[c] < 0]
         if ph == Phase.ALLOC:
             left = self.budget_left(p)
-            moves = [DONE]
-            costs = (R["building_cost"], R["unit_cost"], R["unit_cost"], R["unit_cost"], 1, 1, 1, 1)
-            for f in range(8):
-                if costs[f] <= left:
-                    moves.append((Op.ALLOC1, f))
-                if 5 * costs[f] <= left:
-                    moves.append((Op.ALLOC5, f))
-            return moves
+            moves = _ALLOC_MOVES.get(left)
+            if moves is None:  # they depend on the budget left only
+                moves = [DONE]
+                for f in range(8):
+                    if ALLOC_COSTS[f] <= left:
+                        moves.append((Op.ALLOC1, f))
+                    if 5 * ALLOC_COSTS[f] <= left:
+                        moves.append((Op.ALLOC5, f))
+                moves = _ALLOC_MOVES[left] = tuple(moves)
+            return list(moves)
         if ph == Phase.DRAFT_PICK or ph == Phase.DRAFT_DISCARD:
             return [(Op.CHOICE, i) for i, st in enumerate(self.offer_status) if st == 0]
         if ph == Phase.ORDER_PICK or ph == Phase.ORDER_ASSIGN:
@@ -469,21 +505,19 @@ class SeventhStoneEngine(RulesEngine):
             return [(Op.CELL, c) for c in self._place_cells(p, self.sel_item)]
         if ph == Phase.PLACE_REPLACE:
             return [(Op.CHOICE, 0), (Op.CHOICE, 1)]
-        if ph == Phase.MOVE_SELECT:
-            return self._move_select_moves(p)
         if ph == Phase.MOVE_TYPE:
             return [(Op.UTYPE, a.utype) for a in self.armies[self.sel_cell]
                     if a.owner == p and self._movable(a)]
-        if ph == Phase.MOVE_COUNT_MIL:
+        if ph == Phase.MOVE_COUNT_MIL:  # units with movement points left (MP are never negative)
             a = self._sel_army()
-            k = sum(1 for mp in a.mil if mp > 0)
-            lo = 0 if any(mp > 0 for mp in a.merc) else 1
-            return [(Op.AMOUNT, i) for i in range(lo, min(k, MAX_AMOUNT) + 1)]
+            k = len(a.mil) - a.mil.count(0)
+            lo = 0 if a.merc.count(0) < len(a.merc) else 1
+            return AMOUNTS[lo:min(k, MAX_AMOUNT) + 1]
         if ph == Phase.MOVE_COUNT_MERC:
             a = self._sel_army()
-            k = sum(1 for mp in a.merc if mp > 0)
+            k = len(a.merc) - a.merc.count(0)
             lo = 0 if self.sel_mil > 0 else 1
-            return [(Op.AMOUNT, i) for i in range(lo, min(k, MAX_AMOUNT) + 1)]
+            return AMOUNTS[lo:min(k, MAX_AMOUNT) + 1]
         if ph == Phase.MOVE_TAKE_STONE:
             return [YES, NO]
         if ph == Phase.MOVE_DEST:
@@ -507,12 +541,13 @@ class SeventhStoneEngine(RulesEngine):
             return self._casualty_moves(p)
         if ph == Phase.DISBAND:
             return [(Op.CELL, c) for c in self._disband_cells(p)]
+        if ph == Phase.DICE_ALLOC:
+            return AMOUNTS[:min(self.fight.aim_left, MAX_AMOUNT) + 1]
         return []
 
     def budget_left(self, p: int) -> int:
         a = self.alloc[p]
-        spent = a[0] * R["building_cost"] + (a[1] + a[2] + a[3]) * R["unit_cost"] + a[4] + a[5] + a[6] + a[7]
-        return self.budget[p] - spent
+        return self.budget[p] - sum([count * cost for count, cost in zip(a, ALLOC_COSTS)])
 
     # ------------------------------------------------------------------------ transitions ----
     def play(self, move: tuple[int, int]) -> None:
@@ -541,6 +576,10 @@ class SeventhStoneEngine(RulesEngine):
         if not (op == Op.ALLOC1 or op == Op.ALLOC5 or ph in _BOARD_ONLY_PHASES
                 or (op == Op.ITEM and ph == Phase.PLACE_ITEM)):
             self.pversion += 1  # these may change the observation's cached public part
+        if ph in _MOVEMENT_PHASES:  # the most frequent decisions first
+            if not self._apply_movement(p, op, arg):
+                self._run()
+            return
         if ph == Phase.SETUP_CAPITAL:
             self.version += 1
             self.cell_rev[arg] += 1
@@ -593,10 +632,6 @@ class SeventhStoneEngine(RulesEngine):
             self._place(p, self.sel_item, arg, -1)
         elif ph == Phase.PLACE_REPLACE:
             self._place(p, self.sel_item, self.sel_cell, arg)
-        elif ph in (Phase.MOVE_SELECT, Phase.MOVE_TYPE, Phase.MOVE_COUNT_MIL, Phase.MOVE_COUNT_MERC,
-                    Phase.MOVE_TAKE_STONE, Phase.MOVE_DEST, Phase.KEEP_STONE):
-            if self._apply_movement(p, op, arg):
-                return
         elif ph == Phase.POST_OVERRUN:
             if op == Op.DONE:
                 self.idx += 1
@@ -628,6 +663,8 @@ class SeventhStoneEngine(RulesEngine):
             self._remove_casualty(p, arg, merc=(op == Op.CAS_MERC))
         elif ph == Phase.DISBAND:
             self._disband_one(p, arg)
+        elif ph == Phase.DICE_ALLOC:
+            self._aim(arg)
         self._run()
 
     # ---------------------------------------------------------------------- main loop ----
@@ -733,20 +770,26 @@ class SeventhStoneEngine(RulesEngine):
     # ---------------------------------------------------------------- year start (6.1, 6.2) ----
     def _start_year(self) -> None:
         self.pversion += 1
-        self.rev_all += 1
         self.year += 1
+        rev = self.cell_rev  # only the cells that change get a new revision (observation cache)
+        for c in range(NUM_CELLS):
+            if self.lava[c]:
+                rev[c] += 1
+            for bld in self.buildings[c]:
+                if not bld[1]:
+                    bld[1] = 1
+                    rev[c] += 1
+            for a in self.armies[c]:
+                if a.support != -1:
+                    a.support = -1
+                    rev[c] += 1
         self.lava = [False] * NUM_CELLS
-        for cell in self.buildings:
-            for bld in cell:
-                bld[1] = 1
-        for cell in self.armies:
-            for a in cell:
-                a.support = -1
         self.version += 1
         self.event = int(self.rng.integers(6))  # G04
         ev = self.event
         if ev == VOLCANO_ERUPTION:
             for cell in self.board.eruption_targets(self.rng, R["lava_counters"]):
+                rev[cell] += 1
                 self.lava[cell] = True
                 for a in self.armies[cell]:
                     for k in a.stones:
@@ -755,6 +798,7 @@ class SeventhStoneEngine(RulesEngine):
         elif ev == QUICKSAND:
             for cell in range(NUM_CELLS):
                 if self.board.terrain[cell] == 6 and self.armies[cell]:  # desert fields only
+                    rev[cell] += 1
                     kept = []
                     for a in self.armies[cell]:
                         agility = [k for k in a.stones if KINDS[k].effect == E_AGILITY]
@@ -769,9 +813,11 @@ class SeventhStoneEngine(RulesEngine):
         elif ev == TROOP_EXPANSION:
             self.unit_max += 1
         elif ev == MERCENARY_DISCHARGE:
-            for cell in self.armies:
-                for a in cell:
-                    a.merc = []
+            for c, here in enumerate(self.armies):
+                for a in here:
+                    if a.merc:
+                        a.merc = []
+                        rev[c] += 1
         # A) regeneration: budget B = P - U
         n = self.num_players
         for p in range(n):
@@ -884,23 +930,72 @@ class SeventhStoneEngine(RulesEngine):
 
     # -------------------------------------------------------------------- placement (6.3) ----
     def _placeable_items(self, p: int) -> list[int]:
+        """Items p may still place somewhere (the conditions of ``_place_cells``, in one pass)."""
         items = []
+        ctrl, lava = self.controller, self.lava
         if self.pend_build[p] > 0:
-            for t in range(3):
-                if self._place_cells(p, ITEM_BUILDING + t, first=True):
-                    items.append(ITEM_BUILDING + t)
-        for t in range(3):
-            if self.pend_units[p][t] > 0 and self._place_cells(p, ITEM_UNIT + t, first=True):
-                items.append(ITEM_UNIT + t)
-        if self.pend_mercs[p] > 0 and self._place_cells(p, ITEM_MERC, first=True):
-            items.append(ITEM_MERC)
+            yields, capital = self.board.yield_field, self.capital_of
+            for c in range(NUM_CELLS):
+                if ctrl[c] == p and yields[c] and capital[c] < 0 and not lava[c]:
+                    items += (ITEM_BUILDING, ITEM_BUILDING + 1, ITEM_BUILDING + 2)
+                    break
+        items += self._placeable_unit_types(p)
         hand = self.hands[p]
+        if self.pend_mercs[p] <= 0 and not any(hand):
+            return items
+        merc_ok = False
+        free_types = [False, False, False]  # own armies without a stone, per type
+        unit_max = self.unit_max
+        for c, here in enumerate(self.armies):
+            if not here or lava[c]:
+                continue
+            for a in here:
+                if a.owner == p:
+                    if not merc_ok and len(a.merc) + 1 <= len(a.mil) and a.size < unit_max:
+                        merc_ok = True
+                    if not a.stones:
+                        free_types[a.utype] = True
+        if self.pend_mercs[p] > 0 and merc_ok:
+            items.append(ITEM_MERC)
         for k in range(NUM_KINDS):
-            if hand[k] > 0 and self._place_cells(p, ITEM_STONE + k, first=True):
-                items.append(ITEM_STONE + k)
+            if hand[k] > 0:
+                types = KINDS[k].types
+                if (free_types[0] and types[0]) or (free_types[1] and types[1]) or (free_types[2] and types[2]):
+                    items.append(ITEM_STONE + k)
         return items
 
-    def _place_cells(self, p: int, item: int, first: bool = False) -> list[int]:
+    def _placeable_unit_types(self, p: int) -> list[int]:
+        """ITEM_UNIT + t for every pending unit type t with a cell for it (as ``_place_cells``)."""
+        pend = self.pend_units[p]
+        wanted = [t for t in range(3) if pend[t] > 0]
+        if not wanted:
+            return []
+        max_armies = R["max_armies_per_type"]
+        per_cap = R["units_per_barracks"]
+        n_type = [0, 0, 0]
+        for here in self.armies:
+            for a in here:
+                if a.owner == p:
+                    n_type[a.utype] += 1
+        ctrl, lava, placed, unit_max = self.controller, self.lava, self.placed_at, self.unit_max
+        found = set()
+        for c in range(NUM_CELLS):
+            if ctrl[c] != p or lava[c]:
+                continue
+            rb = self.ready_barracks(c)
+            if rb == 0 or placed[c] >= per_cap * rb:
+                continue
+            own = self.army_at(c, p)
+            if own is None:
+                found.update(t for t in wanted if n_type[t] < max_armies)
+            elif own.size < unit_max:
+                found.add(own.utype)
+            if len(found) == 3:
+                break
+        return [ITEM_UNIT + t for t in wanted if t in found]
+
+    def _place_cells(self, p: int, item: int) -> list[int]:
+        """Cells where p may place item (section 6.3)."""
         out = []
         b = self.board
         ctrl = self.controller
@@ -909,8 +1004,6 @@ class SeventhStoneEngine(RulesEngine):
             for c in range(NUM_CELLS):
                 if ctrl[c] == p and b.yield_field[c] and self.capital_of[c] < 0 and not lava[c]:
                     out.append(c)
-                    if first:
-                        break
             return out
         if item < ITEM_MERC:
             t = item - ITEM_UNIT
@@ -929,8 +1022,6 @@ class SeventhStoneEngine(RulesEngine):
                 elif own.utype != t or own.size >= self.unit_max:
                     continue
                 out.append(c)
-                if first:
-                    break
             return out
         for c in range(NUM_CELLS):
             if lava[c]:
@@ -944,8 +1035,6 @@ class SeventhStoneEngine(RulesEngine):
                     ok = not a.stones and KINDS[item - ITEM_STONE].types[a.utype]
                 if ok:
                     out.append(c)
-                    if first:
-                        return out
         return out
 
     def _place(self, p: int, item: int, cell: int, replace: int) -> None:
@@ -957,6 +1046,7 @@ class SeventhStoneEngine(RulesEngine):
             if replace >= 0:
                 blds.pop(replace)  # G16: a replaced manufactory costs its production (debt below)
             blds.append([item - ITEM_BUILDING, 1 if item - ITEM_BUILDING == MANUFACTORY else 0])
+            self.manufactory_rev += 1
             if self.upkeep(p) > self.production(p):
                 self.debt_queue.append(p)
         elif item < ITEM_MERC:
@@ -1020,8 +1110,7 @@ class SeventhStoneEngine(RulesEngine):
         if self.broken_depth >= self.config.max_moves_over_capacity:
             return moves
         conflicts = self.conflicts
-        b = self.board
-        land, lava, ortho = b.land, self.lava, b.ortho
+        open_nbr = self._open_neighbours()
         single_stones = True
         for c, here in enumerate(self.armies):
             if not here:
@@ -1035,7 +1124,7 @@ class SeventhStoneEngine(RulesEngine):
                 if not movable and c not in conflicts and (a.mil.count(0) < len(a.mil) or
                                                            a.merc.count(0) < len(a.merc)):
                     # a free neighbouring land cell is always a destination; otherwise search
-                    if any(land[q] and not lava[q] for q in ortho[c]) or self._destinations(
+                    if open_nbr[c] or self._destinations(
                             p, c, 1, a.teleport, a.agile, a.utype, True):
                         movable = True
                 if ok and not stones:
@@ -1051,6 +1140,14 @@ class SeventhStoneEngine(RulesEngine):
             moves += [(Op.OVERRUN, c) for c in self._overrun_cells(p)]
         moves.sort()
         return moves
+
+    def _open_neighbours(self) -> list[bool]:
+        """Per cell: has an orthogonal land neighbour without lava (cached while the lava stays)."""
+        key = tuple(self.lava)
+        if self._open_nbr is None or self._open_nbr[0] != key:
+            land, ortho = self.board.land, self.board.ortho
+            self._open_nbr = (key, [any(land[q] and not key[q] for q in ortho[c]) for c in range(NUM_CELLS)])
+        return self._open_nbr[1]
 
     def _overrun_cells(self, p: int) -> list[int]:
         """Section 6.4.9 / G17: own units >= 2x all enemy units (city guards included) in a conflict."""
@@ -1072,22 +1169,29 @@ class SeventhStoneEngine(RulesEngine):
         out.sort()
         return out
 
-    def _snapshot(self) -> tuple:
-        return ([[a.copy() for a in cell] for cell in self.armies], self.controller[:], dict(self.conflicts),
+    def _snapshot(self, cells: tuple[int, int]) -> tuple:
+        """What one move order can change: the armies of its two cells, control, conflicts."""
+        return ([(c, [a.copy() for a in self.armies[c]]) for c in cells], self.controller[:], dict(self.conflicts),
                 set(self.pending_control), self.broken_depth)
 
     def _restore(self, snap: tuple) -> None:
+        """Undo to a snapshot (consumed: its armies are put back, not copied)."""
         armies, controller, conflicts, pending, self.broken_depth = snap
-        current = self.armies
-        for c in range(NUM_CELLS):  # the cells that differ get a new revision (observation cache)
-            old, now = armies[c], current[c]
-            if (controller[c] != self.controller[c] or conflicts.get(c) != self.conflicts.get(c)
-                    or ((old or now) and _signature(old) != _signature(now))):
-                self.cell_rev[c] += 1
-        self.armies = [[a.copy() for a in cell] for cell in armies]
-        self.controller = controller[:]
-        self.conflicts = dict(conflicts)
-        self.pending_control = set(pending)
+        rev = self.cell_rev  # the cells that may differ get a new revision (observation cache)
+        for c, saved in armies:
+            self.armies[c] = saved
+            rev[c] += 1
+        if controller != self.controller:
+            for c in range(NUM_CELLS):
+                if controller[c] != self.controller[c]:
+                    rev[c] += 1
+        if conflicts != self.conflicts:
+            for c in set(conflicts) | set(self.conflicts):
+                if conflicts.get(c) != self.conflicts.get(c):
+                    rev[c] += 1
+        self.controller = controller
+        self.conflicts = conflicts
+        self.pending_control = pending
         self.version += 1
 
     def _apply_movement(self, p: int, op: int, arg: int) -> bool:
@@ -1194,13 +1298,23 @@ class SeventhStoneEngine(RulesEngine):
         merc = sorted((mp for mp in a.merc if mp > 0), reverse=True)[:k_merc]
         return min(mil + merc)
 
-    def _move_destinations(self, p: int) -> list[int]:
+    def _reach_of_selection(self, p: int) -> tuple[dict[int, int], set[int]]:
+        """Destinations of the selected move order (steps used) and the water-crossing ends among them;
+        computed once per state for the mask and the move itself."""
         a = self._sel_army()
         mp = self._group_mp(a, self.sel_mil, self.sel_merc)
-        dests = self._destinations(p, self.sel_cell, mp, a.teleport, a.agile, a.utype, False)
+        key = (self.version, p, self.sel_cell, mp, a.teleport, a.agile, a.utype)
+        if self._reach is None or self._reach[0] != key:
+            dests = self._destinations(p, self.sel_cell, mp, a.teleport, a.agile, a.utype, False)
+            self._reach = (key, dests, self._crossed)
+        return self._reach[1], self._reach[2]
+
+    def _move_destinations(self, p: int) -> list[int]:
+        dests = self._reach_of_selection(p)[0]
         out = []
+        margins: dict[int, int] = {}
         for c in sorted(dests):
-            if self._takes_with_debt(p, c) and not self._capacity_after_move(p, c):
+            if self._takes_with_debt(p, c, margins) and not self._capacity_after_move(p, c):
                 continue  # spec 13.4: a move that forces a disband needs a legal state after it
             out.append(c)
         return out
@@ -1209,11 +1323,12 @@ class SeventhStoneEngine(RulesEngine):
                       any_one: bool) -> dict[int, int]:
         """Section 6.4.3: cells reachable from src within mp steps -> steps used (BFS)."""
         b = self.board
-        land, lava, armies = b.land, self.lava, self.armies
+        land, lava = b.land, self.lava
         water = self.event == WATER_CROSSING or agile
         crossing = b.crossing_agile if agile else b.crossing
         portals_open = self.event == PORTAL_OPENING
         cav_limit = self.config.advanced_terrain and utype == CAVALRY
+        conflicts, ortho, portal = self.conflicts, b.ortho, b.portal
         dist = {src: 0}
         crossed = self._crossed = set()
         frontier = [src]
@@ -1222,16 +1337,16 @@ class SeventhStoneEngine(RulesEngine):
             steps += 1
             nxt = []
             for c in frontier:
-                if c != src and any(a.owner != p for a in armies[c]):
-                    continue  # ends there: an enemy army stops the move
-                if c != src and c in self.conflicts:
-                    continue
+                if c != src:
+                    if c in conflicts or self.enemy_army(c, p):
+                        continue  # ends there: an enemy army or a conflict stops the move
                 if cav_limit and steps == 2 and b.printed[c] not in (P_PLAIN, P_DESERT):
                     continue  # advanced: cavalry moves on only from a plain or desert
-                nbrs = list(b.ortho[c])
-                if b.portal[c]:
+                nbrs = ortho[c]
+                if portal[c]:
+                    nbrs = list(nbrs)
                     for q in b.portal_cells:
-                        if q != c and (teleport or portals_open or b.portal[q] == b.portal[c]):
+                        if q != c and (teleport or portals_open or portal[q] == portal[c]):
                             nbrs.append(q)
                 for q in nbrs:
                     if q in dist or not land[q] or lava[q]:
@@ -1251,15 +1366,19 @@ class SeventhStoneEngine(RulesEngine):
         del dist[src]
         return dist
 
-    def _takes_with_debt(self, p: int, c: int) -> bool:
+    def _takes_with_debt(self, p: int, c: int, margins: dict[int, int]) -> bool:
+        """Taking c from its controller q would leave q with U > P; margins caches P - U per seat."""
         q = self.controller[c]
         if q < 0 or q == p or not self.board.controllable[c] or self.enemy_army(c, p) or self.capital_of[c] >= 0:
             return False
         value = self.yield_rs[c] + sum(R["manufactory_rs"] for bl in self.buildings[c] if bl[0] == MANUFACTORY)
-        return self.upkeep(q) > self.production(q) - value
+        margin = margins.get(q)
+        if margin is None:
+            margin = margins[q] = self.production(q) - self.upkeep(q)
+        return value > margin
 
     def _capacity_after_move(self, p: int, c: int) -> bool:
-        snap = self._snapshot()
+        snap = self._snapshot((self.sel_cell, c))
         self._move_units(p, c)
         ok = self.capacity_ok(p)
         self._restore(snap)
@@ -1270,9 +1389,9 @@ class SeventhStoneEngine(RulesEngine):
         src = self.sel_cell
         self.cell_rev[src] += 1
         self.cell_rev[dest] += 1
-        dist = self._destinations(p, src, self._group_mp(a, self.sel_mil, self.sel_merc), a.teleport, a.agile,
-                                  a.utype, False)[dest]
-        water_end = dest in self._crossed
+        dests, crossed = self._reach_of_selection(p)
+        dist = dests[dest]
+        water_end = dest in crossed
         a.mil.sort(reverse=True)
         a.merc.sort(reverse=True)
         mil, a.mil = a.mil[:self.sel_mil], a.mil[self.sel_mil:]
@@ -1303,7 +1422,7 @@ class SeventhStoneEngine(RulesEngine):
         return group
 
     def _move(self, p: int, dest: int) -> None:
-        self.checkpoints.append(self._snapshot())
+        self.checkpoints.append(self._snapshot((self.sel_cell, dest)))
         self._move_units(p, dest)
         self.broken_depth = 0 if self.capacity_ok(p, stones_too=False) else self.broken_depth + 1
         self.version += 1
@@ -1462,6 +1581,11 @@ class SeventhStoneEngine(RulesEngine):
                 if len(self._in_field(f.cell)) <= 1:
                     f.stage = 4
                     continue
+                if f.roll_phase == 1 and f.aim_round != f.rounds:
+                    self._plan_aims(f)
+                if f.aim_queue:
+                    self.phase, self.actor = Phase.DICE_ALLOC, f.aim_queue[0][0]
+                    return True
                 self._roll(f)
                 f.stage = 3
             if f.stage == 3:
@@ -1523,13 +1647,10 @@ class SeventhStoneEngine(RulesEngine):
         return [(c, a) for c in range(NUM_CELLS) for a in self.armies[c]
                 if a.support == f.cell and not f.suppressed[a.utype] and a.size]
 
-    def _roll(self, f: Fight) -> None:
-        """One fight phase (6.5.5): every die rolled at once; casualties removed afterwards."""
+    def _dice(self, f: Fight, phase1: bool) -> dict[int, list[tuple[int, int, bool]]]:
+        """The dice of one fight phase (6.5.5) per roller: [(count, hit threshold, master strike)]."""
         cell = f.cell
-        alive = self._in_field(cell)
-        order_pos = {q: i for i, q in enumerate(self.order)}
-        phase1 = f.roll_phase == 1
-        dice: dict[int, list[tuple[int, int, bool]]] = {}  # roller -> [(count, threshold, master)]
+        dice: dict[int, list[tuple[int, int, bool]]] = {}
 
         def add(q: int, count: int, threshold: int, master: bool) -> None:
             if count > 0:
@@ -1553,24 +1674,94 @@ class SeventhStoneEngine(RulesEngine):
                 add(a.owner, a.size, R["hit"]["support_ranged"], False)
             elif not phase1 and a.utype == CAVALRY:
                 add(a.owner, a.size, R["hit"]["support_cavalry"], False)
+        return dice
+
+    def _plan_aims(self, f: Fight) -> None:
+        """G10: at the start of a round, in turn order, every roller with two or more possible targets
+        (players with units in the field) splits his dice of each phase among them, as counts per
+        target in seat order; the last target takes the rest."""
+        f.aim_round = f.rounds
+        f.aims = {}
+        f.aim_queue = []
+        if self.config.dice_allocation != "agent":
+            return
+        alive = self._in_field(f.cell)
+        phases = ((1, self._dice(f, True)), (2, self._dice(f, False)))
+        for q in self.order:
+            targets = sorted(t for t in alive if t != q)
+            if len(targets) < 2:
+                continue
+            for roll_phase, dice in phases:
+                total = sum(count for count, _, _ in dice.get(q, ()))
+                if total:
+                    f.aims[(q, roll_phase)] = [[t, 0] for t in targets]
+                    f.aim_queue.append((q, roll_phase, total))
+        if f.aim_queue:
+            f.aim_idx, f.aim_left = 0, f.aim_queue[0][2]
+
+    def _aim(self, count: int) -> None:
+        """DICE_ALLOC: count more dice at the target asked for; AMOUNT(MAX_AMOUNT) with dice left asks
+        again for the same target, so that every split of any number of dice is reachable."""
+        f = self.fight
+        q, roll_phase, _ = f.aim_queue[0]
+        slots = f.aims[(q, roll_phase)]
+        slots[f.aim_idx][1] += count
+        f.aim_left -= count
+        if count < MAX_AMOUNT or f.aim_left == 0:
+            f.aim_idx += 1
+        if f.aim_idx >= len(slots) - 1 or f.aim_left == 0:
+            slots[-1][1] += f.aim_left  # the rest goes to the last target
+            f.aim_queue.pop(0)
+            if f.aim_queue:
+                f.aim_idx, f.aim_left = 0, f.aim_queue[0][2]
+
+    @staticmethod
+    def _deal(dice: list[tuple[int, int, bool]], slots: list[list[int]]) -> list[tuple[int, int, int, bool]]:
+        """Dice of one roller to his allocated targets: the better dice (higher hit threshold) to the
+        first-listed targets; the last target takes whatever is left, so that fewer dice than allocated
+        (phase-1 casualties) cut the allocation back from the last-listed target (G10)."""
+        want = [dice_count for _, dice_count in slots]
+        last = len(slots) - 1
+        pieces = []
+        i = 0
+        for count, threshold, master in sorted(dice, key=lambda d: -d[1]):
+            while count:
+                while i < last and want[i] == 0:
+                    i += 1
+                take = count if i == last else min(count, want[i])
+                want[i] -= take
+                count -= take
+                pieces.append((slots[i][0], take, threshold, master))
+        return pieces
+
+    def _roll(self, f: Fight) -> None:
+        """One fight phase (6.5.5): every die rolled at once; casualties removed afterwards."""
+        alive = self._in_field(f.cell)
+        order_pos = {q: i for i, q in enumerate(self.order)}
+        phase1 = f.roll_phase == 1
+        dice = self._dice(f, phase1)
         received: dict[int, int] = {}
         for q in sorted(dice, key=order_pos.__getitem__):
-            targets = [t for t in alive if t != q]
-            if not targets:
-                continue
-            # G10 simplification: all dice at the strongest opponent in the field (ties: turn order)
-            target = max(targets, key=lambda t: (alive[t], -order_pos[t]))
-            hits = 0
-            for count, threshold, master in dice[q]:
+            slots = f.aims.get((q, f.roll_phase))
+            if slots is None:
+                targets = [t for t in alive if t != q]
+                if not targets:
+                    continue
+                # one possible target, or dice_allocation="auto": the strongest opponent (ties: turn order)
+                target = max(targets, key=lambda t: (alive[t], -order_pos[t]))
+                pieces = [(target, count, threshold, master) for count, threshold, master in dice[q]]
+            else:
+                pieces = self._deal(dice[q], slots)
+            for target, count, threshold, master in pieces:
                 rolls = self.rng.integers(1, 7, size=count)
-                hits += int((rolls <= threshold).sum())
+                hits = int((rolls <= threshold).sum())
                 if master:
                     ones = int((rolls == 1).sum())
                     if ones:
-                        extra = self.rng.integers(1, 7, size=ones)  # extra dice do not chain
+                        extra = self.rng.integers(1, 7, size=ones)  # same target; extra dice do not chain
                         hits += int((extra <= threshold).sum())
-            if hits:
-                received[target] = received.get(target, 0) + hits
+                if hits and target in alive:  # hits on a target already out of the field are lost
+                    received[target] = received.get(target, 0) + hits
         pending = []
         for q in sorted(received, key=order_pos.__getitem__):
             hits = received[q]
@@ -1658,7 +1849,7 @@ class SeventhStoneEngine(RulesEngine):
         self.conflicts.pop(cell, None)
         self.version += 1
         self.pversion += 1  # captured stones, discards
-        self.rev_all += 1  # the field, its buildings, and the supporters that withdraw
+        self.cell_rev[cell] += 1  # the field and its buildings; the supporters that withdraw below
         if f.captured:
             if winner >= 0:
                 for k in f.captured:
@@ -1689,6 +1880,7 @@ class SeventhStoneEngine(RulesEngine):
                 if int(self.rng.integers(1, 7)) > self.config.destruction_roll:
                     survivors.append(bl)
             self.buildings[cell] = survivors
+            self.manufactory_rev += 1
             owner = self.controller[cell]
             if owner >= 0 and self.upkeep(owner) > self.production(owner):
                 self.debt_queue.append(owner)
@@ -1696,6 +1888,7 @@ class SeventhStoneEngine(RulesEngine):
             for a in self.armies[c]:
                 if a.support == cell:
                     a.support = -1
+                    self.cell_rev[c] += 1
         if f.overrun and self.stage == Stage.MOVE:
             self.checkpoints = []  # dice were rolled: hard checkpoint (13.4)
 

@@ -7,7 +7,7 @@ import pytest
 import envs
 from envs import ConfigError, IllegalActionError
 from envs.core import testing
-from envs.seventh_stone import Phase
+from envs.seventh_stone import Op, Phase
 from envs.seventh_stone.data import NUM_CELLS
 
 PLAYER_COUNTS = (2, 3, 4)
@@ -64,7 +64,7 @@ def test_spaces_and_names(n):
     assert names[0] == "CELL(r1c1)" and names[48] == "CELL(r7c7)" and names[283] == "DONE"
     layout = env.observation_layout
     assert env.observation_space("player_0")["observation"].shape == (layout.size,)
-    assert sum(f.size for f in layout.fields) == layout.size == {2: 2675, 3: 3252, 4: 3831}[n]
+    assert sum(f.size for f in layout.fields) == layout.size == {2: 2685, 3: 3265, 4: 3847}[n]
 
 
 def test_truncation_at_the_year_limit():
@@ -225,3 +225,18 @@ def test_heuristic_with_rule_options_finishes_games(n, options):
     env = envs.make("seventh_stone", num_players=n, **options)
     players = [agents.make_agent("heuristic", "seventh_stone", n, seed=s, **options) for s in range(n)]
     assert _play(env, players, seed=1)
+
+
+def test_heuristic_aims_all_dice_at_the_strongest_opponent():
+    import agents
+
+    from .test_rules import FIELD, MELEE, _three_party_fight
+
+    e = _three_party_fight([(0, MELEE, 3, 0), (1, MELEE, 2, 0), (2, MELEE, 4, 0)])
+    e.play((Op.CELL, FIELD))
+    assert e.phase == Phase.DICE_ALLOC and e.actor == 0  # asked first for seat 1, then seat 2 takes the rest
+    env = envs.make("seventh_stone", num_players=3)
+    mask = np.zeros(env.codec.num_actions, dtype=np.int8)
+    mask[[env.codec.encode(m) for m in e.legal_moves()]] = 1
+    heuristic = agents.make_agent("heuristic", "seventh_stone", 3, seed=0)
+    assert env.action_name(heuristic.act(env.encoder.encode(e, 0), mask)) == "AMOUNT(0)"

@@ -12,7 +12,7 @@ import pytest
 
 import envs
 from envs import IllegalActionError
-from envs.seventh_stone import SeventhStoneConfig, SeventhStoneEngine
+from envs.seventh_stone import SeventhStoneConfig, SeventhStoneEncoder, SeventhStoneEngine
 from envs.seventh_stone.board import board_from_rows
 from envs.seventh_stone.data import BARRACKS, CAVALRY, MANUFACTORY, MELEE, RANGED, WALL, WATER_CROSSING
 from envs.seventh_stone.engine import (
@@ -461,6 +461,101 @@ def test_debt_rule_forces_disbanding():
     e.play(CELL(cell(1, 1)))  # its last military unit: the mercenary leaves as well
     assert e.army_at(cell(1, 1), 1) is None and e.upkeep(1) == e.production(1) == 2
     assert e.phase == Phase.MOVE_SELECT and e.actor == 1  # seat 0 had nothing left to move
+
+
+# ------------------------------------------------------------ multi-player fights (G10) ----
+FIELD = cell(2, 4)  # a plain nobody controls, without buildings: no destruction roll
+
+
+def _three_party_fight(armies, supporters=(), **options):
+    """Seats 0..2 in turn order; armies = [(seat, type, military, mercenaries)] in FIELD; the
+    fight starts when seat 0 picks it (his only conflict)."""
+    e = scenario(3, **options)
+    for p, utype, mil, merc in armies:
+        add(e, FIELD, p, utype, mil, merc)
+    for at, p, utype, mil in supporters:
+        add(e, at, p, utype, mil)
+        e.army_at(at, p).support = FIELD
+    e.conflicts = {FIELD: armies[0][0]}
+    start(e, Stage.FIGHTS, [0, 1, 2])
+    assert e.phase == Phase.FIGHT_PICK and e.actor == 0
+    return e
+
+
+def _aim(e, seat, count, choices):
+    assert e.phase == Phase.DICE_ALLOC and e.actor == seat
+    assert e.legal_moves() == [(Op.AMOUNT, k) for k in range(choices + 1)]
+    e.play((Op.AMOUNT, count))
+
+
+def test_three_party_fight_every_roller_splits_his_dice():
+    """p. 11 Mehrspielerkampf: vor jeder Kampfrunde legen die Spieler in der bestimmten Reihenfolge fest,
+    welchem Spieler ihre Würfel gelten; eine Aufteilung ist möglich (G10: counts per target in seat order)."""
+    e = _three_party_fight([(0, MELEE, 3, 0), (1, MELEE, 2, 0), (2, MELEE, 3, 1)])
+    e.rng = Dice([1, 1, 5] + [6, 6] + [1, 1, 1, 6])  # melee phase: seat 0, 1, 2 in turn order
+    e.play(CELL(FIELD))
+    _aim(e, 0, 1, 3)  # 1 die at seat 1, the rest (2) at seat 2
+    with pytest.raises(IllegalActionError):
+        e.play((Op.AMOUNT, 3))  # seat 1 decides now, and has only 2 dice
+    _aim(e, 1, 2, 2)  # both at seat 0
+    assert e.fight.aims == {(0, 2): [[1, 1], [2, 2]], (1, 2): [[0, 2], [2, 0]], (2, 2): [[0, 0], [1, 0]]}
+    encoder = SeventhStoneEncoder(e.config, 3)
+    raw = encoder.unscale(encoder.encode(e, 2))
+    aimed = raw[encoder.layout["dice_aims"]]  # seat 2's view: relative seats 0 = seat 2, 1 = seat 0, 2 = seat 1
+    assert list(aimed) == [0, 0, 0, 2, 2, 1]
+    assert list(raw[encoder.layout["dice_alloc"]]) == [0, 1, 4, 0, 1, 0]  # melee dice, 4 left, asked: seat 0
+    _aim(e, 2, 0, 4)  # nothing at seat 0: all 4 at seat 1
+    # seat 1 took 1 + 3 hits and had 2 units (all gone); seat 2 took 1 and chooses which unit
+    assert e.army_at(FIELD, 1) is None
+    assert e.phase == Phase.CASUALTY and e.actor == 2 and e.fight.hits_pending == [[2, 1]]
+    assert e.army_at(FIELD, 0).size == 3
+
+
+def test_supporter_splits_his_dice_but_is_never_a_target():
+    """p. 11: Würfel können nicht gegen Spieler gerichtet werden, die nur unterstützen. Only the
+    supporter has two possible targets; the two fighters have one each and are not asked."""
+    e = _three_party_fight([(0, MELEE, 2, 0), (1, MELEE, 2, 0)], supporters=[(cell(1, 4), 2, RANGED, 2)])
+    e.rng = Dice([1, 1] + [6, 6, 6, 6])  # ranged phase: the supporter; melee phase: seats 0 and 1
+    e.play(CELL(FIELD))
+    assert list(e.fight.aims) == [(2, 1)]
+    _aim(e, 2, 1, 2)
+    assert e.army_at(FIELD, 0).size == 1 and e.army_at(FIELD, 1).size == 1  # one hit each
+    assert e.phase == Phase.DICE_ALLOC and e.actor == 2 and e.fight.rounds == 1  # asked again next round
+
+
+def test_allocation_is_cut_back_from_the_last_target_when_dice_are_lost():
+    """G10: phase-2 dice are allocated before the round; ranged casualties of phase 1 cut the
+    allocation back starting from the last-listed target."""
+    e = _three_party_fight([(0, MELEE, 3, 0), (1, RANGED, 2, 1), (2, MELEE, 2, 0)])
+    e.rng = Dice([1, 2, 6] + [1] + [6, 6])  # ranged: seat 1; melee: seat 0's one die left, seat 2
+    e.play(CELL(FIELD))
+    _aim(e, 0, 2, 3)  # melee dice: 2 at seat 1, 1 at seat 2
+    _aim(e, 1, 3, 3)  # ranged dice: all 3 at seat 0
+    _aim(e, 2, 0, 2)  # melee dice: both at seat 1
+    assert e.army_at(FIELD, 0).size == 1  # 2 ranged hits
+    # seat 0's single die went to seat 1 (listed first), not to seat 2
+    assert e.phase == Phase.CASUALTY and e.actor == 1 and e.fight.hits_pending == [[1, 1]]
+
+
+def test_more_dice_than_one_amount_covers_stay_splittable():
+    """AMOUNT goes up to 31; AMOUNT(31) with dice left asks again for the same target."""
+    e = _three_party_fight([(0, MELEE, 33, 0), (1, MELEE, 1, 0), (2, MELEE, 1, 0)])
+    e.play(CELL(FIELD))
+    _aim(e, 0, 31, 31)
+    assert e.fight.aim_idx == 0 and e.fight.aim_left == 2
+    _aim(e, 0, 1, 2)
+    assert e.fight.aims[(0, 2)] == [[1, 32], [2, 1]]
+    assert e.actor == 1
+
+
+def test_automatic_dice_allocation_option():
+    """dice_allocation="auto": no decision; all dice at the opponent with the most units in the field."""
+    e = _three_party_fight([(0, MELEE, 3, 1), (1, MELEE, 2, 0), (2, MELEE, 4, 0)], dice_allocation="auto")
+    e.rng = Dice([6, 6, 6, 6] + [6, 6] + [1, 6, 6, 6])
+    e.play(CELL(FIELD))  # seat 0 aims at seat 2; seats 1 and 2 at seat 0 (ties: turn order)
+    assert e.phase == Phase.CASUALTY and e.actor == 0 and e.fight.hits_pending == [[0, 1]]
+    with pytest.raises(envs.ConfigError, match="dice_allocation"):
+        envs.make("seventh_stone", num_players=3, dice_allocation="sometimes")
 
 
 # ---------------------------------------------------------------------------- tournament ----
