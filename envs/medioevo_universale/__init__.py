@@ -1,7 +1,7 @@
 """Medioevo Universale: rules engine, component data, action codec and observation encoder.
 
-Work in progress (see docs/games/medioevo_universale.md): no ``envs/medioevo_universale_v0.py``
-exists yet, so the game is not registered; use ``envs.core.TabletopEnv(SPEC, ...)`` directly.
+Registered as ``envs.medioevo_universale_v0`` / ``envs.make("medioevo_universale")``. The rules still
+missing are listed in docs/games/medioevo_universale.md.
 """
 from ..core.game import GameSpec
 from .codec import MedioevoCodec

@@ -30,6 +30,11 @@ amount stays reachable (DECISIONS.md "An encoding never forbids a legal move").
 | ROUTE | 3 | trade-route length: 4, 6, 8 stages |
 | EMBARK | 10 | an own empty war wagon / siege engine (by slot) boards the moving galley, or accompanies a wagon |
 | DISEMBARK | 10 | unload one of them where the galley is docked; with a war wagon: leave the engine behind |
+| PLAYER | 5 | another seat relative to the deciding seat, +1 .. +5 (seats that do not exist are never legal) |
+| TREATY | 12 | diplomacy offer kind: see `diplomacy.TREATY_NAMES` |
+| DURATION | 6 | a state treaty's term: 1 .. 5 rounds, or until the game ends |
+| EP_BID | 11 | variant 8.1: an empire bid of 0 .. 10 EP |
+| SIDE | 2 | the battle side an empire card targets: attacker, defender |
 """
 from __future__ import annotations
 
@@ -38,6 +43,8 @@ from .constants import (
     ABILITY_TYPES, CAPTAIN_MODES, COINS, CTRL_NAMES, HEAD_NAMES, NUM_SLOTS, PROTECT_NAMES, PURCHASE_NAMES,
     ROUTE_LENGTHS, Head,
 )
+from .diplomacy import MAX_OPPONENTS, MAX_TERM, TREATY_NAMES
+from .variants import EP_BID_MAX
 from .data import (
     BUILDING_NAMES, COLOURS, EMPIRES, STARTING_KITS, UNIT_NAMES, VEHICLE_KINDS, game_data,
 )
@@ -74,6 +81,11 @@ def head_names(num_nodes: int) -> list[list[str]]:
         Head.ROUTE: [f"{k} stages" for k in ROUTE_LENGTHS],
         Head.EMBARK: [f"slot {i}" for i in range(NUM_SLOTS)],
         Head.DISEMBARK: [f"slot {i}" for i in range(NUM_SLOTS)],
+        Head.PLAYER: [f"+{k}" for k in range(1, MAX_OPPONENTS + 1)],
+        Head.TREATY: list(TREATY_NAMES),
+        Head.SIDE: ["attacker", "defender"],
+        Head.DURATION: [f"{k} rounds" for k in range(1, MAX_TERM + 1)] + ["until the game ends"],
+        Head.EP_BID: [f"{k} EP" for k in range(EP_BID_MAX + 1)],
     }
     return [per_head[h] for h in range(len(HEAD_NAMES))]
 

@@ -56,14 +56,16 @@ class BattleMixin:
         return self.barb_total[self.bt["node"]] if p < 0 else self.army[p][self.bt["node"]]
 
     def fighting_units(self, side: int) -> list[int]:
-        """Units taking part in steps 2-9: the side's units minus this round's siege crews."""
+        """Units taking part in steps 2-9: the side's units minus this round's siege crews (and the
+        units a spy neutralised, Spion 18 in cards.py)."""
         u = self.side_units(side)
         crew = self.bt["crew"][side]
-        return [u[t] - crew[t] if u[t] > crew[t] else 0 for t in range(NT)]
+        out = [u[t] - crew[t] if u[t] > crew[t] else 0 for t in range(NT)]
+        return self._minus_neutralised(side, out) if "neutral" in self.bt else out
 
     def captain_levels(self, side: int) -> int:
         u = self.fighting_units(side)
-        return u[4] + 2 * u[5] + 3 * u[6]
+        return u[4] + 2 * u[5] + 3 * u[6] + self._heroine_levels(side)  # Heldin 67 / 68 (cards.py)
 
     # ------------------------------------------------------------------------ start ----
     def _start_battle(self, node: int, attacker: int, defender: int) -> None:
@@ -103,10 +105,15 @@ class BattleMixin:
         bt["capture"] = [False, False]
         bt["captor_now"] = -1
         bt["taken"] = []  # (owner, type) captured this round
-        bt["tasks"] = [("capture", 0), ("capture", 1), ("protect", 0), ("protect", 1), ("siege", 0), ("siege", 1),
-                       "fire",
+        bt["card_bonus"] = [0, 0]  # Kriegsfürst 5 (cards.py)
+        bt["tasks"] = ["card_pre",  # card windows: cards.py
+                       ("capture", 0), ("capture", 1), ("protect", 0), ("protect", 1), ("siege", 0), ("siege", 1),
+                       "fire", ("tech", 0), ("tech", 1),  # technology windows before step 2 (technologies.py)
                        "captains", "archers", "melee", ("sacrifice", 0), ("roll", 0), ("sacrifice", 1),
-                       ("roll", 1), "resolve", "loss", "end_round"]
+                       ("roll", 1), "card_attack", "resolve", "loss", "end_round"]
+        bt["blood"] = [0, 0]  # variant 8.3: blood markers spent this round
+        if self.config.blood_markers:
+            self._add_blood_tasks()
 
     # -------------------------------------------------------------------- the run ----
     def _battle_run(self) -> None:
@@ -124,6 +131,10 @@ class BattleMixin:
         """Run one task; True when a decision is now pending."""
         bt = self.bt
         name = task if isinstance(task, str) else task[0]
+        if name == "tech":
+            return self.battle_tech_window(task[1])
+        if name in ("card_pre", "card_attack"):
+            return self._battle_card_window(name)
         if name == "captains":
             lv = [self.captain_levels(0), self.captain_levels(1)]
             if lv[0] == lv[1]:
@@ -149,8 +160,7 @@ class BattleMixin:
             return False
         if name == "protect":
             side = task[1]
-            if self.side_owner(side) >= 0 and self.mil_owner[bt["node"]] == self.side_owner(side) \
-                    and self.mil[bt["node"]]:
+            if self.side_owner(side) >= 0 and self.battle_military_level(side):  # Miliz 26 (cards.py)
                 bt["protect_side"] = side
                 self._decide(side, Phase.PROTECT_CHOICE)
                 return True
@@ -191,10 +201,10 @@ class BattleMixin:
         if name == "archers":
             self._fix_abilities()
             shots = [self._archer_shots(0), self._archer_shots(1)]
-            hits = [sum(1 for _ in range(shots[s]) if int(self.rng.integers(1, 9)) <= 3) for s in (0, 1)]
+            hits = [self._archer_hits(s, shots[s]) for s in (0, 1)]  # 1d8 each, 1-3 hits; cards 8 / 9
             bt["last_archer_hits"] = hits
-            self._push(("damage", 0, self._protected(0, 1, hits[1]), False),
-                       ("damage", 1, self._protected(1, 1, hits[0]), False))
+            self._push(("damage", 0, self._deferred(0, self._protected(0, 1, hits[1])), False),  # Chirurg 29
+                       ("damage", 1, self._deferred(1, self._protected(1, 1, hits[0])), False))  # (cards.py)
             return False
         if name == "melee":
             self._fix_abilities()
@@ -213,6 +223,8 @@ class BattleMixin:
                 return False
             self._decide(side, Phase.SACRIFICE)
             return True
+        if name == "blood":
+            return self._blood_task(task[1])
         if name == "roll":
             side = task[1]
             if self.side_owner(side) < 0:
@@ -237,12 +249,15 @@ class BattleMixin:
         if name == "melee_damage":
             loser, points = task[1], task[2] + bt["super_damage"]
             winner = 1 - loser
+            # "taktik": the winner may place points with Taktik first (technologies.py), then "damage"
             if bt["capture"][winner]:  # G44: units destroyed by the combat result become prisoners
                 self._push(("captor", self.side_owner(winner)),
-                           ("damage", loser, self._protected(loser, 2, points), True), ("captor", -1))
+                           ("taktik", loser, self._protected(loser, 2, points)), ("captor", -1))
             else:
-                self._push(("damage", loser, self._protected(loser, 2, points), True))
+                self._push(("taktik", loser, self._protected(loser, 2, points)))
             return False
+        if name == "taktik":
+            return self.taktik_window(task[1], task[2])
         if name == "loss":
             tasks = []
             for side in (0, 1):
@@ -311,13 +326,16 @@ class BattleMixin:
                 enabled = any(mode == 1 and j == i for mode, j in bt["cap"][s])
                 cancelled = any(mode == 2 and j == i for mode, j in bt["cap"][o])
                 has = bt["count"][s][t] > 0
-                bt["active"][s][t] = has and (bt["count"][o][t] == 0 or enabled) and not cancelled
+                bt["active"][s][t] = has and (bt["count"][o][t] == 0 or enabled or self._warlord_beats(s, t)) \
+                    and not cancelled  # Kriegsfürst 4 (cards.py)
                 if bt["naval"] and t in (HI, CA):
                     bt["active"][s][t] = False  # at sea only archer and LI abilities work
+        if self.config.captains_per_unit:
+            self._per_unit_abilities()
 
     def _archer_shots(self, side: int) -> int:
         bt = self.bt
-        return bt["count"][side][AR] if bt["active"][side][AR] else 0
+        return (bt["count"][side][AR] if bt["active"][side][AR] else 0) + self._crossbow_shots(side)  # cards.py: 7
 
     # ------------------------------------------------------------ attack values ----
     def _sacrifice(self, side: int) -> None:
@@ -341,11 +359,12 @@ class BattleMixin:
             levels = [sum(self.objs[oid][2] for oid in bt["galleys"][s] if oid in self.objs)
                       if bt["owners"][s] >= 0 else 1 for s in (0, 1)]  # G42: a barbarian galley is level I
             bonus = max(0, levels[side] - levels[1 - side])
-        av = max(0, attack_value(dice) + malus + 4 * bt["sac"][side] + bonus)  # G36
+        av = max(0, attack_value(dice) + malus + 4 * bt["sac"][side] + bt["blood"][side] + bonus
+                 + bt["card_bonus"][side])  # G36; Kriegsfürst 5 (cards.py)
         if side == 0 and bt["retreat"]:
             av = (av + 1) // 2  # retreat: halved, rounded up (G73: after the bonuses)
-        if bt["capture"][side] and self.side_size(side) < 3 * self.side_size(1 - side):
-            av = (av + 1) // 2  # capture without a 3:1 superiority: halved, rounded up
+        if bt["capture"][side] and self.side_size(side) < self._capture_ratio(side) * self.side_size(1 - side):
+            av = self._capture_penalty(side, av)  # without a 3:1 superiority: halved (Kerkermeister 40 / 41)
         bt["av"][side] = av
         bt["lv"][side] = min(dice)
 
@@ -387,10 +406,10 @@ class BattleMixin:
     def _protected(self, side: int, kind: int, points: int) -> int:
         """G41: a military building's protection lowers one kind of damage per battle round."""
         bt = self.bt
-        if bt["protect"][side] != kind or points <= 0:
-            return points
-        level = self.mil[bt["node"]]
-        if self.mil_owner[bt["node"]] != self.side_owner(side) or not level:
+        if bt["protect"][side] != kind and self._card_protection(side) != kind or points <= 0:
+            return points  # Wissenschaftler 12: a second kind (cards.py)
+        level = self.battle_military_level(side)  # the own building's level; Miliz 26 (cards.py)
+        if not level:
             return points
         return max(0, points - self.comp.building_protection[2 + level])
 
@@ -408,17 +427,18 @@ class BattleMixin:
         tasks = []
         for side in (0, 1):
             for oid, crew, at_buildings in bt["engines"][side]:
-                if not crew or oid not in self.objs:
+                shots = self._siege_shots(side, oid, crew)  # 1 per crew unit; cards 10 / 52 (cards.py)
+                if not shots or oid not in self.objs:
                     continue
                 level = self.objs[oid][2]
-                hits = sum(1 for _ in range(crew) if int(self.rng.integers(1, 9)) <= 3)
+                hits = sum(1 for _ in range(shots) if int(self.rng.integers(1, 9)) <= 3)
                 if at_buildings:
                     per = self.comp.raw["vehicles"]["siege_hits_buildings"][level - 1]
                     tasks += [("siege_building", side, per)] * (hits if per else 0)
                 else:
                     hits_units[side] += hits * self.comp.raw["vehicles"]["siege_hits_units"][level - 1]
-        tasks += [("damage", 0, self._protected(0, 0, hits_units[1]), False),
-                  ("damage", 1, self._protected(1, 0, hits_units[0]), False)]
+        tasks += [("damage", 0, self._deferred(0, self._protected(0, 0, hits_units[1])), False),  # Chirurg 29
+                  ("damage", 1, self._deferred(1, self._protected(1, 0, hits_units[0])), False)]  # (cards.py)
         self._push(*tasks)
         return False
 
@@ -442,7 +462,11 @@ class BattleMixin:
 
     def _hit(self, side: int, t: int) -> None:
         """One damage point: LI, AR, CP die; HI becomes LI and CA becomes HI (or LI) from the supply."""
-        self._damage_unit(self.side_owner(side), self.bt["node"], t, self.bt["captor_now"])
+        if self._surgeon_saves(side):  # Chirurg 27 (cards.py)
+            return
+        captor = self._hit_captor(side, t)  # Kerkermeister 39 (cards.py)
+        self._note_loss(side, t, captor)  # Chirurg 28 (cards.py)
+        self._damage_unit(self.side_owner(side), self.bt["node"], t, captor)
         crew = self.bt["crew"][side]
         if crew[t]:
             u = self.side_units(side)
@@ -489,7 +513,7 @@ class BattleMixin:
         if ph == Phase.SACRIFICE:
             side = 0 if self.side_owner(0) == self.actor else 1
             moves = [(Head.CTRL, Ctrl.DONE)]
-            if self.side_units(side)[LI]:
+            if self.sacrifices_left(side):
                 moves.append((Head.CTRL, Ctrl.SACRIFICE))
             return moves
         if ph == Phase.ATTACK_REROLL:
@@ -538,11 +562,12 @@ class BattleMixin:
         return False
 
     def retreat_destinations(self) -> list[int]:
-        """G76: adjacent regions the attacker controls that hold no opposing army."""
+        """G76: adjacent regions the attacker controls (or a right-of-way partner's) without an opposing army."""
         bt = self.bt
         p = bt["owners"][0]
         return [y for y in self.board.land_adj[bt["node"]]
-                if self.playable[y] and self.controller(y) == p and not self._opposing_army(p, y)]
+                if self.playable[y] and (self.controller(y) == p or self.may_pass(p, self.controller(y)))
+                and not self._opposing_army(p, y)]
 
     def _retreat_transport(self) -> bool:
         """G43: own war wagons in the region with room for the whole army (they go along, no MP)."""
@@ -565,7 +590,7 @@ class BattleMixin:
             side = 0 if self.side_owner(0) == self.actor else 1
             if arg == Ctrl.SACRIFICE:
                 self._sacrifice(side)
-                if self.side_units(side)[LI]:
+                if self.sacrifices_left(side):
                     return
         elif ph == Phase.ATTACK_REROLL:
             side = bt["reroll_side"]
@@ -598,6 +623,8 @@ class BattleMixin:
             if head == Head.UNIT:
                 engine[1] += 1
                 bt["crew"][side][arg] += 1
+                crew_of = bt.setdefault("crew_of", {})  # per round and engine, for Maschinenbau (technologies.py)
+                crew_of.setdefault((bt["round"], engine[0]), []).append(arg)
                 if engine[1] < 3 and any(self.fighting_units(side)):
                     return
             if engine[1] and self._enemy_buildings(side):
@@ -715,12 +742,14 @@ class BattleMixin:
             else:
                 self._end_movement()
             return
-        if self.battle_after in ("events", "deficit"):  # phase 2, the last revolt check, a bankruptcy
+        if self.battle_after in ("events", "deficit", "card"):  # phase 2, last revolt check, bankruptcy, card
             after, self.battle_after = self.battle_after, "move"
             if self.barb_total[node] and not any(self.army[q][node] for q in range(self.num_players)):
                 self._barbarian_raid(node)
             if after == "events":
                 self._resume_events()
+            elif after == "card":
+                self._card_battle_over()  # cards.py: Intrigant 15, Tempelritter 34
             else:
                 self._after_deficit_action(dfn)
             return
@@ -766,7 +795,8 @@ class BattleMixin:
             if self.building_owner_at(node, cls) >= 0:
                 self._remove_building(node, cls)
         for oid in self.objects_at(node):
-            self._destroy_object(oid)
+            if not self.plunder_protected(oid):  # Diplomat 50 / 51 (cards.py)
+                self._destroy_object(oid)
         for g, c in enumerate(self.cubes[node]):
             if c:
                 self.cubes[node][g] = 0

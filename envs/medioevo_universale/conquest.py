@@ -21,11 +21,14 @@ CUBE_PLUNDER = 50  # fl per market cube [SRC]
 class ConquestMixin:
     def _start_conquest(self, node: int, winner: int, loser: int, buildings: bool) -> None:
         """Queue the decisions; ``_end_movement`` runs when they are done."""
+        if buildings:  # the winner took the region (by battle or takeover)
+            self._blood_for_conquest(node, winner)
         items: list[tuple] = []
         if loser >= 0:
             if buildings:
                 items += [("b", cls) for cls in range(3) if self.building_owner_at(node, cls) == loser]
-            items += [("o", oid) for oid in self.objects_at(node) if self.objs[oid][0] == loser]
+            items += [("o", oid) for oid in self.objects_at(node) if self.objs[oid][0] == loser
+                      and not self.plunder_protected(oid)]  # Diplomat 50 / 51 (cards.py)
         if buildings:
             items += [("c", g) for g, c in enumerate(self.cubes[node]) if c]
         self.conquest = {"node": node, "winner": winner, "loser": loser, "items": items}
@@ -70,6 +73,8 @@ class ConquestMixin:
         node, w, loser = cq["node"], cq["winner"], cq["loser"]
         kind, x = cq["items"].pop(0)
         keep = move[1] == Ctrl.KEEP
+        if not keep and kind in ("b", "o"):
+            self._blood_for_plunder(loser, w)
         if kind == "b":
             cls = x
             building = self.building_kind_at(node, cls)

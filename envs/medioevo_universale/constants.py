@@ -32,11 +32,16 @@ class Head:
     ROUTE = 21  # trade-route length: 4, 6 or 8 stages
     EMBARK = 22  # load an own empty war wagon or siege engine (by ownership slot) onto the moving galley
     DISEMBARK = 23  # unload one of them where the galley is docked
+    PLAYER = 24  # another seat, relative to the deciding seat: +1 .. +5 (only existing seats are legal)
+    TREATY = 25  # diplomacy: the kind of offer (diplomacy.TREATY_NAMES)
+    DURATION = 26  # a state treaty's term: 1 .. 5 rounds (this round counts), or until the game ends
+    EP_BID = 27  # variant 8.1: an empire bid of 0 .. 10 EP
+    SIDE = 28  # a battle side targeted by an empire card: attacker, defender (cards.py)
 
 
 HEAD_NAMES = ("CTRL", "COIN", "TAX", "DICE", "KIT", "EMPIRE", "NODE", "PURCHASE", "TECH", "BUILD",
               "VEHICLE", "UNIT", "OBJECT", "CARD", "COLOUR", "LOAD", "UNLOAD", "CAPTAIN", "EVENT", "PROTECT",
-              "GOOD", "ROUTE", "EMBARK", "DISEMBARK")
+              "GOOD", "ROUTE", "EMBARK", "DISEMBARK", "PLAYER", "TREATY", "DURATION", "EP_BID", "SIDE")
 ROUTE_LENGTHS = (4, 6, 8)
 PROTECT_NAMES = ("siege_engines", "archers", "melee")
 NUM_HEADS = len(HEAD_NAMES)
@@ -65,12 +70,19 @@ class Ctrl:
     ABANDON_ROUTE = 19
     POINT_EP = 20  # a trade point of a completed route becomes 1 EP
     POINT_FL = 21  # ... or +50 fl per cube of the completing sale
+    PLAY_CARD = 22  # activate an empire card's ability (then CARD and the card's targets)
+    SALE_FEE = 23  # diplomacy offer: a trade treaty with 50 fl per sale action to the host
+    PAY = 24  # diplomacy offer: the proposer pays a one-off sum (then COIN by COIN, DONE)
+    DEMAND = 25  # diplomacy offer: the addressee pays a one-off sum
+    SECRET = 26  # diplomacy offer: the treaty is secret (DONE = public)
+    SPEND_BLOOD = 27  # variant 8.3: spend one blood marker for +1 attack this battle round
 
 
 CTRL_NAMES = ("DONE", "TAKE_LOAN", "REPAY_LOAN", "CLAIM_GOAL", "SACRIFICE", "SUPER_REDUCE", "SUPER_DAMAGE",
               "KEEP", "PLUNDER", "RETREAT", "CAPITULATE", "DEMAND_CAPITULATION", "ACCEPT", "REJECT",
               "TARGET_UNITS", "TARGET_BUILDINGS", "CAPTURE", "BUY",
-              "START_ROUTE", "ABANDON_ROUTE", "POINT_EP", "POINT_FL")
+              "START_ROUTE", "ABANDON_ROUTE", "POINT_EP", "POINT_FL", "PLAY_CARD",
+              "SALE_FEE", "PAY", "DEMAND", "SECRET", "SPEND_BLOOD")
 # captain slot choices (spec 5.11): mode * 4 + ability, modes act-as / enable-own / cancel-enemy
 CAPTAIN_MODES = ("act_as", "enable_own", "cancel_enemy")
 ABILITY_TYPES = (2, 0, 1, 3)  # AR, LI, HI, CA as unit types (check order of spec 5.11)
@@ -179,6 +191,17 @@ class Phase:
     ROUTE_STAGE = 38  # the next stage of the new route (the last is the destination)
     ROUTE_POINTS = 39  # each trade point of a completed route: EP or money
     GAME_OVER = 40
+    CARD_WINDOW = 41  # a card window (spec 5.21): activate an empire card's ability, or DONE
+    CARD_FOLLOW = 42  # the follow-up choices of an activated card (after its roll, or an amount)
+    DIPLOMACY = 43  # diplomacy window: make an offer to a seat (PLAYER) or DONE
+    OFFER = 44  # the offer being drafted: treaty kind, term, fee, payment, secrecy
+    OFFER_ANSWER = 45  # the addressee accepts or rejects the offer
+    EMPIRE_BID = 46  # variant 8.1: a sealed (empire, EP bid) pair: EMPIRE, then EP_BID
+    EMPIRE_TIE_BID = 47  # variant 8.1: tied highest bidders bid again at once (EP_BID)
+    BLOOD_SPEND = 48  # variant 8.3: spend blood markers one at a time for +1 attack, then DONE
+    HIDDEN_PLACE = 49  # variant 8.5: place a unit / vehicle bought behind the screen
+    TECH_USE = 50  # a technology activation: which technology, then its targets (DONE closes a window)
+    TP_PAY = 51  # paying TP outside phase 4: rotate a card / flip a goal token, DONE pays the rest in fl
 
 
 PHASE_NAMES = tuple(sorted((k for k, v in vars(Phase).items() if isinstance(v, int)), key=lambda k: getattr(Phase, k)))

@@ -195,6 +195,8 @@ class EconomyMixin:
         return self.upkeep(p) + self.interest_due(p)
 
     def _next_expenses(self) -> None:
+        if self._card_window("tax", "_next_expenses"):  # W-TAX (cards.py)
+            return
         while self.queue:
             p = self.queue.pop(0)
             if self.money[p] >= self.expenses_due(p):
@@ -209,7 +211,8 @@ class EconomyMixin:
         self._start_purchases()
 
     def _pay_expenses(self, p: int) -> None:
-        self._bank(p, -self.expenses_due(p))
+        share = self._share_interest(p)  # Magnat 37 (cards.py)
+        self._bank(p, -(self.expenses_due(p) - share))
         self.missed_interest[p] = 0
 
     def _deficit_options(self, p: int) -> list[tuple]:
@@ -258,6 +261,7 @@ class EconomyMixin:
             self._bank(p, self.self_revolt_money)
             self._spawn_horde(arg)
             self._remove_markers(arg)
+            self._evict_guests(arg, keep=p)  # treaty guests leave: the battle stays two-sided
             if self.army[p][arg]:  # the revolt attacks the own units there at once (phase 2 rules)
                 self.battle_after = "deficit"
                 self._start_battle(arg, -1, p)

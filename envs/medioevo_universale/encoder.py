@@ -10,17 +10,23 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.encoder import Field, ObservationEncoder, ObsLayout
+from .cards import encode_card_choice, encode_card_effects
 from .codec import MedioevoCodec
 from .constants import NUM_PHASES as _ALL_PHASES, NUM_SLOTS, NUM_UNIT_TYPES, PHASE_NAMES, STAGE_NAMES, Phase
 from .data import EMPIRES, GOAL_KEYS, VEHICLE_KINDS, game_data
+from .diplomacy import diplomacy_fields, encode_diplomacy
+from .technologies import encode_technologies, technology_fields
+from .variants import encode_variants, variant_fields
 
 NT = NUM_UNIT_TYPES
 NUM_PHASES = _ALL_PHASES - 1  # GAME_OVER is never a decision; its slot means "not my decision"
+_DECISION_PHASES = [name for name in PHASE_NAMES if name != "GAME_OVER"]
 MONEY_SCALE = 5000.0
 BID_SCALE = 2000.0
 EP_OFFSET, EP_SCALE = 50.0, 200.0
 STATIC_FEATURES = 20
-_TREE_PHASES = (Phase.PURCHASE, Phase.DEFICIT, Phase.EVENT_EFFECT, Phase.BUILDUP)
+_TREE_PHASES = (Phase.PURCHASE, Phase.DEFICIT, Phase.EVENT_EFFECT, Phase.BUILDUP, Phase.CARD_WINDOW,
+                Phase.CARD_FOLLOW, Phase.TECH_USE, Phase.TP_PAY)
 
 
 class MedioevoEncoder(ObservationEncoder):
@@ -52,8 +58,8 @@ class MedioevoEncoder(ObservationEncoder):
             ("capitulated", NT, "units set aside by capitulation, per type / 10"),
         ]
         fields = [
-            Field("phase", NUM_PHASES + 1, "one-hot pending decision: " + ", ".join(PHASE_NAMES[:NUM_PHASES])
-                  + ", not my decision"),
+            Field("phase", NUM_PHASES + 1, "one-hot pending decision: " + ", ".join(_DECISION_PHASES)
+                  + "; the GAME_OVER slot means not my decision"),
             Field("stage", len(STAGE_NAMES), "one-hot phase of the round: " + ", ".join(STAGE_NAMES)),
             Field("round", 3, "round / 12, last round / 12, EP limit / 100"),
             Field("acting_seat", n, "one-hot, relative to the observer"),
@@ -118,7 +124,17 @@ class MedioevoEncoder(ObservationEncoder):
                   "node / nodes, MP / 8"),
             Field("pending", self.num_actions, "moves already chosen in the current multi-part decision"),
             Field("marker_origin", nn + 1, "markers left to place / 3, one-hot node of the new military building"),
+            Field("card_effects", 4 * nn + 72 + 72 + 1 + 4 + 3, "empire-card effects (public): per node a fight, "
+                  "trade and movement ban this round (Bischof 1-3) and protection from this round's event "
+                  "(Pestarzt); cards locked by Intrigant 13; the card whose follow-up is being decided; money on "
+                  "Magnat 36 / 300; Magnat 37 and 38 used this round, by the observer or another seat; the "
+                  "follow-up choices left / 3, the open card window is a phase window, a turn window"),
+            Field("my_card_choice", 3 * (12 + nn), "Weiser 61: the 3 event cards drawn to choose from, each its "
+                  "symbols one-hot and its area (private, while choosing)"),
         ]
+        fields += variant_fields(n)
+        fields += diplomacy_fields(n)
+        fields += technology_fields(nn)
         self.layout = ObsLayout(fields)
         static = np.zeros((nn, STATIC_FEATURES), dtype=np.float32)
         for i in range(nn):
@@ -145,7 +161,7 @@ class MedioevoEncoder(ObservationEncoder):
         acting = e.current_player
         mine = acting == seat
         v = out[L["phase"]]
-        v[e.phase if mine else NUM_PHASES] = 1
+        v[e.phase if mine else Phase.GAME_OVER] = 1
         out[L["stage"]][e.stage] = 1
         out[L["round"]] = (e.round / 12, e.num_rounds / 12, min(1.0, e.ep_limit / 100))
         if acting >= 0:
@@ -398,6 +414,11 @@ class MedioevoEncoder(ObservationEncoder):
                 mo2 = out[L["marker_origin"]]
                 mo2[0] = min(1.0, e.markers_to_place / 3)
                 mo2[1 + e.marker_origin] = 1
+        encode_variants(e, seat, out, L, rel, to_rel)
+        encode_diplomacy(e, seat, out, L, rel, to_rel)
+        encode_technologies(e, out, L)
+        encode_card_effects(e, seat, out[L["card_effects"]])
+        encode_card_choice(e, seat, out[L["my_card_choice"]])
         return out
 
 

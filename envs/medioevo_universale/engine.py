@@ -13,6 +13,7 @@ The rules live in mixins, one module per part of the round:
 * ``movement.py`` - phase 5 war cycles and completed movements
 * ``combat.py`` - land and naval battles; ``conquest.py`` - take over / plunder
 * ``trade.py`` - phase 6
+* ``diplomacy.py`` - declarations, typed treaty offers and their effects, breaches, the team game
 * ``scoring.py`` - EP, goals, end of round, final scoring
 
 References G1..G92 are the gap list of ``../shared/rules/medioevo_universale.md`` section 9;
@@ -27,10 +28,12 @@ import numpy as np
 
 from ..core.engine import RulesEngine
 from ..core.errors import ConfigError, IllegalActionError
-from .constants import HEAD_NAMES, NUM_UNIT_TYPES, PHASE_NAMES, STAGE_NAMES, Head, Phase, Stage
+from .constants import HEAD_NAMES, NUM_UNIT_TYPES, PHASE_NAMES, STAGE_NAMES, Ctrl, Head, Phase, Stage
 from .data import BUILDING_NAMES, EMPIRES, UNIT_NAMES, VEHICLE_KINDS, GameData, game_data
+from .cards import CardsMixin
 from .combat import BattleMixin
 from .conquest import ConquestMixin
+from .diplomacy import DiplomacyMixin
 from .economy import EconomyMixin
 from .events import EventsMixin
 from .movement import WarMixin
@@ -38,7 +41,9 @@ from .purchases import PurchaseMixin
 from .scoring import ScoringMixin
 from .setup import SetupMixin
 from .state import StateMixin
+from .technologies import TechnologyMixin
 from .trade import TradeMixin
+from .variants import VariantsMixin
 
 NT = NUM_UNIT_TYPES
 
@@ -65,6 +70,20 @@ class MedioevoConfig:
     trade_vehicles_in_war: bool = False
     #: G91 alternative: the route-completing sale keeps the market bonus when no trade point is taken as money
     market_bonus_with_route_ep: bool = False
+    #: spec 10.5: offers per seat in each diplomacy window (start of phases 4 and 5); 0 = no diplomacy windows
+    diplomacy_offers: int = 1
+    #: variant 8.4: None, "pairs" (seats 0+1, 2+3, ...) or a tuple of teams, each a tuple of seats
+    teams: object = None
+    #: variant 8.1: the seats win the empires of the S1 set with sealed (empire, 0-10 EP) bids
+    empire_auction: bool = False
+    #: variant 8.2: MP to enter a region and unit upkeep by terrain (data/map.json)
+    terrain: bool = False
+    #: variant 8.3: blood markers for plundered possessions and conquered start regions, +1 attack each
+    blood_markers: bool = False
+    #: variant 8.5: purchases are hidden (the demand is always made); units and vehicles are placed at the reveal
+    hidden_purchases: bool = False
+    #: G87 alternative: a captain's enable-own / cancel-enemy choice concerns one unit, not the whole type
+    captains_per_unit: bool = False
 
     def __post_init__(self):
         if self.num_rounds not in (8, 10, 12):
@@ -77,10 +96,22 @@ class MedioevoConfig:
             raise ConfigError(f"tp_per_goal_token must be >= 0, got {self.tp_per_goal_token!r}")
         if self.auction_tie_rounds < 0:
             raise ConfigError(f"auction_tie_rounds must be >= 0, got {self.auction_tie_rounds!r}")
+        for name in ("empire_auction", "terrain", "blood_markers", "hidden_purchases", "captains_per_unit"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        if self.empire_auction and self.empire_selection == "pick":
+            raise ConfigError("empire_auction assigns the empires of the S1 set: use empire_selection='random'")
+        if not isinstance(self.diplomacy_offers, int) or self.diplomacy_offers < 0:
+            raise ConfigError(f"diplomacy_offers must be an int >= 0, got {self.diplomacy_offers!r}")
+        if not (self.teams is None or self.teams == "pairs" or (
+                isinstance(self.teams, (tuple, list)) and self.teams
+                and all(isinstance(t, (tuple, list)) and t and all(isinstance(s, int) for s in t)
+                        for t in self.teams))):
+            raise ConfigError(f"teams must be None, 'pairs' or a list of teams of seats, got {self.teams!r}")
 
 
 class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMixin, BattleMixin, ConquestMixin,
-                     EventsMixin, TradeMixin, ScoringMixin,
+                     EventsMixin, TradeMixin, ScoringMixin, CardsMixin, DiplomacyMixin, VariantsMixin, TechnologyMixin,
                      RulesEngine):
     def __init__(self, config: MedioevoConfig, num_players: int, rng: np.random.Generator,
                  data: GameData | None = None):
@@ -268,10 +299,16 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         self.land_nodes = [i for i in range(nn) if not board.is_sea[i]]
         self.home_owner = [-1] * nn
         self.home_regions: list[list[int]] = [[] for _ in range(n)]
+        self._init_diplomacy()
+        self._init_variants()
         self.actor = 0
+        self._init_cards()
+        self._init_technologies()
         if config.empire_selection == "pick":
             self.phase = Phase.EMPIRE_PICK
             self.queue = list(range(1, n))
+        elif config.empire_auction:
+            self._start_empire_auction()
         else:
             self.phase = Phase.KIT
             self._assign_random_empires()
@@ -286,7 +323,7 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         return self.phase == Phase.GAME_OVER
 
     def placement_scores(self) -> list[float]:
-        return self.placement()
+        return self.team_placement() if self.team_of is not None else self.placement()
 
     def scores(self) -> list[int]:
         return list(self.ep)
@@ -316,7 +353,8 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
     # -------------------------------------------------------------------------- legality ----
     def legal_moves(self) -> list[tuple[int, int]]:
         ph = self.phase
-        if ph in (Phase.PURCHASE, Phase.DEFICIT, Phase.EVENT_EFFECT, Phase.BUILDUP):
+        if ph in (Phase.PURCHASE, Phase.DEFICIT, Phase.EVENT_EFFECT, Phase.BUILDUP, Phase.CARD_WINDOW,
+                  Phase.CARD_FOLLOW):
             return self.tree_moves()
         if ph in (Phase.BID, Phase.TIE_BID):
             return self.bid_moves()
@@ -329,9 +367,12 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         if ph == Phase.PLACE_MARKER:
             return self.marker_moves()
         if ph == Phase.MOVE:
-            return self.move_moves()
+            return self.tech_adjusted_moves(self.move_moves()) + self.card_turn_moves(self.actor, "move")  # W-MOVE
         if ph == Phase.WAR_TURN:
-            return self.war_turn_moves(self.actor)
+            moves = self.war_turn_moves(self.actor)
+            return self.tech_adjusted_moves(moves) if moves else moves
+        if ph in (Phase.TECH_USE, Phase.TP_PAY):
+            return self.tree_moves()
         if Phase.CAPTAIN_SLOT <= ph <= Phase.RETREAT_TO or Phase.PROTECT_CHOICE <= ph <= Phase.CAPTURE_DECLARE:
             return self.battle_moves()
         if ph == Phase.CONQUEST:
@@ -341,7 +382,7 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         if ph == Phase.TRADE_TURN:
             return self.trade_turn_moves()
         if ph in (Phase.TRADE, Phase.PLACE_CUBE) or Phase.ROUTE_LENGTH <= ph <= Phase.ROUTE_POINTS:
-            return self.trade_moves()
+            return self.tech_adjusted_moves(self.trade_moves()) if ph == Phase.TRADE else self.trade_moves()
         if ph == Phase.REVOLT_PLACE:
             return self.revolt_moves()
         if ph == Phase.KIT:
@@ -354,6 +395,14 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
             return self.goal_token_moves()
         if ph == Phase.EMPIRE_PICK:
             return self.empire_pick_moves()
+        if Phase.DIPLOMACY <= ph <= Phase.OFFER_ANSWER:
+            return self.diplomacy_moves()
+        if ph in (Phase.EMPIRE_BID, Phase.EMPIRE_TIE_BID):
+            return self.empire_bid_moves()
+        if ph == Phase.BLOOD_SPEND:
+            return self.blood_moves()
+        if ph == Phase.HIDDEN_PLACE:
+            return self.hidden_place_moves()
         return []
 
     # ------------------------------------------------------------------------ transitions ----
@@ -368,10 +417,15 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
     def apply(self, move: tuple[int, int]) -> None:
         """Apply a move known to be legal."""
         ph = self.phase
-        if ph in (Phase.PURCHASE, Phase.DEFICIT, Phase.EVENT_EFFECT, Phase.BUILDUP):
+        if ph in (Phase.PURCHASE, Phase.DEFICIT, Phase.EVENT_EFFECT, Phase.BUILDUP, Phase.CARD_WINDOW,
+                  Phase.CARD_FOLLOW):
             opt = self._tree_step(move)
             if opt is not None:
-                if ph == Phase.PURCHASE:
+                if ph == Phase.CARD_WINDOW:
+                    self._apply_card_window(opt)
+                elif ph == Phase.CARD_FOLLOW:
+                    self._apply_card_follow(opt)
+                elif ph == Phase.PURCHASE:
                     self._apply_purchase_option(opt)
                 elif ph == Phase.DEFICIT:
                     self._apply_deficit(opt)
@@ -389,9 +443,21 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
             self._apply_keep_card(move[1])
         elif ph == Phase.PLACE_MARKER:
             self._apply_marker(move)
+        elif move[0] == Head.TECH and ph in (Phase.MOVE, Phase.WAR_TURN, Phase.TRADE):
+            self._begin_tech_use(move)  # a technology activation inside the decision
+        elif ph == Phase.TECH_USE:
+            self._apply_tech_use(move)
+        elif ph == Phase.TP_PAY:
+            opt = self._tree_step(move)
+            if opt is not None:
+                self._apply_tp_pay(opt)
+        elif ph == Phase.MOVE and move == (Head.CTRL, Ctrl.PLAY_CARD):
+            self._open_turn_window(self.actor, "move")  # W-MOVE (cards.py)
         elif ph == Phase.MOVE:
             self._apply_move(move)
+            self.decree_steps = -1  # an Erlass lock lasts until the next move of the movement
         elif ph == Phase.WAR_TURN:
+            self.logistik = -1  # a new movement: no Logistik yet
             self._apply_war_turn(move)
         elif Phase.CAPTAIN_SLOT <= ph <= Phase.RETREAT_TO or Phase.PROTECT_CHOICE <= ph <= Phase.CAPTURE_DECLARE:
             self._apply_battle(move)
@@ -400,6 +466,7 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         elif ph == Phase.EVENT_CHOICE:
             self._apply_event_choice(move[1])
         elif ph == Phase.TRADE_TURN:
+            self.logistik = -1  # a new trade activation: no Logistik yet
             self._apply_trade_turn(move)
         elif ph in (Phase.TRADE, Phase.PLACE_CUBE) or Phase.ROUTE_LENGTH <= ph <= Phase.ROUTE_POINTS:
             self._apply_trade(move)
@@ -413,6 +480,14 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
             self._apply_placement(move[1])
         elif ph == Phase.GOAL_TOKEN:
             self._apply_goal_token(move[1])
+        elif Phase.DIPLOMACY <= ph <= Phase.OFFER_ANSWER:
+            self._apply_diplomacy(move)
+        elif ph in (Phase.EMPIRE_BID, Phase.EMPIRE_TIE_BID):
+            self._apply_empire_bid(move)
+        elif ph == Phase.BLOOD_SPEND:
+            self._apply_blood(move)
+        elif ph == Phase.HIDDEN_PLACE:
+            self._apply_hidden_place(move)
         elif ph == Phase.EMPIRE_PICK:
             self.empire_of[self.actor] = move[1]
             self.turn += 1

@@ -45,6 +45,7 @@ class EventsMixin:
         self.event_card = self._draw_event()
         self.phase = Phase.EVENT_CHOICE
         self.actor = self.order[0]
+        self._card_window("event")  # W-EVENT (cards.py): Pestarzt, Weiser
 
     def event_choice_moves(self) -> list[tuple[int, int]]:
         return [(Head.EVENT, i) for i in range(3)]
@@ -95,7 +96,7 @@ class EventsMixin:
     # ------------------------------------------------------------------- effects ----
     def _event_area(self) -> tuple[frozenset, frozenset]:
         ev = self.data.events[self.event_card]
-        return ev.regions, ev.seas
+        return ev.regions - self.event_protected, ev.seas  # Pestarzt 42 / 43 (cards.py)
 
     def _effect_targets(self, symbol: str, p: int) -> list[tuple]:
         regions, seas = self._event_area()
@@ -263,6 +264,7 @@ class EventsMixin:
             self._resume_events()
             return
         self._remove_markers(node)
+        self._evict_guests(node)  # treaty guests leave: the battle stays two-sided
         defender = next((q for q in range(self.num_players) if self.army[q][node]), -1)
         if defender >= 0:
             self.battle_after = "events"
@@ -334,14 +336,20 @@ class EventsMixin:
         self._next_revolt()
 
     def _place_revolt(self, p: int, node: int) -> bool:
-        """A horde in the region; True when a battle (a decision) is pending."""
+        """A horde in the region; True when a decision (a battle, a Gesetze relocation) is pending."""
+        if self.revolt_relocation_pending(p, node):  # G67: Gesetze (technologies.py)
+            return True
+        return self._spawn_revolt(p, node)
+
+    def _spawn_revolt(self, p: int, node: int) -> bool:
         self.revolts_placed[p] += 1
         if not self._spawn_horde(node):
             return False
         self._remove_markers(node)
+        self._evict_guests(node, keep=p)  # treaty guests leave: the battle stays two-sided
         if self.army[p][node]:
             self.battle_after = "events"
-            self._start_battle(node, -1, p)  # its end resumes the revolts
+            self._invaded(node, -1, p)  # W-INVADE (cards.py), then the battle; its end resumes the revolts
             return True
         self._barbarian_raid(node)
         return False

@@ -27,6 +27,8 @@ class WarMixin:
     # --------------------------------------------------------------------- the loop ----
     def _start_war(self) -> None:
         self.stage = Stage.WAR
+        if self._diplomacy_window("war"):  # spec 10.5: a diplomacy window first
+            return
         self.cycle_moved = False
         self.queue = [p for p in self.order if not self.eliminated[p]]
         self._next_war_turn()
@@ -62,7 +64,8 @@ class WarMixin:
                     return moves
         for n in self.land_nodes:
             if self.mil[n] == 3 and self.controller(n) == p and self._unstopped_units(p, n) > 0:
-                if any(self.playable[y] for y in self.board.land_adj[n]):
+                if any(self.playable[y] and self._armed_entry_ok(p, y) and not self._step_banned(p, n, y, True)
+                       for y in self.board.land_adj[n]):  # Bischof 1 / 3 (cards.py)
                     moves.append((Head.NODE, n))
                     if any_only:
                         return moves
@@ -80,10 +83,10 @@ class WarMixin:
             return False
         if kind == GALLEY and self.cargo_stopped.get(oid):
             return False
-        if self._step_targets(p, kind, o[O_NODE], armed=False):
+        if self._step_targets(p, kind, o[O_NODE], armed=False, mp=o[O_MP]):
             return True
         if kind in (WAR_WAGON, GALLEY) and (sum(self.cargo[oid]) or self._loadable(p, oid)):
-            return bool(self._step_targets(p, kind, o[O_NODE], armed=True))
+            return bool(self._step_targets(p, kind, o[O_NODE], armed=True, mp=o[O_MP]))
         return False
 
     def _apply_war_turn(self, move: tuple[int, int]) -> None:
@@ -120,7 +123,7 @@ class WarMixin:
         room = self.comp.capacity[o[O_KIND]] * o[O_LEVEL] - sum(self.cargo[oid]) - len(self.aboard.get(oid, ()))
         return room > 0 and self._unstopped_units(p, node) > 0
 
-    def _step_targets(self, p: int, kind: int, x: int, armed: bool) -> list[int]:
+    def _step_targets(self, p: int, kind: int, x: int, armed: bool, mp: int | None = None) -> list[int]:
         b = self.board
         if kind in (GALLEY, MERCHANT_SHIP):
             cand = b.coast[x] if not b.is_sea[x] else b.sea_adj[x] + b.coast[x]
@@ -128,28 +131,33 @@ class WarMixin:
             cand = b.land_adj[x]
         out = []
         for y in cand:
-            if not self.playable[y]:
+            if not self.playable[y] or (mp is not None and self.step_cost(kind, x, y) > mp):  # 8.2 terrain
+                continue
+            if self._step_banned(p, x, y, armed):  # Bischof 1 / 3 (cards.py)
                 continue
             if b.is_sea[y]:
                 if self._hostile_galleys(p, y) and not (armed and kind == GALLEY):
                     continue  # only a galley with units aboard may attack at sea (spec 5.13)
                 out.append(y)
             elif armed:
-                out.append(y)
-            elif not self._opposing_army(p, y) and self.controller(y) in (-1, p):
+                if self._armed_entry_ok(p, y):  # treaties: no attack on a ceasefire partner, no 3-party battle
+                    out.append(y)
+            elif not self._opposing_army(p, y) and (self.controller(y) in (-1, p)
+                                                    or self.may_pass(p, self.controller(y))):
                 out.append(y)
         return out
 
     def _hostile_galleys(self, p: int, sea: int) -> bool:
         if self.barb_total[sea]:  # a barbarian galley is always hostile
             return True
-        return any(o[O_NODE] == sea and o[0] != p and o[O_KIND] == GALLEY for o in self.objs.values())
+        return any(o[O_NODE] == sea and o[0] != p and o[O_KIND] == GALLEY and not self.peaceful(p, o[0])
+                   for o in self.objs.values())
 
     def _opposing_army(self, p: int, node: int) -> bool:
         if self.barb_total[node]:
             return True
         army = self.army
-        return any(army[q][node] for q in range(self.num_players) if q != p)
+        return any(army[q][node] for q in range(self.num_players) if q != p and not self.may_pass(p, q))
 
     def carrier_node(self) -> int:
         return self.foot_node if self.carrier == FOOT else self.objs[self.carrier][O_NODE]
@@ -175,7 +183,9 @@ class WarMixin:
                 if u[base + t] - st[base + t] > 0:
                     moves.append((Head.LOAD, t))
             if sum(cargo):
-                moves += [(Head.NODE, y) for y in self.board.land_adj[node] if self.playable[y]]
+                moves += [(Head.NODE, y) for y in self.board.land_adj[node]
+                          if self.playable[y] and self._armed_entry_ok(p, y)
+                          and not self._step_banned(p, node, y, True)]  # Bischof 1 / 3 (cards.py)
             return moves
         o = self.objs[c]
         kind = o[O_KIND]
@@ -210,7 +220,7 @@ class WarMixin:
                     elif (o2[O_NODE] == node and o2[O_KIND] == SIEGE and not o2[O_STOP] and o2[O_MP] >= 1):
                         moves.append((Head.EMBARK, s))
         if o[O_MP] >= 1:
-            moves += [(Head.NODE, y) for y in self._step_targets(p, kind, node, armed=sum(cargo) > 0)]
+            moves += [(Head.NODE, y) for y in self._step_targets(p, kind, node, armed=sum(cargo) > 0, mp=o[O_MP])]
         if carries_units and land:
             need = sum(cargo)
             for s, oid in enumerate(self.slots[p]):
@@ -278,16 +288,20 @@ class WarMixin:
             self.foot_stepped = True
         else:
             o = self.objs[self.carrier]
-            o[O_MP] -= 1
+            x = o[O_NODE]
+            o[O_MP] -= self.step_cost(o[O_KIND], x, y)
             o[O_NODE] = y
             for oid in list(self.escort):  # accompanying siege engines pay their own MP
                 e = self.objs[oid]
-                if e[O_MP] >= 1:
-                    e[O_MP] -= 1
+                cost = 0 if self.escort_follows(oid) else self.step_cost(SIEGE, x, y)  # Kanonier 53 (cards.py)
+                if e[O_MP] >= cost:
+                    e[O_MP] -= cost
                     e[O_NODE] = y
                 else:
                     e[O_STOP] = True  # out of MP: it stays behind
                     self.escort.remove(oid)
+        if self.decree_step:  # Erlass: no barbarian resistance here (technologies.py)
+            return
         cargo = self.carrier_cargo()
         if not sum(cargo):
             return
@@ -299,7 +313,7 @@ class WarMixin:
         # entering a land region with an army (spec 5.9 entry effects)
         hostile = self._opposing_army(p, y)
         ctrl = self.controller(y)
-        if not hostile and ctrl == p:
+        if not hostile and (ctrl == p or self.may_pass(p, ctrl)):  # G35: a normal move with right of way
             if self.carrier == FOOT:
                 self._end_movement()
             return
@@ -310,7 +324,7 @@ class WarMixin:
                                                       if q != p and self.army[q][y])
             if dfn >= 0:
                 self._act_of_war(p, dfn)
-            self._start_battle(y, p, dfn)
+            self._invaded(y, p, dfn)  # W-INVADE, then the battle (cards.py)
         elif ctrl < 0:
             if self._spawn_horde(y):
                 self._start_battle(y, p, -1)
@@ -327,7 +341,7 @@ class WarMixin:
         if self.barb_total[sea]:  # barbarians are always attacked first (spec 5.15)
             self._naval_battle_vs(sea, p, -1)
             return
-        q = next(r for r in self.order if r != p and any(
+        q = next(r for r in self.order if r != p and not self.peaceful(p, r) and any(
             o[O_NODE] == sea and o[0] == r and o[O_KIND] == GALLEY for o in self.objs.values()))
         self._act_of_war(p, q)
         defenders = [oid for oid, o in self.objs.items() if o[O_NODE] == sea and o[0] == q and o[O_KIND] == GALLEY]
@@ -425,6 +439,7 @@ class WarMixin:
             return
         self._gain_ep(p, -3, "undeclared_attack")
         self.at_war[p][q] = self.at_war[q][p] = True
+        self._war_breaks_treaties(p, q)  # diplomacy: -2 EP per treaty with q
 
     def _remove_markers(self, node: int) -> None:
         m = self.marker[node]

@@ -22,13 +22,10 @@ P = Head.PURCHASE
 class PurchaseMixin:
     # --------------------------------------------------------------------------- TP ----
     def affordable(self, p: int, fl: int, colour: int = 0, tp: int = 0) -> bool:
-        missing = tp - self.tp[p][colour] if tp > self.tp[p][colour] else 0
-        return self.money[p] >= fl + self.tp_price * missing
+        return self.tp_affordable(p, fl, ((colour, tp),))  # technologies.py (Mönchtum, G15)
 
     def _pay(self, p: int, fl: int, colour: int = 0, tp: int = 0) -> None:
-        use = min(tp, self.tp[p][colour])
-        self.tp[p][colour] -= use
-        self._bank(p, -(fl + self.tp_price * (tp - use)))
+        self.tp_pay(p, fl, ((colour, tp),))
 
     def _card_tp_options(self, p: int) -> list[tuple]:
         opts = []
@@ -62,6 +59,8 @@ class PurchaseMixin:
     # ---------------------------------------------------------------- the menu ----
     def _start_purchases(self) -> None:
         self.stage = Stage.PURCHASES
+        if self._diplomacy_window("purchases"):  # spec 10.5: a diplomacy window first
+            return
         self.queue = [p for p in self.order if not self.eliminated[p]]
         self._next_purchaser()
 
@@ -69,6 +68,8 @@ class PurchaseMixin:
         if not self.queue:
             self._after_purchases()
             return
+        if self.config.hidden_purchases and self.purchase_snapshot is None:
+            self._snapshot_public()  # variant 8.5: what the others see until the reveal
         p = self.actor = self.queue.pop(0)
         self.units_bought[p] = 0
         self.card_bought[p] = False
@@ -77,6 +78,9 @@ class PurchaseMixin:
         self._open_tree(self._purchase_options(p))
 
     def _after_purchases(self) -> None:
+        if self.config.hidden_purchases:
+            self._start_reveal()  # variant 8.5: reveal and place in turn order, then phase 5
+            return
         self._start_war()
 
     def _purchase_options(self, p: int) -> list[tuple]:
@@ -94,9 +98,13 @@ class PurchaseMixin:
         opts += self._captain_upgrade_options(p)
         opts += self._redeploy_options(p)
         opts += self._ransom_options(p)
+        opts += self.purchase_tech_options(p)  # technology activations (technologies.py)
+        opts += self._card_play_options(p, "purchase")  # W-PURCHASE (cards.py)
         if (not self.card_bought[p] and self.deck
                 and self.money[p] >= self.card_price(p)):
             opts.append(((P, Purchase.CARD),))
+        if self.config.hidden_purchases:
+            return self._hide_placements(p, opts)
         return opts
 
     def card_price(self, p: int) -> int:
@@ -113,8 +121,9 @@ class PurchaseMixin:
         return opts
 
     # --------------------------------------------------------------- buildings ----
-    def _build_options(self, p: int) -> list[tuple]:
-        """New buildings and upgrades (also by two levels): TP and fl of the level difference."""
+    def _build_options(self, p: int, card: int = -1, reserve: int = 0) -> list[tuple]:
+        """New buildings and upgrades (also by two levels): TP and fl of the level difference.
+        ``card``: an Architekt discount (cards.py); ``reserve``: fl already committed elsewhere."""
         comp = self.comp
         tech = self.tech[p]
         opts = []
@@ -137,9 +146,9 @@ class PurchaseMixin:
                     first = 0 if cls == CIVIL else 3
                     targets = range(first if cur < 0 else cur + 1, first + 3)
                 for k in targets:
-                    fl, tp = self.build_cost(k, cur)
+                    fl, tp = self.card_build_cost(card, *self.build_cost(k, cur))
                     colour = VIOLET if k == CATHEDRAL else GREEN
-                    if (self.building_supply[k] > 0 and self.affordable(p, fl, colour, tp)
+                    if (self.building_supply[k] > 0 and self.affordable(p, fl + reserve, colour, tp)
                             and self.markers_allow(p, comp.building_level[k],
                                                    comp.building_level[cur] if cur >= 0 else 0)):
                         opts.append(((P, Purchase.BUILD), (Head.BUILD, k), (Head.NODE, n)))
@@ -153,12 +162,14 @@ class PurchaseMixin:
         return (comp.building_cost[kind] - comp.building_cost[current],
                 comp.building_tp[kind] - comp.building_tp[current])
 
-    def _do_build(self, p: int, kind: int, node: int) -> None:
+    def _do_build(self, p: int, kind: int, node: int, card: int = -1, pay: bool = True) -> None:
+        """``pay=False``: Ingenieurskunst raises the level with no other cost (paid by the caller)."""
         comp = self.comp
         cls = BUILDING_CLASS[kind]
         cur = self.building_kind_at(node, cls)
-        fl, tp = self.build_cost(kind, cur)
-        self._pay(p, fl, VIOLET if kind == CATHEDRAL else GREEN, tp)
+        fl, tp = self.card_build_cost(card, *self.build_cost(kind, cur))
+        if pay:
+            self._pay(p, fl, VIOLET if kind == CATHEDRAL else GREEN, tp)
         gained_markers = comp.building_markers[kind] - (comp.building_markers[cur] if cur >= 0 else 0)
         if cur >= 0:
             self.building_supply[cur] += 1
@@ -337,6 +348,8 @@ class PurchaseMixin:
                 return
             if arg == Ctrl.CLAIM_GOAL:
                 self._claim_goal(p, opt)
+            elif arg == Ctrl.PLAY_CARD:
+                self._play_card(p, opt[1:])  # cards.py
             else:
                 self._loan(p, arg)
         elif head == Head.CARD:
@@ -348,6 +361,10 @@ class PurchaseMixin:
         elif head == Head.COLOUR:
             self.tokens_flipped[p][arg] += 1
             self.tp[p][arg] += self.tp_per_token
+        elif head == Head.TECH:  # a technology activation (technologies.py)
+            self.activate_in_purchases(p, opt)
+            if self.phase != Phase.PURCHASE:  # marker placement pending
+                return
         else:
             self._do_purchase(p, arg, opt)
             if self.phase != Phase.PURCHASE:  # marker placement or card choice pending
@@ -357,6 +374,10 @@ class PurchaseMixin:
 
     def _do_purchase(self, p: int, cat: int, opt: tuple) -> None:
         comp = self.comp
+        if self.config.hidden_purchases and len(opt) == 2 and cat in (
+                Purchase.UNIT, Purchase.VEHICLE, Purchase.RANSOM, Purchase.REDEPLOY):
+            self._buy_hidden(p, cat, opt)  # variant 8.5: behind the screen until the reveal
+            return
         if cat == Purchase.TECH:
             b, lvl = divmod(opt[1][1], 4)
             self._bank(p, -self.tech_price * (lvl + 1))
@@ -450,6 +471,7 @@ class PurchaseMixin:
         self.token_supply[colour] -= 1
         self.tokens[p][colour] += 1
         self.hand[p].remove(card)
+        self._card_leaves_hand(p, card)
         self.deck.insert(0, card)  # face down under the deck
         self.goals_claimed[p] += 1
 

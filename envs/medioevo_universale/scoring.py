@@ -110,8 +110,10 @@ class ScoringMixin:
         if self.round >= self.num_rounds:
             self._start_final()
             return
+        if self._card_window("end", "_end_round"):  # W-END (cards.py): Intrigant 13
+            return
         for p in range(self.num_players):
-            self.rotated[p] = []
+            self._straighten_cards(p)  # cards.py: Intrigant 13 locks
             self.tokens_flipped[p] = [0] * 6
             self.loan_taken[p] = 0
             self.loan_repaid[p] = 0
@@ -126,6 +128,7 @@ class ScoringMixin:
         self.cargo_stopped = {}
         self.conquered_round = set()
         self.battle_nodes = set()
+        self._diplomacy_end_round()
         self.round += 1
         self._start_auction()
 
@@ -134,6 +137,7 @@ class ScoringMixin:
         """Spec 6.2 step 1: the last revolt check (with its battles), then the awards."""
         self.final_started = True
         self.pending_end = False
+        self._cards_reset()  # cards.py: an open card window or activation is dropped
         self.bt = None
         self.conquest = None
         self.tree = []

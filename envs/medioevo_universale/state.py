@@ -20,6 +20,9 @@ from .constants import (
     O_KIND, O_LEVEL, O_NODE, O_OWNER, SIEGE, WAR_WAGON,
 )
 from .data import markers_feasible
+from .diplomacy import Treaty
+
+FREE_TRADE, STATIONING = Treaty.FREE_TRADE, Treaty.STATIONING
 
 NT = NUM_UNIT_TYPES
 
@@ -65,12 +68,14 @@ class StateMixin:
         """Spec 5.2: the seat controlling a land region, or -1 (sea zones, barbarian regions)."""
         if not self.land_playable[node] or self.barb_total[node]:
             return -1
+        if self.guest_treaties:  # G24: treaty guests leave control with their host (diplomacy.py)
+            return self._treaty_controller(node)
         present = -1
         army = self.army
         for p in range(self.num_players):
             if army[p][node]:
                 if present >= 0:
-                    return -1  # two players' armies: contested (treaties come with diplomacy)
+                    return -1  # two players' armies: contested
                 present = p
         if present >= 0:
             return present
@@ -100,6 +105,8 @@ class StateMixin:
                 levels[self.mil[n] - 1] += 1
             if self.cath_owner[n] == p:
                 levels[2] += 1
+        if self.hidden_bought[p]:  # variant 8.5: vehicles behind the screen hold their markers
+            levels = [a + b for a, b in zip(levels, self.hidden_levels(p))]
         return levels
 
     def markers_allow(self, p: int, add_level: int = 0, remove_level: int = 0) -> bool:
@@ -181,11 +188,13 @@ class StateMixin:
 
     def upkeep(self, p: int) -> int:
         """Spec 5.5 / G61: 20 fl per unit, transport and siege engine, whatever the type and level."""
+        if self.config.terrain:
+            return self.terrain_upkeep(p)
         return self.upkeep_per_item * (self.total_units(p) + len(self.own_objects(p)))
 
     def interest_due(self, p: int) -> int:
         """Loans taken in an earlier round pay interest (the loan of this round does not)."""
-        return self.loan_interest * max(0, self.loans[p] - self.loan_taken[p])
+        return max(0, self.loan_interest * max(0, self.loans[p] - self.loan_taken[p]) - self._interest_relief(p))
 
     def net_money(self, p: int) -> int:
         return self.money[p] - self.final_loan_deduction * self.loans[p]
@@ -199,7 +208,9 @@ class StateMixin:
 
     def vehicle_place_ok(self, p: int, kind: int, node: int) -> bool:
         """Spec 2.5: where a transport or siege engine can be built or upgraded (controlled region)."""
-        if node < 0 or self.controller(node) != p:  # node -1: aboard a galley
+        if node < 0:  # aboard a galley
+            return False
+        if not self._may_place(p, node, FREE_TRADE if kind in (CARAVAN, MERCHANT_SHIP) else STATIONING):
             return False
         inh = self.board.inhabited[node]
         if kind == CARAVAN:
@@ -211,8 +222,9 @@ class StateMixin:
         return False
 
     def unit_place_ok(self, p: int, node: int) -> bool:
-        """Spec 2.4: units are bought in controlled regions that are inhabited or hold a military building."""
-        return self.controller(node) == p and (self.board.inhabited[node] or self.mil[node] > 0)
+        """Spec 2.4: units are bought in controlled regions (or a stationing partner's) that are inhabited or
+        hold a military building."""
+        return self._may_place(p, node, STATIONING) and (self.board.inhabited[node] or self.mil[node] > 0)
 
     def objects_at(self, node: int) -> list[int]:
         return [oid for oid, o in self.objs.items() if o[O_NODE] == node]

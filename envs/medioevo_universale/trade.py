@@ -30,6 +30,9 @@ from .constants import (
     CARAVAN, MERCHANT_SHIP, NUM_UNIT_TYPES, O_KIND, O_LEVEL, O_MP, O_NODE, ROUTE_LENGTHS, Ctrl, Head, Phase, Stage,
 )
 from .data import route_graph
+from .diplomacy import Treaty
+
+TRADE_TREATY = Treaty.TRADE
 
 NT = NUM_UNIT_TYPES
 DONE = (Head.CTRL, Ctrl.DONE)
@@ -64,9 +67,13 @@ class TradeMixin:
                 if oid >= 0 and self.objs[oid][O_KIND] in TRADERS and self.objs[oid][O_MP] >= 1]
 
     def trade_turn_moves(self) -> list[tuple[int, int]]:
-        return [DONE] + [(Head.OBJECT, s) for s in self._trade_vehicles(self.actor)]
+        return ([DONE] + [(Head.OBJECT, s) for s in self._trade_vehicles(self.actor)]
+                + self.card_turn_moves(self.actor, "trade_turn"))  # W-TRADE (cards.py)
 
     def _apply_trade_turn(self, move: tuple[int, int]) -> None:
+        if move == (Head.CTRL, Ctrl.PLAY_CARD):
+            self._open_turn_window(self.actor, "trade_turn")
+            return
         if move[0] == Head.CTRL:
             self.turn += 1
             self._next_trade_turn()
@@ -82,11 +89,12 @@ class TradeMixin:
     def _trade_here_ok(self, p: int, node: int) -> bool:
         if self.board.is_sea[node] or not self.board.inhabited[node]:
             return False
-        if self.controller(node) not in (-1, p):
-            return False  # a trade treaty would be needed (diplomacy, step 5)
-        if node in self.battle_nodes:
-            return False  # G47
-        if self.barb_total[node] or any(self.army[q][node] for q in range(self.num_players) if q != p):
+        c = self.controller(node)
+        if c not in (-1, p) and not self.has_treaty(p, c, TRADE_TREATY):
+            return False
+        if node in self.battle_nodes or self.banned(1, node):
+            return False  # G47; Bischof 2 (cards.py)
+        if self._blocking_army(p, node):  # barbarians or a non-allied player's army (G46, G47)
             return False
         return True
 
@@ -106,12 +114,14 @@ class TradeMixin:
             cand = b.land_adj[x]
         out = []
         for y in cand:
-            if not self.playable[y]:
+            if not self.playable[y] or self.step_cost(o[O_KIND], x, y) > o[O_MP]:  # 8.2 terrain
+                continue
+            if self._step_banned(p, x, y, False):  # Bischof 3 (cards.py)
                 continue
             if b.is_sea[y]:
                 if not self._hostile_galleys(p, y):
                     out.append(y)
-            elif not self._opposing_army(p, y):
+            elif not self._blocking_army(p, y):
                 out.append(y)
         return out
 
@@ -217,6 +227,7 @@ class TradeMixin:
             o[O_MP] -= 1
             self.cycle_moved = True
             self.trade_action = "buy"
+            self.trade_tech_reset()  # Markt counts this purchase (technologies.py)
             self._buy_cube(p, oid, node)
             self._trade_checkpoint()
             return
@@ -224,6 +235,7 @@ class TradeMixin:
             o[O_MP] -= 1
             self.cycle_moved = True
             self.trade_action = "sell"
+            self.trade_tech_reset()  # Handel / Markt count this sale (technologies.py)
             self.sold_now = []
             self.sale_factor = self.market_factor(node)  # counted before the new cube is placed
             self.route_completing = False
@@ -236,6 +248,7 @@ class TradeMixin:
                 else:
                     self.route[p] = None  # selling before the destination ends the route
             self._sell_cube(p, oid, node, arg)
+            self._charge_sale_fee(p, node)  # a trade treaty's fee per sale action
             return
         # a step: a loaded vehicle leaving an inhabited region leaves one cube (G48)
         self.cycle_moved = True
@@ -253,7 +266,7 @@ class TradeMixin:
 
     def _trade_step(self, y: int) -> None:
         o = self.objs[self.trader]
-        o[O_MP] -= 1
+        o[O_MP] -= self.step_cost(o[O_KIND], o[O_NODE], y)
         o[O_NODE] = y
         route = self.route_of(o[0])
         if route is not None and route["vehicle"] == self.trader and y in route["stages"][:-1]:
@@ -277,7 +290,7 @@ class TradeMixin:
         if route is not None:
             oid = route["vehicle"]
             if oid not in self.objs or self.objs[oid][0] != p:
-                self.route[p] = route = None
+                self.route[p] = route = self._orphaned_route(p, route)  # Verkäufer 30 (cards.py)
         return route
 
     def _apply_route(self, p: int, oid: int, move: tuple[int, int]) -> None:
@@ -293,7 +306,8 @@ class TradeMixin:
             if self.route_points_left:
                 return
             route = self.route[p]
-            if self.config.market_bonus_with_route_ep and self.route_fl_points == 0:
+            if (self.config.market_bonus_with_route_ep and self.route_fl_points == 0
+                    or self.route_keeps_market_bonus(p)):  # Kameltreiber 64 (cards.py)
                 self._bank(p, self.city_market_bonus * self.withheld_factor * len(self.sold_now))
             self.route_fl_points = 0
             self.stat_route_stages[p] = max(self.stat_route_stages[p], len(route["stages"]))
@@ -325,6 +339,7 @@ class TradeMixin:
     def _buy_cube(self, p: int, oid: int, node: int) -> None:
         g = self.board.good[node]
         self._bank(p, -self.cube_price)
+        self.trade_bonus["bought"] += 1
         self.goods_supply[g] -= 1
         self.goods[oid][g] += 1
 
@@ -349,7 +364,8 @@ class TradeMixin:
 
     def _trade_checkpoint(self) -> None:
         """End the vehicle's activation when nothing is left to do with it."""
-        if self.phase == Phase.TRADE and self.trade_action == "" and self.trade_moves() == [DONE]:
+        if (self.phase == Phase.TRADE and self.trade_action == ""
+                and self.tech_adjusted_moves(self.trade_moves()) == [DONE]):  # technologies.py
             self._end_trade_turn()
 
     def _end_trade_turn(self) -> None:

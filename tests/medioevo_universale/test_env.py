@@ -1,7 +1,7 @@
-"""The partial engine through the shared AEC adapter: API, seeds, bad input, hidden information.
+"""The engine through the shared AEC adapter: API, seeds, bad input, hidden information, docs.
 
-The game is not registered yet (no envs/medioevo_universale_v0.py until every rule is built), so
-these tests build ``TabletopEnv(SPEC, ...)`` directly.
+The checks every registered game passes are in tests/test_every_game.py; these add the game's own
+options (8-round games keep them short).
 """
 import numpy as np
 import pytest
@@ -84,7 +84,8 @@ def test_bad_config_values():
 def test_spaces_and_names(n):
     env = make(num_players=n)
     names = env.codec.action_names()
-    assert env.action_space("player_0").n == len(names) == 275 + game_data().board.num_nodes
+    # the layout grows while step 5 adds heads: the size is the sum of the heads, the same for every count
+    assert env.action_space("player_0").n == len(names) == sum(env.codec.head_sizes)
     assert len(set(names)) == len(names)
     assert env.codec.index("NODE(Konstantinopel)") == env.codec.offsets[6] + game_data().board.index("Konstantinopel")
     layout = env.observation_layout
@@ -195,3 +196,19 @@ def test_render_and_clone():
         env.step(env.legal_actions()[-1])
     assert testing.state_bytes(env.engine) != before
     assert testing.state_bytes(twin) == before
+
+
+def test_docs_show_the_layouts_in_code():
+    from pathlib import Path
+
+    from envs.medioevo_universale.constants import HEAD_NAMES
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "games" / "medioevo_universale.md").read_text()
+    env = TabletopEnv(SPEC, num_players=3)
+    assert env.observation_layout.table() in doc
+    codec = env.codec
+    for head, offset, size in zip(HEAD_NAMES, codec.offsets, codec.head_sizes):
+        assert f"| {head} | {offset}–{offset + size - 1} | {size} |" in doc, head
+    assert f"= {codec.num_actions} on the default map" in doc
+    sizes = " / ".join(str(TabletopEnv(SPEC, num_players=n).encoder.size) for n in (3, 4, 5, 6))
+    assert f"sizes {sizes} for 3 / 4 / 5 / 6 players" in doc

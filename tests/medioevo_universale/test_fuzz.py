@@ -89,7 +89,7 @@ def check_invariants(env) -> None:
     assert sum(len(c) for c in e.aboard.values()) == len(e.carried_by)
     if e.bt is None:
         for i in e.land_nodes:
-            sides = sum(1 for p in range(n) if e.army[p][i]) + (1 if e.barb_total[i] else 0)
+            sides = e.hostile_sides(i)  # treaty guests (right of way, stationing) side with their host
             assert sides <= 1, f"two hostile armies in {e.board.names[i]} outside a battle"
     # each region has at most one controller; barbarian armies leave regions uncontrolled
     owners = [e.controller(i) for i in range(nn)]

@@ -20,6 +20,7 @@ def node(name):
 
 
 def new_engine(empires=("HRE", "HUN", "BYZ", "GH"), seed=0, **cfg):
+    cfg.setdefault("diplomacy_offers", 0)  # scenarios open no diplomacy windows unless they ask for them
     e = MedioevoEngine(MedioevoConfig(empire_selection="pick", **cfg), len(empires), np.random.default_rng(seed))
     for name in empires:
         e.play((Head.EMPIRE, EMPIRES.index(name)))
@@ -33,7 +34,14 @@ def advance_to(e, phase):
 
 
 def engine_at_purchase(**kw):
-    return advance_to(new_engine(**kw), Phase.PURCHASE)
+    """Phase 4 of round 1 with the starting empire cards back in the deck: their abilities would open
+    card windows in the scenarios (test_cards.py deals the cards it needs)."""
+    e = advance_to(new_engine(**kw), Phase.PURCHASE)
+    for q in range(e.num_players):
+        e.deck[:0] = e.hand[q]
+        e.hand[q] = []
+    menu(e, e.actor)
+    return e
 
 
 def menu(e, p):

@@ -1,0 +1,521 @@
+"""Diplomacy (spec 5.19, 10.5; G24, G35, G46, G50, G71) and the team game (variant 8.4).
+
+Negotiation is a typed-offer protocol (spec 10.5). Diplomacy windows open at the start of the
+purchase phase and of the war phase: every seat in turn order that can offer something gets one
+diplomacy turn (``diplomacy_offers`` offers, default 1; DONE ends it). An offer is built as
+sub-decisions: ``PLAYER(+k)`` (the addressee, relative seat) -> ``TREATY(kind)`` -> for a state
+treaty ``DURATION(term)`` -> for a trade treaty ``CTRL(SALE_FEE)`` or ``CTRL(DONE)`` -> a one-off
+payment ``CTRL(DONE)`` (none), ``CTRL(PAY)`` (the proposer pays) or ``CTRL(DEMAND)`` (the addressee
+pays), then ``COIN`` by ``COIN`` and ``CTRL(DONE)`` -> for a state treaty ``CTRL(SECRET)`` or
+``CTRL(DONE)`` (public). The addressee answers at once with ``CTRL(ACCEPT)`` (only if it can pay a
+demanded sum) or ``CTRL(REJECT)``; payments are transferred on acceptance.
+
+* Declaration of war (unilateral, no answer): war from the next round; it breaks every treaty
+  between the two seats, -2 EP per treaty for the declarer. Attacking before that is an undeclared
+  act of war (G50: -3 EP, ``movement._act_of_war``), and any act of war also breaks every treaty
+  with the victim (-2 EP each, ASSUMPTION: a war cannot coexist with treaties).
+* Ceasefire (while at war or with a declaration pending): no attacks between the two until the end
+  of the round (the mask forbids them). Peace ends the war state and pending declarations.
+* State treaties (mutual, ASSUMPTION: both parties get the right; only when not at war and no
+  declaration is pending; at most one of each kind per pair): trade (trade in the partner's regions,
+  optionally 50 fl per sale action to the host, as in the source's example), right of way (armies,
+  military transports and siege engines move through the partner's regions as normal moves, G35),
+  stationing (buy units, war wagons, galleys and siege engines in the partner's regions), free trade
+  (buy caravans and merchant ships there), non-aggression. ASSUMPTION: stationed armies may also move
+  through the partner's regions like right of way (otherwise they could only stand still or attack).
+  The term is 1-5 rounds (the current round counts as the first) or until the game ends; a treaty
+  may be secret (only its parties see it).
+* Payment only; prisoner release (all prisoners the two hold of each other go home).
+* Breaches are detected automatically (G71, no votes): the only breaches the engine lets happen are
+  attacking a treaty partner and declaring war on one; each broken treaty costs the breaker 2 EP.
+  Fees and payments are paid automatically, so they cannot be broken.
+* Control (G24): a treaty guest's army (right of way or stationing) leaves the region's control
+  with its host. Guests leave (their units there go back to the supply, ASSUMPTION) when the treaty
+  that allowed them ends, and before barbarians fight the host there, so battles stay two-sided.
+* Not built: defence and attack pacts with lent units (G71; the TREATY head reserves their slots).
+
+Team game (variant 8.4, option ``teams``): the team score is the sum of its members' EP and every
+member gets the team's placement (``team_placement``).
+"""
+from __future__ import annotations
+
+from ..core.errors import ConfigError
+from .constants import COINS, NUM_UNIT_TYPES, Ctrl, Head, Phase
+
+NT = NUM_UNIT_TYPES
+DONE = (Head.CTRL, Ctrl.DONE)
+MAX_OPPONENTS = 5  # PLAYER head: +1 .. +5, the same size for every player count
+MAX_TERM = 5  # DURATION head: 1 .. 5 rounds, then "until the game ends"
+UNTIL_END = MAX_TERM  # the DURATION index meaning "until the game ends"
+SALE_FEE_FL = 50  # [SRC] treaty example: 50 fl per sale action to the host
+DEMAND_CEILING = 10_000  # fl: the largest one-off sum a proposer may ask for (the addressee's cash is hidden)
+BREACH_EP = -2
+
+
+class Treaty:
+    DECLARE_WAR = 0
+    CEASEFIRE = 1
+    PEACE = 2
+    TRADE = 3
+    RIGHT_OF_WAY = 4
+    STATIONING = 5
+    FREE_TRADE = 6
+    NON_AGGRESSION = 7
+    DEFENCE_PACT = 8  # reserved: not built (G71)
+    ATTACK_PACT = 9  # reserved: not built (G71)
+    PAYMENT = 10
+    PRISONER_RELEASE = 11
+
+
+TREATY_NAMES = ("declare_war", "ceasefire", "peace", "trade", "right_of_way", "stationing", "free_trade",
+                "non_aggression", "defence_pact", "attack_pact", "payment", "prisoner_release")
+STATE_TREATIES = (Treaty.TRADE, Treaty.RIGHT_OF_WAY, Treaty.STATIONING, Treaty.FREE_TRADE, Treaty.NON_AGGRESSION)
+GUEST_TREATIES = (Treaty.RIGHT_OF_WAY, Treaty.STATIONING)  # treaties that let an army stand in the partner's region
+
+
+class DiplomacyMixin:
+    # ------------------------------------------------------------------------ state ----
+    def _init_diplomacy(self) -> None:
+        n = self.num_players
+        self.treaties: list[dict] = []  # {"kind", "parties": (a, b), "until": last round or 0, "secret", "fee"}
+        self.treaty_kinds: dict[tuple[int, int], set] = {}  # (a, b) and (b, a) -> kinds in force (index)
+        self.guest_treaties = False  # a right-of-way or stationing treaty is in force (control needs treaties)
+        self.war_declared = [[0] * n for _ in range(n)]  # round of p's declaration on q, 0 = none
+        self.ceasefires: set = set()  # (a, b) with a < b: no fighting until the end of the round
+        self.offer: dict | None = None  # the offer being drafted or answered
+        self.dip_queue: list[int] = []
+        self.dip_window = ""  # "purchases" / "war" while a window is open
+        self.dip_done: tuple = ()  # (round, window) of the last window opened
+        self.offers_left = 0
+        teams = self.config.teams
+        if teams is None:
+            self.team_of = None
+        else:
+            if teams == "pairs":
+                if n % 2:
+                    raise ConfigError(f"teams='pairs' needs an even number of players, got {n}")
+                teams = [(i, i + 1) for i in range(0, n, 2)]
+            seats = sorted(s for team in teams for s in team)
+            if seats != list(range(n)):
+                raise ConfigError(f"teams must split the seats 0..{n - 1} exactly once, got {self.config.teams!r}")
+            self.team_of = [0] * n
+            for k, team in enumerate(teams):
+                for s in team:
+                    self.team_of[s] = k
+
+    # ----------------------------------------------------------------- queries ----
+    def has_treaty(self, p: int, q: int, kind: int) -> bool:
+        kinds = self.treaty_kinds.get((p, q))
+        return kinds is not None and kind in kinds
+
+    def allied(self, p: int, q: int) -> bool:
+        """G46: any state treaty in force between p and q."""
+        return bool(self.treaty_kinds.get((p, q)))
+
+    def may_pass(self, p: int, q: int) -> bool:
+        """Right of way (or stationing) between p and q: entering q's regions and q's armies is a
+        normal move (G35), never an attack."""
+        return q >= 0 and self._guest_allowed(p, q)
+
+    def in_ceasefire(self, p: int, q: int) -> bool:
+        return q >= 0 and (min(p, q), max(p, q)) in self.ceasefires
+
+    def peaceful(self, p: int, q: int) -> bool:
+        """Galleys of q are no threat to p at sea: a treaty or a ceasefire between them."""
+        return self.allied(p, q) or self.in_ceasefire(p, q)
+
+    def _guest_allowed(self, guest: int, host: int) -> bool:
+        kinds = self.treaty_kinds.get((guest, host))
+        return kinds is not None and (Treaty.RIGHT_OF_WAY in kinds or Treaty.STATIONING in kinds)
+
+    def _treaty_controller(self, node: int) -> int:
+        """Spec 5.2 with treaty guests (G24): the host keeps control while its guests stand there.
+        Called by ``controller`` only while some guest treaty is in force."""
+        present = [p for p in range(self.num_players) if self.army[p][node]]
+        m = self.marker[node]
+        base = m if m >= 0 else self.home_owner[node]
+        if not present:
+            return base
+        hosts = ([base] if base >= 0 else []) + [p for p in present if p != base]
+        for h in hosts:
+            if all(p == h or self._guest_allowed(p, h) for p in present):
+                return h
+        return -1  # two players' armies without a treaty between them: contested
+
+    def hostile_sides(self, node: int) -> int:
+        """Parties in a land region that would fight each other (treaty guests side with their host)."""
+        c = self.controller(node)
+        sides = set()
+        for p in range(self.num_players):
+            if self.army[p][node]:
+                sides.add(c if c >= 0 and (p == c or self._guest_allowed(p, c)) else p)
+        return len(sides) + (1 if self.barb_total[node] else 0)
+
+    def _may_place(self, p: int, node: int, kind: int) -> bool:
+        """Purchases are placed in own regions, or in a partner's with a stationing / free-trade treaty."""
+        c = self.controller(node)
+        return c == p or (c >= 0 and self.has_treaty(p, c, kind))
+
+    def _armed_entry_ok(self, p: int, y: int) -> bool:
+        """Whether an army of p may enter land region y: a two-party battle, a takeover, or a normal
+        move through a right-of-way partner's region; never an attack on a ceasefire partner."""
+        if self.barb_total[y]:
+            return True
+        others = [q for q in range(self.num_players) if q != p and self.army[q][y]]
+        foes = [q for q in others if not self.may_pass(p, q)]
+        if foes:
+            return len(others) == 1 and not self.in_ceasefire(p, foes[0])  # battles stay two-sided
+        c = self.controller(y)
+        if c < 0 or c == p or self.may_pass(p, c):
+            return True
+        return not others and not self.in_ceasefire(p, c)  # a takeover attacks c
+
+    def _blocking_army(self, p: int, node: int) -> bool:
+        """G46: an army a trade vehicle of p cannot enter or trade beside (not own, not an ally's)."""
+        if self.barb_total[node]:
+            return True
+        return any(self.army[q][node] for q in range(self.num_players) if q != p and not self.allied(p, q))
+
+    # ------------------------------------------------------------- treaty changes ----
+    def _refresh_treaty_index(self) -> None:
+        index: dict[tuple[int, int], set] = {}
+        guests = False
+        for t in self.treaties:
+            a, b = t["parties"]
+            index.setdefault((a, b), set()).add(t["kind"])
+            index.setdefault((b, a), set()).add(t["kind"])
+            guests = guests or t["kind"] in GUEST_TREATIES
+        self.treaty_kinds = index
+        self.guest_treaties = guests
+
+    def _end_treaties(self, ended: list[dict], breaker: int = -1) -> None:
+        """Treaties end (term over, breach, war). The breaker loses 2 EP per treaty; guests whose
+        presence an ended treaty allowed leave the host's regions."""
+        if not ended:
+            return
+        guests = []
+        for t in ended:
+            if t["kind"] in GUEST_TREATIES:
+                a, b = t["parties"]
+                for g, h in ((a, b), (b, a)):
+                    guests += [(g, h, node) for node in self.land_nodes
+                               if self.army[g][node] and self.controller(node) == h]
+        for t in ended:
+            self.treaties.remove(t)
+            if breaker >= 0:
+                self._gain_ep(breaker, BREACH_EP, "treaty_breach")
+        self._refresh_treaty_index()
+        for g, h, node in guests:
+            if self.army[g][node] and not self._guest_allowed(g, h):
+                self._withdraw_army(g, node)
+
+    def _break_all_treaties(self, p: int, q: int) -> None:
+        """War between p and q: every treaty between them is broken by p (spec 5.19)."""
+        self._end_treaties([t for t in self.treaties if set(t["parties"]) == {p, q}], breaker=p)
+
+    def _withdraw_army(self, p: int, node: int) -> None:
+        """The army goes back to its owner's supply (spec 5.17 removal)."""
+        for t in range(NT):
+            k = self.units[p][node * NT + t]
+            if k:
+                self._add_units(p, node, t, -k)
+                self.unit_supply[p][min(t, 4)] += k
+
+    def _evict_guests(self, node: int, keep: int = -1) -> None:
+        """Before barbarians fight in a region, every army but one leaves it (battles stay two-sided):
+        ``keep``, else the controller's, else the first in seat order."""
+        present = [p for p in range(self.num_players) if self.army[p][node]]
+        if len(present) < 2 and (keep < 0 or not present or present[0] == keep):
+            return
+        if keep < 0:
+            c = self.controller(node)
+            keep = c if c in present else present[0]
+        for p in present:
+            if p != keep:
+                self._withdraw_army(p, node)
+
+    def _charge_sale_fee(self, p: int, node: int) -> None:
+        """[SRC] example: a trade treaty may cost 50 fl per sale action, paid to the host."""
+        host = self.controller(node)
+        if host < 0 or host == p:
+            return
+        for t in self.treaties:
+            if t["kind"] == Treaty.TRADE and t["fee"] and set(t["parties"]) == {p, host}:
+                self._transfer(p, host, min(t["fee"], self.money[p]))
+                return
+
+    def _war_breaks_treaties(self, p: int, q: int) -> None:
+        """Hook of ``_act_of_war``: the attacker breaks every treaty with the victim."""
+        self.war_declared[p][q] = self.war_declared[q][p] = 0
+        self._break_all_treaties(p, q)
+
+    def _diplomacy_end_round(self) -> None:
+        """Spec 5.19: ceasefires end; declarations take effect; treaties whose term is over end."""
+        self.ceasefires = set()
+        n = self.num_players
+        for p in range(n):
+            for q in range(n):
+                if self.war_declared[p][q]:
+                    self.war_declared[p][q] = 0
+                    self.at_war[p][q] = self.at_war[q][p] = True
+        over = [t for t in self.treaties if (t["until"] and t["until"] <= self.round)
+                or any(self.eliminated[s] for s in t["parties"])]
+        self._end_treaties(over)
+
+    # -------------------------------------------------------------------- windows ----
+    def _diplomacy_window(self, window: str) -> bool:
+        """Open the window once per round and phase; True while it holds a decision."""
+        if not self.config.diplomacy_offers or self.dip_done == (self.round, window):
+            return False
+        self.dip_done = (self.round, window)
+        self.dip_window = window
+        self.dip_queue = [p for p in self.order if not self.eliminated[p]]
+        return self._next_diplomat()
+
+    def _next_diplomat(self) -> bool:
+        while self.dip_queue:
+            p = self.dip_queue.pop(0)
+            if self._offer_partners(p):
+                self.actor = p
+                self.phase = Phase.DIPLOMACY
+                self.offers_left = self.config.diplomacy_offers
+                return True
+        return False
+
+    def _close_diplomacy_turn(self) -> None:
+        self.turn += 1
+        if self._next_diplomat():
+            return
+        window, self.dip_window = self.dip_window, ""
+        if window == "purchases":
+            self._start_purchases()
+        else:
+            self._start_war()
+
+    def _offer_partners(self, p: int) -> list[int]:
+        return [q for q in range(self.num_players) if q != p and self._offer_kinds(p, q)]
+
+    def _offer_kinds(self, p: int, q: int) -> list[int]:
+        if self.eliminated[q]:
+            return []
+        war = self.at_war[p][q]
+        declared = self.war_declared[p][q] or self.war_declared[q][p]
+        kinds = []
+        if not war and not declared:
+            kinds.append(Treaty.DECLARE_WAR)
+            kinds += [k for k in STATE_TREATIES if not self.has_treaty(p, q, k)]
+        else:
+            if not self.in_ceasefire(p, q):
+                kinds.append(Treaty.CEASEFIRE)
+            kinds.append(Treaty.PEACE)
+        kinds.append(Treaty.PAYMENT)
+        if any(self.prisoners[p][q]) or any(self.prisoners[q][p]):
+            kinds.append(Treaty.PRISONER_RELEASE)
+        return sorted(kinds)
+
+    # --------------------------------------------------------------------- moves ----
+    def diplomacy_moves(self) -> list[tuple[int, int]]:
+        p = self.actor
+        n = self.num_players
+        if self.phase == Phase.DIPLOMACY:
+            return [DONE] + [(Head.PLAYER, (q - p) % n - 1) for q in sorted(self._offer_partners(p),
+                                                                            key=lambda q: (q - p) % n)]
+        o = self.offer
+        if self.phase == Phase.OFFER_ANSWER:
+            if o["amount"] and o["payer"] == o["to"] and self.money[o["to"]] < o["amount"]:
+                return [(Head.CTRL, Ctrl.REJECT)]
+            return [(Head.CTRL, Ctrl.ACCEPT), (Head.CTRL, Ctrl.REJECT)]
+        step = o["step"]
+        if step == "kind":
+            return [(Head.TREATY, k) for k in self._offer_kinds(p, o["to"])]
+        if step == "term":
+            return [(Head.DURATION, d) for d in range(MAX_TERM + 1)]
+        if step == "fee":
+            return [DONE, (Head.CTRL, Ctrl.SALE_FEE)]
+        if step == "payment":
+            moves = [] if o["kind"] == Treaty.PAYMENT else [DONE]
+            if self.money[p] >= 1:
+                moves.append((Head.CTRL, Ctrl.PAY))
+            return moves + [(Head.CTRL, Ctrl.DEMAND)]
+        if step == "amount":
+            limit = self.money[p] if o["payer"] == p else DEMAND_CEILING
+            moves = [DONE] if o["amount"] else []
+            return moves + [(Head.COIN, i) for i, c in enumerate(COINS) if o["amount"] + c <= limit]
+        return [DONE, (Head.CTRL, Ctrl.SECRET)]  # step "secret"
+
+    def _apply_diplomacy(self, move: tuple[int, int]) -> None:
+        head, arg = move
+        p = self.actor
+        if self.phase == Phase.DIPLOMACY:
+            if head == Head.CTRL:
+                self._close_diplomacy_turn()
+                return
+            q = (p + arg + 1) % self.num_players
+            self.offer = {"from": p, "to": q, "kind": -1, "term": -1, "fee": 0, "payer": -1, "amount": 0,
+                          "secret": False, "step": "kind"}
+            self.phase = Phase.OFFER
+            return
+        o = self.offer
+        if self.phase == Phase.OFFER_ANSWER:
+            if arg == Ctrl.ACCEPT:
+                self._conclude(o)
+            self._after_offer()
+            return
+        step = o["step"]
+        if step == "kind":
+            o["kind"] = arg
+            if arg == Treaty.DECLARE_WAR:
+                self._declare_war(p, o["to"])
+                self._after_offer()
+                return
+            o["step"] = "term" if arg in STATE_TREATIES else "payment"
+        elif step == "term":
+            o["term"] = arg
+            o["step"] = "fee" if o["kind"] == Treaty.TRADE else "payment"
+        elif step == "fee":
+            o["fee"] = SALE_FEE_FL if arg == Ctrl.SALE_FEE else 0
+            o["step"] = "payment"
+        elif step == "payment":
+            if head == Head.CTRL and arg in (Ctrl.PAY, Ctrl.DEMAND):
+                o["payer"] = p if arg == Ctrl.PAY else o["to"]
+                o["step"] = "amount"
+            else:
+                self._offer_drafted(o)
+        elif step == "amount":
+            if head == Head.COIN:
+                o["amount"] += COINS[arg]
+            else:
+                self._offer_drafted(o)
+        else:
+            o["secret"] = arg == Ctrl.SECRET
+            self._send_offer(o)
+
+    def _offer_drafted(self, o: dict) -> None:
+        if o["kind"] in STATE_TREATIES:
+            o["step"] = "secret"
+        else:
+            self._send_offer(o)
+
+    def _send_offer(self, o: dict) -> None:
+        o["step"] = "answer"
+        self.actor = o["to"]
+        self.phase = Phase.OFFER_ANSWER
+
+    def _after_offer(self) -> None:
+        p = self.offer["from"]
+        self.offer = None
+        self.actor = p
+        self.offers_left -= 1
+        if self.offers_left > 0 and self._offer_partners(p):
+            self.phase = Phase.DIPLOMACY
+            return
+        self._close_diplomacy_turn()
+
+    def _declare_war(self, p: int, q: int) -> None:
+        """Spec 5.19: war from the next round; every treaty between them is broken by p."""
+        self.war_declared[p][q] = self.round
+        self._break_all_treaties(p, q)
+
+    def _conclude(self, o: dict) -> None:
+        p, q, kind = o["from"], o["to"], o["kind"]
+        if o["amount"]:
+            payer = o["payer"]
+            self._transfer(payer, q if payer == p else p, o["amount"])
+        if kind == Treaty.CEASEFIRE:
+            self.ceasefires.add((min(p, q), max(p, q)))
+        elif kind == Treaty.PEACE:
+            self.at_war[p][q] = self.at_war[q][p] = False
+            self.war_declared[p][q] = self.war_declared[q][p] = 0
+        elif kind == Treaty.PRISONER_RELEASE:
+            for captor, owner in ((p, q), (q, p)):
+                for t in range(NT):
+                    k = self.prisoners[captor][owner][t]
+                    if k:
+                        self.prisoners[captor][owner][t] = 0
+                        self.unit_supply[owner][min(t, 4)] += k
+        elif kind in STATE_TREATIES:
+            until = 0 if o["term"] == UNTIL_END else self.round + o["term"]  # term index 0 = 1 round
+            self.treaties.append({"kind": kind, "parties": (p, q), "until": until, "secret": o["secret"],
+                                  "fee": o["fee"]})
+            self._refresh_treaty_index()
+
+    # ------------------------------------------------------------------ team game ----
+    def team_placement(self) -> list[float]:
+        """Variant 8.4: team score = the sum of its members' EP; ties: the team's net money, then its
+        best turn-order position. Every member gets the team's value."""
+        n = self.num_players
+        ep: dict[int, int] = {}
+        money: dict[int, int] = {}
+        pos: dict[int, int] = {}
+        for p in range(n):
+            k = self.team_of[p]
+            ep[k] = ep.get(k, 0) + self.ep[p]
+            money[k] = money.get(k, 0) + self.net_money(p)
+            pos[k] = min(pos.get(k, n), self.position[p])
+        return [ep[k] * 1e8 + (money[k] + 1e6) * 10 + (n - pos[k]) for k in (self.team_of[p] for p in range(n))]
+
+
+
+# ------------------------------------------------------------------------- observation ----
+def diplomacy_fields(n: int) -> list:
+    """Observation fields (appended by the encoder): public treaties and war states, the observer's
+    secret treaties, the offer in progress (its two parties only) and the teams."""
+    from ..core.encoder import Field
+    k = len(STATE_TREATIES)
+    return [
+        Field("treaties", n * n * (k + 1), "per pair of relative seats: each state treaty in force (trade, "
+              "right of way, stationing, free trade, non-aggression) as its remaining term (rounds / 12; 1 = until "
+              "the game ends), and whether the trade treaty has a sale fee; secret treaties only for their parties"),
+        Field("war_declared", n * n, "relative seat i declared war on j this round (war from the next round)"),
+        Field("ceasefire", n * n, "relative seats i and j agreed a ceasefire this round"),
+        Field("offer", 2 * n + len(TREATY_NAMES) + MAX_TERM + 1 + 4, "the offer in progress, seen by its proposer "
+              "and its addressee only: proposer and addressee one-hot, kind one-hot, term one-hot, sale fee, sum "
+              "paid by the proposer / 5000, sum paid by the addressee / 5000, secret"),
+        Field("teams", n * n, "relative seats i and j play in the same team (variant 8.4)"),
+    ]
+
+
+def encode_diplomacy(e, seat: int, out, L, rel: list[int], to_rel: list[int]) -> None:
+    n = e.num_players
+    k = len(STATE_TREATIES)
+    tv = out[L["treaties"]].reshape(n, n, k + 1)
+    for t in e.treaties:
+        a, b = t["parties"]
+        if t["secret"] and seat not in (a, b):
+            continue  # spec 7.1: secret treaties are seen by their parties only
+        term = 1.0 if not t["until"] else min(1.0, (t["until"] - e.round + 1) / 12)
+        for i, j in ((to_rel[a], to_rel[b]), (to_rel[b], to_rel[a])):
+            tv[i, j, STATE_TREATIES.index(t["kind"])] = term
+            if t["fee"]:
+                tv[i, j, k] = 1
+    wd = out[L["war_declared"]].reshape(n, n)
+    cf = out[L["ceasefire"]].reshape(n, n)
+    for i, p in enumerate(rel):
+        for j, q in enumerate(rel):
+            wd[i, j] = e.war_declared[p][q] > 0
+            cf[i, j] = e.in_ceasefire(p, q) if p != q else 0
+    o = e.offer
+    if o is not None and seat in (o["from"], o["to"]):
+        ov = out[L["offer"]]
+        ov[to_rel[o["from"]]] = 1
+        ov[n + to_rel[o["to"]]] = 1
+        base = 2 * n
+        if o["kind"] >= 0:
+            ov[base + o["kind"]] = 1
+        base += len(TREATY_NAMES)
+        if o["term"] >= 0:
+            ov[base + o["term"]] = 1
+        base += MAX_TERM + 1
+        ov[base] = o["fee"] > 0
+        if o["amount"]:
+            ov[base + (1 if o["payer"] == o["from"] else 2)] = min(1.0, o["amount"] / 5000)
+        ov[base + 3] = o["secret"]
+    if e.team_of is not None:
+        tm = out[L["teams"]].reshape(n, n)
+        for i, p in enumerate(rel):
+            for j, q in enumerate(rel):
+                tm[i, j] = e.team_of[p] == e.team_of[q]
+
+
+__all__ = ["DiplomacyMixin", "MAX_OPPONENTS", "MAX_TERM", "TREATY_NAMES", "Treaty", "diplomacy_fields",
+           "encode_diplomacy"]

@@ -1,0 +1,958 @@
+"""Empire-card abilities (spec 2.8) in their windows (spec 5.21): scenarios and a fuzz with cards."""
+import numpy as np
+import pytest
+
+from envs.core import TabletopEnv
+from envs.core.errors import IllegalActionError
+from envs.medioevo_universale import SPEC
+from envs.medioevo_universale.cards import ABILITY_WINDOWS, ability_params
+from envs.medioevo_universale.constants import (
+    AR, CASTLE, GREEN, HI, LI, RED, RELIGION_B, VIOLET, Ctrl, Head, Phase, Stage,
+)
+from envs.medioevo_universale.data import game_data
+
+from .test_fuzz import check_invariants
+from .test_rules import BOARD, DONE, advance_to, buy, menu, new_engine, node
+
+PLAY = (Head.CTRL, Ctrl.PLAY_CARD)
+COMP = game_data().comp
+
+
+def card(card_id):
+    return (Head.CARD, card_id - 1)
+
+
+def deal(e, p, *card_ids):
+    """Give seat p exactly these cards (unrotated); every other hand is emptied into the deck."""
+    for q in range(e.num_players):
+        e.deck[:0] = e.hand[q]
+        e.hand[q] = []
+        e.rotated[q] = []
+    for cid in card_ids:
+        e.deck.remove(cid - 1)
+        e.hand[p].append(cid - 1)
+
+
+def give(e, p, *card_ids):
+    for cid in card_ids:
+        e.deck.remove(cid - 1)
+        e.hand[p].append(cid - 1)
+
+
+def engine_at_purchase():
+    e = advance_to(new_engine(diplomacy_offers=0), Phase.PURCHASE)
+    for q in range(e.num_players):
+        e.deck[:0] = e.hand[q]
+        e.hand[q] = []
+    return e
+
+
+def engine_at_tax():
+    e = advance_to(new_engine(diplomacy_offers=0), Phase.TAX)
+    deal(e, 0)
+    return e
+
+
+def choose_taxes(e):
+    while e.phase == Phase.TAX:
+        e.play((Head.TAX, 2))
+
+
+# ------------------------------------------------------------------------------ framework ----
+def test_every_window_card_has_parameters_where_it_needs_numbers():
+    params = ability_params()
+    for cid in (13, 15, 22, 23, 32, 33, 36, 37, 38, 45, 57, 58, 60, 71, 72):
+        assert str(cid) in params and cid - 1 in ABILITY_WINDOWS
+
+
+def test_no_window_without_a_usable_card():
+    e = engine_at_tax()
+    choose_taxes(e)
+    assert e.phase != Phase.CARD_WINDOW and e.stage == Stage.PURCHASES
+
+
+def test_tax_window_asks_only_the_holder_and_done_resumes():
+    e = engine_at_tax()
+    holder = e.order[-1]
+    give(e, holder, 38)
+    choose_taxes(e)
+    assert e.phase == Phase.CARD_WINDOW and e.actor == holder and e.stage == Stage.TAXES
+    assert set(e.legal_moves()) == {DONE, PLAY}
+    e.play(DONE)
+    assert e.stage == Stage.PURCHASES and e.rotated[holder] == []
+
+
+def test_illegal_card_move_raises_and_changes_nothing():
+    e = engine_at_tax()
+    give(e, 0, 38)
+    choose_taxes(e)
+    before = (list(e.money), e.prefix, e.phase, [list(r) for r in e.rotated])
+    with pytest.raises(IllegalActionError):
+        e.play(card(37))
+    assert (list(e.money), e.prefix, e.phase, [list(r) for r in e.rotated]) == before
+
+
+# ----------------------------------------------------------------------- W-TAX: 37, 38 ----
+def test_magnat_38_pays_50_less_interest_and_37_collects_half_of_the_others():
+    e = engine_at_tax()
+    a, b = 0, 1
+    give(e, a, 38)
+    give(e, b, 37)
+    e.loans[a] = 2  # 100 fl interest
+    e.loans[b] = 0
+    choose_taxes(e)
+    assert e.phase == Phase.CARD_WINDOW
+    upkeep_a, money_a = e.upkeep(a), e.money[a]
+    upkeep_b, money_b = e.upkeep(b), e.money[b]
+    while e.phase == Phase.CARD_WINDOW:
+        p = e.actor
+        buy(e, PLAY, card(38 if p == a else 37))
+        assert e.actor != p or e.phase != Phase.CARD_WINDOW  # nothing left to play: the window moves on
+    # a pays 100 - 50 = 50 interest, half of it (25) goes to b
+    assert e.money[a] == money_a - upkeep_a - 50
+    assert e.money[b] == money_b - upkeep_b + 25
+    assert e.rotated[a] == [37] and e.rotated[b] == [36]
+
+
+# ---------------------------------------------------------------- W-PURCHASE: 32, 33 ----
+@pytest.mark.parametrize("cid, paid", [(32, 300 - 50), (33, 300 - 150)])
+def test_architekt_discount_on_one_building(cid, paid):
+    e = engine_at_purchase()
+    p = 0
+    prag = node("Prag")
+    give(e, p, cid)
+    e.tech[p][4] = 3
+    e.money[p] = 1000
+    e.tp[p][GREEN] = 3
+    menu(e, p)
+    buy(e, PLAY, card(cid), (Head.BUILD, CASTLE), (Head.NODE, prag))
+    assert e.mil[prag] == 3 and e.money[p] == 1000 - paid and e.tp[p][GREEN] == 0
+    assert cid - 1 in e.rotated[p]
+
+
+# ---------------------------------------------------------------- W-PURCHASE: 69, 70 ----
+def test_verwalter_69_upgrades_civil_below_a_higher_military_building():
+    e = engine_at_purchase()
+    p = 0
+    prag = node("Prag")
+    give(e, p, 69)
+    e.civil[prag], e.civil_owner[prag] = 1, p  # village
+    e.mil[prag], e.mil_owner[prag] = 2, p  # fortress
+    money = e.money[p]
+    menu(e, p)
+    buy(e, PLAY, card(69), (Head.NODE, prag))
+    assert e.civil[prag] == 2 and e.money[p] == money  # village -> town, free
+    # a town next to a fortress cannot become a city (it needs a castle)
+    e.rotated[p] = []
+    menu(e, p)
+    assert PLAY not in e.legal_moves()
+
+
+def test_verwalter_70_upgrades_military_and_places_markers():
+    e = engine_at_purchase()
+    p = 0
+    prag = node("Prag")
+    give(e, p, 70)
+    e.civil[prag], e.civil_owner[prag] = 3, p
+    e.mil[prag], e.mil_owner[prag] = 2, p
+    menu(e, p)
+    ep = e.ep[p]
+    buy(e, PLAY, card(70), (Head.NODE, prag))
+    assert e.mil[prag] == 3 and e.ep[p] == ep + 1  # fortress -> castle, +1 EP (G12)
+    assert e.phase in (Phase.PLACE_MARKER, Phase.PURCHASE)
+
+
+# -------------------------------------------------------- W-PURCHASE: 57, 58, 71, 72 ----
+def test_pirat_tp_and_mystiker_turns_tp_into_money():
+    e = engine_at_purchase()
+    p = 0
+    give(e, p, 57, 58, 71)
+    menu(e, p)
+    buy(e, PLAY, card(57), (Head.COLOUR, RED), (Head.COLOUR, VIOLET))
+    buy(e, PLAY, card(58), (Head.COLOUR, GREEN))
+    assert e.tp[p] == [0, 0, 0, 1, 2, 1]
+    money = e.money[p]
+    buy(e, PLAY, card(71))
+    assert e.phase == Phase.CARD_FOLLOW
+    buy(e, (Head.COLOUR, GREEN))
+    buy(e, (Head.COLOUR, GREEN))
+    buy(e, DONE)
+    assert e.money[p] == money + 2 * ability_params()["71"]["fl_per_tp"]
+    assert e.tp[p] == [0, 0, 0, 1, 0, 1] and e.phase == Phase.PURCHASE
+
+
+def test_mystiker_72_needs_four_colours_per_set():
+    e = engine_at_purchase()
+    p = 0
+    give(e, p, 72)
+    e.tp[p] = [1, 1, 1, 0, 0, 0]
+    menu(e, p)
+    assert PLAY not in e.legal_moves()
+    e.tp[p] = [1, 1, 1, 2, 0, 0]
+    menu(e, p)
+    money = e.money[p]
+    buy(e, PLAY, card(72))
+    buy(e, (Head.COLOUR, 0), (Head.COLOUR, 1), (Head.COLOUR, 2), (Head.COLOUR, 3))
+    assert e.money[p] == money + 100 and e.tp[p] == [0, 0, 0, 1, 0, 0]
+    assert e.phase == Phase.PURCHASE  # no second set possible: the follow-up closed by itself
+
+
+# -------------------------------------------------------------------- W-ANY: 36, 44, 59, 60 ----
+def test_magnat_36_alternates_deposit_and_payout():
+    e = engine_at_purchase()
+    p = 0
+    give(e, p, 36)
+    e.money[p] = 1000
+    menu(e, p)
+    buy(e, PLAY, card(36))
+    assert e.money[p] == 700 and e.card_money[35] == 300
+    menu(e, p)
+    assert PLAY not in e.legal_moves()  # used this round
+    e.rotated[p] = []
+    menu(e, p)
+    buy(e, PLAY, card(36))
+    assert e.money[p] == 700 + 300 + 150 and 35 not in e.card_money
+
+
+def test_barde_uses_a_used_card_of_another_player():
+    e = engine_at_purchase()
+    p, q = 0, 1
+    give(e, p, 45)
+    give(e, q, 58)
+    e.rotated[q] = [57]  # q used the Pirate this round
+    money = e.money[p]
+    menu(e, p)
+    buy(e, PLAY, card(45), card(58), (Head.COLOUR, RED))
+    assert e.tp[p][RED] == 2 and e.money[p] == money - 50
+    assert e.rotated[p] == [44] and e.rotated[q] == [57]
+
+
+def test_prinzessin_59_ability_and_tp_of_another_card():
+    e = engine_at_purchase()
+    p, q = 0, 1
+    give(e, p, 59)
+    give(e, q, 57)  # TP of card 57 (placeholder data) plus its ability
+    alts = e.cards[56].tp
+    menu(e, p)
+    opts = [o for o in e.tree if o[:3] == (PLAY, card(59), card(57))]
+    assert opts
+    buy(e, *opts[0])
+    card_tp = len(alts[0]) if len(alts) == 1 else (1 if alts else 0)
+    assert sum(e.tp[p]) == 2 + card_tp
+    assert e.rotated[q] == []
+
+
+def test_prinzessin_60_doubles_the_tp_of_an_own_card():
+    e = engine_at_purchase()
+    p = 0
+    give(e, p, 60, 10)  # card 10 gives 1 green (KNOWN)
+    menu(e, p)
+    buy(e, PLAY, card(60), card(10))
+    assert e.tp[p][GREEN] == 2 and set(e.rotated[p]) == {59, 9}
+
+
+# ----------------------------------------------------------------------- W-END: 13 ----
+def test_intrigant_13_keeps_cards_rotated_through_the_next_phase_7():
+    e = engine_at_purchase()
+    p, q = 0, 1
+    give(e, p, 13)
+    give(e, q, 5, 7)
+    e.rotated[q] = [4, 6]
+    e.money[p] = 1000
+    e.rng = np.random.default_rng(5)
+    e.round = 2  # not the last round
+    e._end_round()
+    assert e.phase == Phase.CARD_WINDOW and e.actor == p
+    buy(e, PLAY, card(13))
+    assert e.money[p] == 900 and e.phase == Phase.CARD_FOLLOW
+    e.play(card(5))
+    if e.phase == Phase.CARD_FOLLOW:
+        e.play(DONE)
+    if e.phase == Phase.CARD_WINDOW:
+        e.play(DONE)
+    assert e.round == 3 and e.rotated[q] == [4] and e.rotated[p] == []
+    e.rotated[q] = [4]
+    e.hand[p] = []  # no window this time
+    e.cw_done.pop("end")
+    e._end_round()
+    assert e.rotated[q] == []
+
+
+# ------------------------------------------------------------------ Bishops 1-3 ----
+def test_bischof_bans_trade_and_movement_for_the_round_not_twice_in_a_row():
+    e = engine_at_purchase()
+    p = 0
+    give(e, p, 2, 3)
+    prag, wien = node("Prag"), node("Franken")
+    menu(e, p)
+    buy(e, PLAY, card(2), (Head.NODE, prag))
+    buy(e, PLAY, card(3), (Head.NODE, wien))
+    assert e.banned(1, prag) and e.banned(2, wien)
+    assert not e._trade_here_ok(p, prag)
+    assert e._step_banned(p, wien, node("Aachen"), False)  # nobody leaves
+    assert e._step_banned(p, node("Schwaben"), wien, True)  # nobody enters
+    assert not e._step_banned(p, node("Schwaben"), node("Aachen"), False)
+    e.round += 1
+    e.rotated[p] = []
+    menu(e, p)
+    targets = {o[2] for o in e.tree if o[:2] == (PLAY, card(3))}
+    assert (Head.NODE, wien) not in targets and (Head.NODE, prag) in targets
+
+
+# --------------------------------------------------------- Templar 34, 35; Intrigant 15 ----
+def test_tempelritter_34_fights_the_barbarian_resistance_at_once():
+    e = engine_at_purchase()
+    p = 0
+    give(e, p, 34)
+    menu(e, p)
+    targets = sorted({o[3][1] for o in e.tree if o[:2] == (PLAY, card(34))})
+    assert targets and not set(targets) & set(e.home_regions[p])
+    nobody = next(n for n in targets if e.controller(n) < 0)
+    buy(e, PLAY, card(34), (Head.UNIT, HI), (Head.NODE, nobody))
+    assert nobody in e.battle_nodes  # the battle against the resistance started at once
+    while e.stage == Stage.PURCHASES and e.phase != Phase.PURCHASE:
+        e.play(e.legal_moves()[0])
+    assert e.phase == Phase.PURCHASE and e.actor == p and e.bt is None
+
+
+def test_tempelritter_35_only_where_a_battle_was_fought():
+    e = engine_at_purchase()
+    p = 0
+    give(e, p, 35)
+    menu(e, p)
+    assert PLAY not in e.legal_moves()
+    place = next(n for n in e.home_regions[p] if e.controller(n) == p)
+    e.battle_nodes.add(place)
+    menu(e, p)
+    buy(e, PLAY, card(35), (Head.UNIT, LI), (Head.NODE, place))
+    assert e.units[p][place * 7 + LI] >= 1
+
+
+def test_intrigant_15_places_the_horde_near_own_land_and_fights():
+    e = engine_at_purchase()
+    p, q = 0, 1
+    give(e, p, 15)
+    e.horde = [2, 1, 0]
+    target = next(n for n in e.land_nodes if e.army[q][n] and e.playable[n])
+    e.money[p] = 1000
+    menu(e, p)
+    nodes = {o[2][1] for o in e.tree if o[:2] == (PLAY, card(15))}
+    assert target in nodes and all(
+        any(BOARD.dist[m][n] <= 3 for m in e.controlled_regions(p)) for n in nodes)
+    buy(e, PLAY, card(15), (Head.NODE, target))
+    assert e.money[p] == 900 and target in e.battle_nodes
+    while e.phase != Phase.PURCHASE:
+        e.play(e.legal_moves()[0])
+    assert e.actor == p and e.bt is None
+
+
+# --------------------------------------------------------------- W-EVENT: 42, 43, 62 ----
+def engine_at_event_choice(*cards_of_start_player):
+    e = new_engine(diplomacy_offers=0)
+    e = advance_to(e, Phase.PURCHASE)
+    deal(e, e.order[0], *cards_of_start_player)
+    e.round = 2
+    e.stage = Stage.EVENTS
+    e._start_event_card()
+    return e
+
+
+def test_pestarzt_43_protects_a_region_from_the_event():
+    e = engine_at_event_choice(43)
+    assert e.phase == Phase.CARD_WINDOW
+    region = min(e.data.events[e.event_card].regions & set(e.land_nodes) & {n for n in e.land_nodes if e.playable[n]})
+    buy(e, PLAY, card(43), (Head.NODE, region))
+    assert e.phase == Phase.EVENT_CHOICE and region not in e._event_area()[0]
+
+
+def test_weiser_62_redraws_the_event_card():
+    e = engine_at_event_choice(62)
+    first = e.event_card
+    buy(e, PLAY, card(62))
+    assert e.event_card != first and first in e.event_discard and e.event_card in e.event_discard
+    assert e.phase == Phase.EVENT_CHOICE
+
+
+# -------------------------------------------------------------------- W-TRADE: 22, 23 ----
+def test_steuereintreiber_collects_per_cube_on_foreign_vehicles_in_own_regions():
+    e = engine_at_purchase()
+    p, q = 0, 1
+    give(e, p, 23)
+    prag = node("Prag")
+    oid = e._new_object(q, 0, 1, prag)  # a caravan of q in p's region
+    e.goods[oid] = [2, 1, 0, 0, 0, 0, 0, 0]
+    assert e._cubes_in_controlled(p) == 3
+    e.stage = Stage.TRADE
+    e.actor = p
+    e.phase = Phase.TRADE_TURN
+    assert PLAY in e.legal_moves()
+    money = e.money[p]
+    e.play(PLAY)
+    buy(e, PLAY, card(23))  # nothing else to play: the window closes by itself
+    assert e.money[p] == money + 60 and e.phase == Phase.TRADE_TURN and e.actor == p
+    assert PLAY not in e.legal_moves()
+
+
+# ------------------------------------------------------------------------ Missionare ----
+def test_missionare_uses_a_neighbours_card_for_a_violet_tp():
+    e = engine_at_purchase()
+    p, q = 0, 1  # HRE and HUN are neighbours
+    give(e, q, 58)
+    e.tech[p][RELIGION_B] = 3
+    money = e.money[p]
+    menu(e, p)
+    buy(e, PLAY, card(58), (Head.COLOUR, RED))
+    assert e.tp[p][RED] == 2 and e.money[p] == money - 100  # the violet TP bought at 100 fl
+    assert e.rotated[q] == [] and 57 in e.missionary_used[p]
+    menu(e, p)
+    assert not any(o[:2] == (PLAY, card(58)) for o in e.tree)  # once per card and round
+
+
+# ----------------------------------------------------------------------------- fuzz ----
+def test_random_play_with_many_cards_keeps_the_invariants():
+    """Every seat starts with 8 extra cards with abilities, so random play exercises the windows;
+    the package invariants hold after every step and the observation stays in [0, 1]."""
+    env = TabletopEnv(SPEC, num_players=4, num_rounds=8, max_turns=100_000, diplomacy_offers=0)
+    played = [0] * 72
+    with_ability = sorted(ABILITY_WINDOWS)
+    for g in range(3):
+        env.reset(seed=300 + g)
+        e = env.engine
+        rng = np.random.default_rng(g)
+        extra = [c for c in rng.permutation(with_ability).tolist() if c in e.deck][:8 * e.num_players]
+        for i, c in enumerate(extra):
+            e.deck.remove(c)
+            e.hand[i % e.num_players].append(c)
+        steps = 0
+        while not e.is_over:
+            legal = env.legal_actions()
+            assert len(legal), f"seed {300 + g}: empty mask"
+            env.step(int(legal[rng.integers(len(legal))]))
+            check_invariants(env)
+            steps += 1
+            if steps % 50 == 0:
+                obs = env.encoder.encode(e, e.current_player if e.current_player >= 0 else 0)
+                assert obs.min() >= 0 and obs.max() <= 1
+            assert steps < 100_000
+        assert e.round == 8
+        played = [a + b for a, b in zip(played, e.cards_played)]
+    assert sum(1 for x in played if x) >= 15, played
+
+
+# ------------------------------------------------------------------- battle windows ----
+def battle_engine(holder, *card_ids):
+    from .test_war import war_engine
+    e = war_engine()
+    deal(e, holder, *card_ids)
+    return e
+
+
+def test_attentaeter_47_makes_5_4_2_a_critical_16():
+    """Spec 2.8 card 47: 5, 4, 2 changed into 4, 4, 2 for a critical attack of 16."""
+    from .test_war import fight, play, put
+    e = battle_engine(0, 47)
+    put(e, 0, "Prag", HI=2)
+    put(e, 1, "Prag", HI=2)
+    fight(e, "Prag", 0, 1, [4, 5, 2, 1, 2, 3])  # d4 d6 d8 of the attacker, then of the defender
+    play(e, (Head.DICE, 0), (Head.DICE, 0))  # both keep their dice
+    assert e.phase == Phase.CARD_WINDOW and e.actor == 0 and e.bt["av"][0] == 5
+    d6 = (Head.DICE, 2)
+    assert (PLAY, card(47), (Head.SIDE, 0), d6, d6) in e.tree  # up to 2 off
+    buy(e, PLAY, card(47), (Head.SIDE, 0), d6, DONE)
+    assert e.bt["dice"][0] == [4, 4, 2] and e.bt["av"][0] == 16 and e.bt["winner"] == 0
+
+
+def test_attentaeter_46_lowers_an_opponents_die_and_its_loss_value():
+    from .test_war import fight, play, put
+    e = battle_engine(0, 46)
+    put(e, 0, "Prag", HI=2)
+    put(e, 1, "Prag", HI=2)
+    fight(e, "Prag", 0, 1, [1, 1, 1, 4, 6, 3])
+    play(e, (Head.DICE, 0), (Head.DICE, 0))
+    assert (PLAY, card(46), (Head.SIDE, 0), (Head.DICE, 1)) not in e.tree  # a 1 cannot drop further
+    av1 = e.bt["av"][1]
+    buy(e, PLAY, card(46), (Head.SIDE, 1), (Head.DICE, 4))  # the defender's d8: 3 -> 2
+    assert e.bt["dice"][1] == [4, 6, 2] and e.bt["av"][1] == av1 and e.bt["lv"][1] == 2
+
+
+def test_kriegsfuerst_5_adds_2_before_the_capture_halving():
+    """Spec 5.14 example: Blue attacks to capture with only 2:1, rolls 7/1, +2 (card 5) = 9, halved 5."""
+    from .test_war import fight, play, put
+    e = battle_engine(0, 5)
+    put(e, 0, "Prag", HI=4)
+    put(e, 1, "Prag", HI=2)
+    fight(e, "Prag", 0, 1, [1, 3, 7, 2, 3, 3], captures=True)
+    play(e, (Head.CTRL, Ctrl.CAPTURE), DONE, captures=True)  # Blue declares, the defender does not
+    play(e, (Head.DICE, 0), (Head.DICE, 0), captures=True)
+    assert e.bt["av"][0] == 4  # 7 halved
+    buy(e, PLAY, card(5), (Head.SIDE, 0))
+    assert e.bt["av"][0] == 5
+
+
+def test_armbrustschuetze_8_five_archers_lower_every_roll_by_2():
+    """Spec 2.8 card 8: 5 archers -> each of the 5 hit rolls is lowered by 2 (hits are 1-3)."""
+    from .test_war import fight, put
+    e = battle_engine(0, 8)
+    put(e, 0, "Prag", AR=5)
+    put(e, 1, "Prag", HI=3)
+    fight(e, "Prag", 0, 1, [5, 5, 5, 6, 1, 1, 1, 1, 1, 1, 1])
+    assert e.phase == Phase.CARD_WINDOW and e.actor == 0  # before step 1 of the battle round
+    buy(e, PLAY, card(8))
+    while e.phase == Phase.CAPTURE_DECLARE:
+        e.play(DONE)
+    assert e.bt["last_archer_hits"] == [4, 0]  # 5-2, 5-2, 5-2, 1-2 hit; 6-2 misses
+
+
+def test_armbrustschuetze_9_rerolls_the_misses_once():
+    from .test_war import fight, put
+    e = battle_engine(0, 9)
+    put(e, 0, "Prag", AR=2)
+    put(e, 1, "Prag", HI=3)
+    fight(e, "Prag", 0, 1, [8, 2, 7, 7, 1, 1, 1, 1, 1, 1])
+    buy(e, PLAY, card(9))
+    while e.phase == Phase.CAPTURE_DECLARE:
+        e.play(DONE)
+    assert e.bt["last_archer_hits"] == [1, 0]  # 8 -> 2 hits; 7 -> 7 misses
+
+
+def test_heldin_67_gives_an_army_without_captain_a_level_i_captain():
+    from .test_war import fight, put
+    e = battle_engine(1, 67)
+    put(e, 0, "Prag", HI=2)
+    put(e, 1, "Prag", HI=2)
+    fight(e, "Prag", 0, 1, [1] * 12)
+    assert e.phase == Phase.CARD_WINDOW and e.actor == 1
+    buy(e, PLAY, card(67), (Head.SIDE, 1))
+    assert e.captain_levels(1) == 1 and e.captain_levels(0) == 0
+
+
+def test_kriegsfuerst_4_lets_the_larger_archer_group_fire():
+    """Spec 2.8 card 4 example: Blue 3 archers, Red 1: with the card Blue may still fire."""
+    from .test_war import fight, put
+    e = battle_engine(0, 4)
+    put(e, 0, "Prag", AR=3)
+    put(e, 1, "Prag", AR=1, HI=2)
+    fight(e, "Prag", 0, 1, [1, 1, 1] + [1] * 12)
+    buy(e, PLAY, card(4))
+    while e.phase == Phase.CAPTURE_DECLARE:
+        e.play(DONE)
+    assert e.bt["active"][0][2] and not e.bt["active"][1][2]
+    assert e.bt["last_archer_hits"] == [3, 0]
+
+
+# ------------------------------------------------------------ W-TRADE: 19, 20, 21, 63, 64 ----
+def trade_turn(e, p, where, goods):
+    oid = e._new_object(p, 0, 2, where)  # a caravan II (capacity 6 on the placeholder data)
+    e.goods[oid] = list(goods)
+    for g, k in enumerate(goods):
+        e.goods_supply[g] -= k
+    e.stage = Stage.TRADE
+    e.actor = p
+    e.phase = Phase.TRADE_TURN
+    return e.slots[p].index(oid), oid
+
+
+def test_kaufmann_19_sells_one_cube_in_a_barbarian_region_by_its_colour_count():
+    e = engine_at_purchase()
+    p = 0
+    give(e, p, 19)
+    where = next(n for n in e.land_nodes if BOARD.barbarian_symbol[n] and e.playable[n])
+    for k in range(3):  # the barbarians there are gone
+        e.barb_supply[k] += e.barb[where * 3 + k]
+        e._add_barb(where, k, -e.barb[where * 3 + k])
+    slot, oid = trade_turn(e, p, where, [1, 1, 1, 2, 0, 0, 0, 0])  # 4 colours
+    money = e.money[p]
+    e.play(PLAY)
+    buy(e, PLAY, card(19), (Head.OBJECT, slot), (Head.GOOD, 3))
+    assert e.money[p] == money + 300 and e.goods[oid] == [1, 1, 1, 1, 0, 0, 0, 0]
+
+
+def test_kaufmann_20_sells_any_cubes_at_50_where_the_seller_has_no_control():
+    e = engine_at_purchase()
+    p = 0
+    give(e, p, 20)
+    where = node("Buda")  # Hungarian
+    slot, oid = trade_turn(e, p, where, [2, 0, 0, 0, 0, 0, 0, 1])
+    money = e.money[p]
+    e.play(PLAY)
+    buy(e, PLAY, card(20))
+    assert e.phase == Phase.CARD_FOLLOW
+    buy(e, (Head.OBJECT, slot), (Head.GOOD, 0))
+    buy(e, (Head.OBJECT, slot), (Head.GOOD, 7))
+    buy(e, DONE)
+    assert e.money[p] == money + 100 and e.goods[oid] == [1, 0, 0, 0, 0, 0, 0, 0]
+    assert e.phase == Phase.TRADE_TURN
+
+
+def test_kaufmann_21_buys_any_good_for_150():
+    e = engine_at_purchase()
+    p = 0
+    give(e, p, 21)
+    slot, oid = trade_turn(e, p, node("Prag"), [0] * 8)
+    money = e.money[p]
+    e.play(PLAY)
+    buy(e, PLAY, card(21), (Head.OBJECT, slot), (Head.GOOD, 5))
+    assert e.money[p] == money - 150 and e.goods[oid][5] == 1
+
+
+def test_kameltreiber_63_moves_a_market_cube_to_a_region_without_that_good():
+    e = engine_at_purchase()
+    p = 0
+    give(e, p, 63)
+    prag = node("Prag")
+    g = next(k for k in range(8) if k not in e._present(prag))
+    e.cubes[prag][g] += 1
+    e.goods_supply[g] -= 1
+    trade_turn(e, p, prag, [0] * 8)
+    e.play(PLAY)
+    dests = {o[4][1] for o in e.tree if o[:4] == (PLAY, card(63), (Head.NODE, prag), (Head.GOOD, g))}
+    assert dests and all(BOARD.dist[prag][b] <= 3 and g not in e._present(b) for b in dests)
+    b = min(dests)
+    buy(e, PLAY, card(63), (Head.NODE, prag), (Head.GOOD, g), (Head.NODE, b))
+    assert e.cubes[prag][g] == 0 and e.cubes[b][g] == 1
+
+
+def test_kameltreiber_64_needs_a_route_and_keeps_the_market_bonus():
+    e = engine_at_purchase()
+    p = 0
+    give(e, p, 64)
+    slot, oid = trade_turn(e, p, node("Prag"), [1] + [0] * 7)
+    assert PLAY not in e.legal_moves()  # no trade route in progress
+    e.route[p] = {"vehicle": oid, "stages": [node("Franken")], "established": [False], "points": 1}
+    e.play(PLAY)
+    buy(e, PLAY, card(64))
+    assert e.route_keeps_market_bonus(p) and not e.route_keeps_market_bonus(1)
+
+
+def test_weiser_61_draws_three_and_keeps_one():
+    e = engine_at_event_choice(61)
+    first = e.event_card
+    buy(e, PLAY, card(61))
+    assert e.phase == Phase.CARD_FOLLOW and len(e.card_ctx["events"]) == 3
+    drawn = list(e.card_ctx["events"])
+    env_obs = new_encoder_view(e, e.actor)
+    assert env_obs.any()
+    buy(e, (Head.EVENT, 2))
+    assert e.event_card == drawn[2] and e.phase == Phase.EVENT_CHOICE
+    assert first in e.event_discard and all(d in e.event_discard for d in drawn)
+
+
+def new_encoder_view(e, seat):
+    from envs.medioevo_universale.encoder import MedioevoEncoder
+    enc = MedioevoEncoder(e.config, e.num_players)
+    return enc.encode(e, seat)[enc.layout.slices["my_card_choice"]]
+
+
+# ----------------------------------------------------------------------- W-REACT: 48, 49 ----
+def test_narr_48_cancels_an_activation_right_after_it():
+    e = engine_at_purchase()
+    p, q = 0, 1
+    give(e, p, 58)
+    give(e, q, 48)
+    money_q = e.money[q]
+    menu(e, p)
+    buy(e, PLAY, card(58), (Head.COLOUR, RED))
+    assert e.phase == Phase.CARD_WINDOW and e.actor == q  # the Narr holder reacts first
+    buy(e, PLAY, card(48))
+    assert e.money[q] == money_q - 50 and e.tp[p][RED] == 0 and 57 in e.rotated[p]
+    assert e.phase == Phase.PURCHASE and e.actor == p
+
+
+def test_narr_49_declined_lets_the_effect_happen():
+    e = engine_at_purchase()
+    p, q = 0, 1
+    give(e, p, 58)
+    give(e, q, 49)
+    menu(e, p)
+    buy(e, PLAY, card(58), (Head.COLOUR, RED))
+    assert e.phase == Phase.CARD_WINDOW and e.actor == q
+    e.play(DONE)
+    assert e.tp[p][RED] == 2 and e.phase == Phase.PURCHASE and e.rotated[q] == []
+
+
+def test_chirurg_27_ignores_the_first_damage_point():
+    from .test_war import fight, play, put
+    e = battle_engine(1, 27)
+    put(e, 0, "Prag", HI=3, LI=1)
+    put(e, 1, "Prag", LI=5)
+    fight(e, "Prag", 0, 1, [4, 6, 8, 1, 1, 1] + [1] * 12)
+    assert e.phase == Phase.CARD_WINDOW and e.actor == 1
+    buy(e, PLAY, card(27))
+    while e.phase == Phase.CAPTURE_DECLARE:
+        e.play(DONE)
+    play(e, (Head.DICE, 0), (Head.DICE, 0))
+    # 8 - 1 = 7, capped by 4 melee units: 4 points, the first ignored (the loss values come next)
+    assert e.units[1][node("Prag") * 7 + LI] == 5 - 3 and e.phase == Phase.DAMAGE and e.actor == 0
+
+
+def test_intrigant_14_an_enemy_unit_defects_before_the_first_roll():
+    from .test_war import fight, put
+    e = battle_engine(0, 14)
+    put(e, 0, "Prag", HI=2)
+    put(e, 1, "Prag", HI=1, AR=2)
+    money = e.money[0]
+    fight(e, "Prag", 0, 1, [1] * 12)
+    buy(e, PLAY, card(14), (Head.UNIT, AR))
+    prag = node("Prag") * 7
+    assert e.units[0][prag + AR] == 1 and e.units[1][prag + AR] == 1 and e.money[0] == money - 100
+
+
+@pytest.mark.parametrize("roll, enemy_li, own_hi", [(3, 1, 2), (5, 2, 2), (8, 2, 1)])
+def test_spion_17_success_nothing_or_failure(roll, enemy_li, own_hi):
+    from .test_war import ScriptedRng, fight, put
+    e = battle_engine(0, 17)
+    put(e, 0, "Prag", HI=2)
+    put(e, 1, "Prag", LI=2)
+    fight(e, "Prag", 0, 1, [])
+    e.rng = ScriptedRng([roll] + [1] * 12)
+    buy(e, PLAY, card(17), (Head.UNIT, LI))
+    prag = node("Prag") * 7
+    assert e.units[1][prag + LI] == enemy_li and e.units[0][prag + HI] == own_hi
+
+
+def test_wissenschaftler_12_protects_against_a_second_kind():
+    from .test_war import fight, put
+    e = battle_engine(1, 12)
+    prag = node("Prag")
+    e.mil[prag], e.mil_owner[prag] = 2, 1
+    put(e, 0, "Prag", HI=2)
+    put(e, 1, "Prag", HI=2)
+    fight(e, "Prag", 0, 1, [1] * 12)
+    buy(e, PLAY, card(12), (Head.PROTECT, 1))  # archers
+    assert e._protected(1, 1, 3) == 3 - COMP.building_protection[2 + 2]
+    assert e._protected(0, 1, 3) == 3
+
+
+def test_spion_18_a_neutralised_unit_sits_the_round_out_but_stays():
+    from .test_war import ScriptedRng, fight, put
+    e = battle_engine(0, 18)
+    put(e, 0, "Prag", HI=2)
+    put(e, 1, "Prag", LI=1, HI=1)
+    fight(e, "Prag", 0, 1, [])
+    e.rng = ScriptedRng([2] + [1] * 12)
+    buy(e, PLAY, card(18), (Head.UNIT, HI))
+    assert e.fighting_units(1)[HI] == 0 and e.side_units(1)[HI] == 1
+
+
+def test_diplomat_51_an_object_survives_a_barbarian_raid():
+    e = engine_at_purchase()
+    p = 0
+    give(e, p, 51)
+    prag = node("Prag")
+    kept = e._new_object(p, 0, 1, prag)
+    lost = e._new_object(p, 0, 1, prag)
+    menu(e, p)
+    buy(e, PLAY, card(51), (Head.OBJECT, e.slots[p].index(kept)))
+    e._barbarian_raid(prag)
+    assert kept in e.objs and lost not in e.objs
+    e.round += 1
+    assert not e.plunder_protected(kept)
+
+
+def test_kerkermeister_39_takes_the_first_killed_enemy_unit_prisoner():
+    from .test_war import fight, play, put
+    e = battle_engine(0, 39)
+    put(e, 0, "Prag", HI=3, LI=1)
+    put(e, 1, "Prag", LI=5)
+    fight(e, "Prag", 0, 1, [4, 6, 8, 1, 1, 1] + [1] * 12)
+    buy(e, PLAY, card(39))
+    while e.phase == Phase.CAPTURE_DECLARE:
+        e.play(DONE)
+    play(e, (Head.DICE, 0), (Head.DICE, 0))
+    assert e.prisoners[0][1][LI] == 1  # one of the 4 LI killed by the combat result
+    assert e.units[1][node("Prag") * 7 + LI] == 1
+
+
+def test_missionare_tp_is_not_counted_twice():
+    """The violet TP the Missionare use takes from the pool cannot also pay the borrowed ability."""
+    e = engine_at_purchase()
+    p, q = 0, 1
+    give(e, q, 33)  # Architekt: 50 % off
+    e.tech[p][RELIGION_B] = 3
+    e.tp[p][VIOLET] = 1
+    prag = node("Prag")
+    cathedral = (PLAY, card(33), (Head.BUILD, 6), (Head.NODE, prag))  # 300 -> 150 fl + 1 violet TP
+    e.money[p] = 200
+    menu(e, p)
+    assert cathedral not in e.tree  # 150 fl + the second violet TP at 100 fl > 200
+    e.money[p] = 250
+    menu(e, p)
+    assert cathedral in e.tree
+    buy(e, *cathedral)
+    assert e.money[p] == 0 and e.cath_owner[prag] == p and e.tp[p][VIOLET] == 0
+
+
+def test_miliz_24_a_free_unit_joins_the_defence_before_the_first_battle_round():
+    from .test_war import ScriptedRng, put
+    e = battle_engine(1, 24)
+    n = put(e, 1, "Pressburg", HI=1)
+    put(e, 0, "Pressburg", HI=2)  # the attacker has just entered
+    e.stage = Stage.WAR
+    e.carrier, e.foot_node, e.foot_cargo, e.move_steps = -1, n, [0] * 7, 1
+    e.actor = e.mover = 0
+    e.rng = ScriptedRng([1] * 12)
+    e._invaded(n, 0, 1)
+    assert e.phase == Phase.CARD_WINDOW and e.actor == 1 and e.bt["round"] == 1
+    buy(e, PLAY, card(24), (Head.UNIT, AR))
+    assert e.units[1][n * 7 + AR] == 1 and e.bt["owners"] == [0, 1]
+    e.bt["round"] = 2  # only before the first battle round
+    assert not e._card_subs(1, 23, "invade", 0)
+
+
+def test_miliz_26_the_region_counts_as_having_a_tower():
+    from .test_war import ScriptedRng, put
+    e = battle_engine(1, 26)
+    n = put(e, 1, "Pressburg", HI=1)
+    put(e, 0, "Pressburg", HI=2)
+    e.stage = Stage.WAR
+    e.carrier, e.foot_node, e.foot_cargo, e.move_steps = -1, n, [0] * 7, 1
+    e.actor = e.mover = 0
+    e.rng = ScriptedRng([1] * 12)
+    e._invaded(n, 0, 1)
+    buy(e, PLAY, card(26))
+    while e.phase == Phase.CAPTURE_DECLARE:
+        e.play(DONE)
+    assert e.phase == Phase.PROTECT_CHOICE and e.actor == 1  # the virtual tower protects
+    assert e.battle_military_level(1) == 1 and e.battle_military_level(0) == 0
+
+
+def test_armbrustschuetze_7_gives_1d3_units_an_archer_shot():
+    from .test_war import ScriptedRng, fight, put
+    e = battle_engine(0, 7)
+    put(e, 0, "Prag", HI=2, AR=1)
+    put(e, 1, "Prag", HI=3)
+    fight(e, "Prag", 0, 1, [])
+    e.rng = ScriptedRng([6, 1, 1, 1] + [1] * 12)  # 1d3 = 3; three archer rolls of 1
+    buy(e, PLAY, card(7))
+    while e.phase == Phase.CAPTURE_DECLARE:
+        e.play(DONE)
+    assert e.bt["last_archer_hits"] == [3, 0]  # 1 archer + 2 more (3 units in all, not 4)
+
+
+def test_chirurg_29_archer_hits_wait_until_the_end_of_the_battle_round():
+    from .test_war import ScriptedRng, fight, put
+    e = battle_engine(1, 29)
+    put(e, 0, "Prag", AR=2, HI=1)
+    put(e, 1, "Prag", LI=3)
+    fight(e, "Prag", 0, 1, [])
+    e.rng = ScriptedRng([1, 1] + [1, 1, 1, 4, 6, 8] + [1] * 6)
+    buy(e, PLAY, card(29))
+    while e.phase == Phase.CAPTURE_DECLARE:
+        e.play(DONE)
+    prag = node("Prag") * 7
+    assert e.bt["last_archer_hits"] == [2, 0] and e.units[1][prag + LI] == 3  # still in melee
+    tasks = e.bt["tasks"]
+    assert tasks.index(("damage", 1, 2, False)) == tasks.index("end_round") - 1  # assigned at the end
+
+
+def test_kanonier_53_an_escorting_engine_follows_without_paying_mp():
+    """Spec 2.8 card 53: the catapult with 1 MP left follows the war wagon two regions."""
+    from .test_war import play, war_engine
+    from envs.medioevo_universale.constants import SIEGE, WAR_WAGON
+    e = war_engine()
+    deal(e, 0, 53)
+    aachen, franken, prag = node("Aachen"), node("Franken"), node("Prag")
+    e._new_object(0, WAR_WAGON, 1, aachen)
+    e._new_object(0, SIEGE, 1, aachen)
+    e._add_units(0, aachen, HI, 1)
+    e.objs[e.slots[0][1]][4] = 1
+    e._start_war()
+    play(e, (Head.OBJECT, 0), (Head.LOAD, HI))
+    assert PLAY not in e.legal_moves()  # no engine accompanies the group yet
+    play(e, (Head.EMBARK, 1), PLAY)
+    buy(e, PLAY, card(53), (Head.OBJECT, 1))
+    assert e.phase == Phase.MOVE
+    play(e, (Head.NODE, franken), (Head.NODE, prag), DONE)
+    catapult = e.objs[e.slots[0][1]]
+    assert catapult[3] == prag and catapult[4] == 1
+
+
+def test_kerkermeister_40_and_41_soften_the_capture_rules():
+    from .test_war import fight, put
+    e = battle_engine(0, 40, 41)
+    put(e, 0, "Prag", HI=4)
+    put(e, 1, "Prag", HI=2)
+    fight(e, "Prag", 0, 1, [1] * 12)
+    assert e._capture_ratio(0) == 3 and e._capture_penalty(0, 9) == 5
+    buy(e, PLAY, card(40))
+    buy(e, PLAY, card(41))
+    assert e._capture_ratio(0) == 2 and e._capture_penalty(0, 9) == 7 and e._capture_penalty(0, 1) == 0
+    assert e._capture_ratio(1) == 3  # only the user's side
+
+
+def test_wissenschaftler_10_and_kanonier_52_add_siege_shots():
+    from envs.medioevo_universale.constants import SIEGE
+    from .test_war import fight, put
+    e = battle_engine(0, 10, 52)
+    prag = node("Prag")
+    engine = e._new_object(0, SIEGE, 1, prag)
+    put(e, 0, "Prag", HI=3)
+    put(e, 1, "Prag", HI=2)
+    fight(e, "Prag", 0, 1, [1] * 30)
+    assert e._siege_shots(0, engine, 2) == 2
+    buy(e, PLAY, card(10))
+    buy(e, PLAY, card(52), (Head.OBJECT, e.slots[0].index(engine)))
+    assert e._siege_shots(0, engine, 2) == 2 * 2 + 1 and e._siege_shots(0, engine, 0) == 1
+
+
+def test_spion_16_a_hit_siege_engine_loses_a_level():
+    from envs.medioevo_universale.constants import SIEGE
+    from .test_war import ScriptedRng, fight, put
+    e = battle_engine(0, 16)
+    prag = node("Prag")
+    engine = e._new_object(1, SIEGE, 2, prag)
+    e.siege_supply[1] -= 1
+    put(e, 0, "Prag", HI=2)
+    put(e, 1, "Prag", HI=2)
+    fight(e, "Prag", 0, 1, [])
+    e.rng = ScriptedRng([2] + [1] * 12)
+    before = list(e.siege_supply)
+    buy(e, PLAY, card(16), (Head.OBJECT, e.slots[1].index(engine)))
+    assert e.objs[engine][2] == 1 and e.siege_supply == [before[0] - 1, before[1] + 1, before[2]]
+
+
+def test_chirurg_28_lost_units_are_bought_back_at_half_price_next_round():
+    from .test_war import fight, play, put
+    e = battle_engine(1, 28)
+    put(e, 0, "Prag", HI=3, LI=1)
+    put(e, 1, "Prag", LI=5)
+    fight(e, "Prag", 0, 1, [4, 6, 8, 1, 1, 1] + [1] * 12)
+    buy(e, PLAY, card(28))
+    while e.phase == Phase.CAPTURE_DECLARE:
+        e.play(DONE)
+    play(e, (Head.DICE, 0), (Head.DICE, 0))
+    assert e.buyback[1][LI] == 4 and e.buyback_round[1] == e.round + 1  # the 4 LI of the combat result
+    e.round += 1
+    e.stage = Stage.PURCHASES
+    e.bt = None
+    e.units_bought[1] = 0
+    money = e.money[1]
+    menu(e, 1)
+    place = next(n for n in e.land_nodes if e.unit_place_ok(1, n))
+    buy(e, PLAY, card(28), (Head.UNIT, LI), (Head.NODE, place))
+    assert e.money[1] == money - COMP.unit_cost[LI] // 2 and e.buyback[1][LI] == 3
+    e.round += 1
+    menu(e, 1)
+    assert PLAY not in e.legal_moves()  # only in the next round's phase 4
+
+
+def test_verkaeufer_30_keeps_the_route_of_a_lost_vehicle_for_another_vehicle():
+    e = engine_at_purchase()
+    p = 0
+    give(e, p, 30)
+    slot, oid = trade_turn(e, p, node("Prag"), [0] * 8)
+    other = e._new_object(p, 0, 1, node("Aachen"))
+    e.goods[other] = [0] * 8
+    stages = [node("Franken"), node("Schwaben"), node("Mailand"), node("Genua")]
+    e.route[p] = {"vehicle": oid, "stages": stages, "established": [True, False, False, False], "points": 1}
+    e.play(PLAY)
+    buy(e, PLAY, card(30))
+    e._remove_object(oid)  # the vehicle is lost
+    assert e.route_of(p) is not None and e.route[p]["vehicle"] == -1
+    e.phase, e.actor = Phase.TRADE_TURN, p
+    e.play(PLAY)
+    buy(e, PLAY, card(30), (Head.OBJECT, e.slots[p].index(other)))
+    assert e.route[p]["vehicle"] == other and e.route[p]["established"][0]
+    e._remove_object(other)
+    e.round += 1  # the markers stay only until the end of the round
+    assert e.route_of(p) is None

@@ -1,0 +1,312 @@
+"""Diplomacy (spec 5.19, 10.5; G24, G35, G46, G50, G71) and the team game (variant 8.4)."""
+import numpy as np
+import pytest
+
+from envs.core import TabletopEnv, testing
+from envs.core.errors import ConfigError, IllegalActionError
+from envs.core.rewards import team_rank_rewards
+from envs.medioevo_universale import SPEC, MedioevoConfig, MedioevoEncoder, MedioevoEngine
+from envs.medioevo_universale.constants import (
+    CARAVAN, COINS, HI, LI, WAR_WAGON, Ctrl, Head, Phase, Purchase, Stage,
+)
+from envs.medioevo_universale.data import game_data
+from envs.medioevo_universale.diplomacy import Treaty
+
+from .test_fuzz import check_invariants
+from .test_rules import NT, clear_seat, engine_at_purchase, menu, new_engine, node
+from .test_war import play, put
+
+DONE = (Head.CTRL, Ctrl.DONE)
+ACCEPT = (Head.CTRL, Ctrl.ACCEPT)
+REJECT = (Head.CTRL, Ctrl.REJECT)
+PAY = (Head.CTRL, Ctrl.PAY)
+DEMAND = (Head.CTRL, Ctrl.DEMAND)
+GOODS = game_data().comp.goods
+HRE, HUN, BYZ = 0, 1, 2  # seats of new_engine's empires
+
+
+def coin(amount):
+    return (Head.COIN, COINS.index(amount))
+
+
+def dip_engine(offers=1):
+    """HRE, HUN, BYZ, GH in seat order; realms cleared; the war-phase diplomacy window is open."""
+    e = engine_at_purchase(diplomacy_offers=offers)  # passes the purchase window with DONE
+    for p in range(4):
+        clear_seat(e, p)
+    e.order, e.position, e.queue = [0, 1, 2, 3], [0, 1, 2, 3], []
+    e.dip_done = ()
+    e._start_war()
+    assert e.stage == Stage.WAR and e.phase == Phase.DIPLOMACY and e.actor == 0
+    return e
+
+
+def propose(e, to, kind, *terms):
+    """The acting seat offers ``kind`` to absolute seat ``to``, then the given sub-decisions."""
+    p = e.actor
+    play(e, (Head.PLAYER, (to - p) % e.num_players - 1), (Head.TREATY, kind), *terms)
+
+
+def close_window(e):
+    """Every seat ends its diplomacy turn (and passes the card windows that follow, cards.py)."""
+    while e.phase in (Phase.DIPLOMACY, Phase.CARD_WINDOW):
+        play(e, DONE)
+
+
+def test_player_head_has_five_slots_and_masks_missing_seats():
+    e = new_engine(empires=("HRE", "HUN", "BYZ"), diplomacy_offers=1)
+    while e.phase != Phase.DIPLOMACY:
+        e.play(e.legal_moves()[0])
+    env = TabletopEnv(SPEC, num_players=3)
+    assert env.codec.head_sizes[Head.PLAYER] == 5
+    assert {a for h, a in e.legal_moves() if h == Head.PLAYER} == {0, 1}  # +1 and +2 only
+    state = (e.phase, e.actor, e.offer)
+    with pytest.raises(IllegalActionError):
+        e.play((Head.PLAYER, 2))
+    assert (e.phase, e.actor, e.offer) == state
+
+
+def test_right_of_way_with_payment_is_a_normal_move_and_keeps_control():
+    """Rulebook example: right of way (+ a one-off 100 fl), ending after round 3. Entering the partner's
+    regions is a normal move (G35): no stop, no takeover, no act of war; the host keeps control (G24)."""
+    e = dip_engine()
+    e._new_object(HRE, WAR_WAGON, 1, node("Prag"))
+    put(e, HRE, "Prag", HI=1)
+    money = list(e.money)
+    assert e.round == 1
+    propose(e, HUN, Treaty.RIGHT_OF_WAY, (Head.DURATION, 2), PAY, coin(100), DONE, DONE)
+    assert e.phase == Phase.OFFER_ANSWER and e.actor == HUN
+    play(e, ACCEPT)
+    assert e.money[HRE] == money[HRE] - 100 and e.money[HUN] == money[HUN] + 100
+    assert [(t["kind"], t["parties"], t["until"], t["secret"]) for t in e.treaties] == [
+        (Treaty.RIGHT_OF_WAY, (HRE, HUN), 3, False)]
+    close_window(e)
+    assert e.phase == Phase.WAR_TURN and e.actor == HRE
+    play(e, (Head.OBJECT, 0), (Head.LOAD, HI), (Head.NODE, node("Pressburg")))
+    assert e.phase == Phase.MOVE and e.objs[e.slots[HRE][0]][4] == 5  # not stopped
+    play(e, (Head.NODE, node("Buda")), DONE)
+    buda = node("Buda")
+    assert e.units[HRE][buda * NT + HI] == 1 and e.controller(buda) == HUN
+    assert "undeclared_attack" not in e.ep_events[HRE] and not e.at_war[HRE][HUN]
+    assert e.hostile_sides(buda) == 1
+    # without the treaty the guest army takes the region: the term ends after round 3 and the guest leaves
+    supply = e.unit_supply[HRE][HI]
+    e.round = 3
+    e._diplomacy_end_round()
+    assert e.treaties == [] and e.units[HRE][buda * NT + HI] == 0 and e.unit_supply[HRE][HI] == supply + 1
+    assert e.controller(buda) == HUN
+
+
+def test_declaration_of_war_takes_effect_next_round():
+    """Spec 5.19 / G50: war from the following round; attacking in the round of the declaration is
+    still an undeclared attack (-3 EP)."""
+    e = dip_engine()
+    e._new_object(HRE, WAR_WAGON, 1, node("Prag"))
+    put(e, HRE, "Prag", HI=1)
+    propose(e, HUN, Treaty.DECLARE_WAR)
+    assert e.war_declared[HRE][HUN] == 1 and not e.at_war[HRE][HUN]
+    close_window(e)
+    now, later = e.clone(), e.clone()
+    play(now, (Head.OBJECT, 0), (Head.LOAD, HI), (Head.NODE, node("Pressburg")))
+    assert now.ep_events[HRE]["undeclared_attack"] == -3
+    later._diplomacy_end_round()
+    assert later.at_war[HRE][HUN] and later.at_war[HUN][HRE]
+    play(later, (Head.OBJECT, 0), (Head.LOAD, HI), (Head.NODE, node("Pressburg")))
+    assert "undeclared_attack" not in later.ep_events[HRE] and later.controller(node("Pressburg")) == HRE
+
+
+def test_declaration_breaks_every_treaty_with_the_penalty():
+    """Spec 5.19: a declaration breaks all treaties between the two, -2 EP per treaty for the declarer."""
+    e = dip_engine(offers=3)
+    ep = e.ep[HRE]
+    propose(e, HUN, Treaty.TRADE, (Head.DURATION, 5), DONE, DONE, DONE)
+    play(e, ACCEPT)
+    propose(e, HUN, Treaty.NON_AGGRESSION, (Head.DURATION, 5), DONE, DONE)
+    play(e, ACCEPT)
+    assert len(e.treaties) == 2 and e.actor == HRE and e.phase == Phase.DIPLOMACY
+    propose(e, HUN, Treaty.DECLARE_WAR)
+    assert e.treaties == [] and e.ep[HRE] == ep - 4 and e.ep_events[HRE]["treaty_breach"] == -4
+    assert e.actor == HUN  # three offers made: seat 0's diplomacy turn is over
+
+
+def test_attacking_a_non_aggression_partner_is_a_breach():
+    """Breach detection (G71): the attack is undeclared (-3) and breaks the pact (-2)."""
+    e = dip_engine()
+    e._new_object(HRE, WAR_WAGON, 1, node("Prag"))
+    put(e, HRE, "Prag", HI=1)
+    propose(e, HUN, Treaty.NON_AGGRESSION, (Head.DURATION, 5), DONE, DONE)
+    play(e, ACCEPT)
+    close_window(e)
+    play(e, (Head.OBJECT, 0), (Head.LOAD, HI), (Head.NODE, node("Pressburg")))
+    assert e.ep_events[HRE]["undeclared_attack"] == -3 and e.ep_events[HRE]["treaty_breach"] == -2
+    assert e.treaties == [] and e.at_war[HRE][HUN]
+
+
+def test_ceasefire_masks_attacks_and_peace_ends_the_war():
+    e = dip_engine()
+    e.at_war[HRE][HUN] = e.at_war[HUN][HRE] = True
+    e._new_object(HRE, WAR_WAGON, 1, node("Prag"))
+    put(e, HRE, "Prag", HI=1)
+    put(e, HUN, "Pressburg", LI=1)
+    play(e, (Head.PLAYER, 0))
+    kinds = {a for _, a in e.legal_moves()}
+    assert kinds == {Treaty.CEASEFIRE, Treaty.PEACE, Treaty.PAYMENT}  # no treaties while at war
+    play(e, (Head.TREATY, Treaty.CEASEFIRE), DONE)
+    play(e, ACCEPT)
+    close_window(e)
+    without = e.clone()
+    without.ceasefires = set()
+    for eng, allowed in ((e, False), (without, True)):
+        play(eng, (Head.OBJECT, 0), (Head.LOAD, HI))
+        assert ((Head.NODE, node("Pressburg")) in eng.legal_moves()) == allowed
+    e._diplomacy_end_round()
+    assert not e.ceasefires and e.at_war[HRE][HUN]
+    e._conclude({"from": HRE, "to": HUN, "kind": Treaty.PEACE, "amount": 0, "payer": -1})
+    assert not e.at_war[HRE][HUN] and not e.at_war[HUN][HRE]
+
+
+def test_trade_treaty_with_a_sale_fee():
+    """Rulebook example: trade in the partner's regions, 50 fl per sale action to the host."""
+    salt = GOODS.index("salt")
+    pressburg = node("Pressburg")
+    assert game_data().board.good[pressburg] != salt
+    e = dip_engine()
+    oid = e._new_object(HRE, CARAVAN, 1, pressburg)
+    e.goods[oid][salt] = 1
+    e.goods_supply[salt] -= 1
+    before = e.clone()
+    before.phase, before.actor = Phase.TRADE, HRE
+    before.trader, before.trade_action = oid, ""
+    assert (Head.GOOD, salt) not in before.trade_moves()  # no trade in a foreign region without a treaty
+    propose(e, HUN, Treaty.TRADE, (Head.DURATION, 1), (Head.CTRL, Ctrl.SALE_FEE), DONE, DONE)
+    play(e, ACCEPT)
+    assert e.treaties[0]["fee"] == 50 and e.treaties[0]["until"] == 2
+    close_window(e)
+    e._start_trade()
+    money = list(e.money)
+    play(e, (Head.OBJECT, 0), (Head.GOOD, salt), DONE)
+    assert e.money[HRE] == money[HRE] + 100 - 50 and e.money[HUN] == money[HUN] + 50
+
+
+def test_stationing_and_free_trade_allow_purchases_in_the_partner_region():
+    e = dip_engine(offers=2)
+    propose(e, HUN, Treaty.STATIONING, (Head.DURATION, 5), DONE, DONE)
+    play(e, ACCEPT)
+    propose(e, HUN, Treaty.FREE_TRADE, (Head.DURATION, 5), DONE, DONE)
+    play(e, ACCEPT)
+    pressburg = node("Pressburg")
+    e.tech[HRE][0] = 1  # transports need Logistics I (blue)
+    menu(e, HRE)
+    assert ((Head.PURCHASE, Purchase.UNIT), (Head.UNIT, LI), (Head.NODE, pressburg)) in e.tree
+    assert ((Head.PURCHASE, Purchase.VEHICLE), (Head.VEHICLE, CARAVAN * 3), (Head.NODE, pressburg)) in e.tree
+    play(e, (Head.PURCHASE, Purchase.UNIT), (Head.UNIT, LI), (Head.NODE, pressburg))
+    assert e.units[HRE][pressburg * NT + LI] == 1 and e.controller(pressburg) == HUN  # G24
+    e.treaties = [t for t in e.treaties if t["kind"] != Treaty.STATIONING]
+    e._refresh_treaty_index()
+    assert e.controller(pressburg) == HRE  # the guest treaty is gone (the engine would evict it)
+
+
+def test_demand_the_addressee_cannot_pay_can_only_be_rejected():
+    e = dip_engine()
+    e.money[HUN] = 300
+    propose(e, HUN, Treaty.PAYMENT, DEMAND, coin(500), DONE)
+    assert e.phase == Phase.OFFER_ANSWER and e.legal_moves() == [REJECT]
+    money = list(e.money)
+    play(e, REJECT)
+    assert e.money == money and e.actor == HUN and e.phase == Phase.DIPLOMACY
+
+
+def test_prisoner_release_sends_prisoners_home():
+    e = dip_engine()
+    e.prisoners[HRE][HUN][HI] = 2
+    e.unit_supply[HUN][HI] -= 2
+    propose(e, HUN, Treaty.PRISONER_RELEASE, DEMAND, coin(100), DONE)
+    play(e, ACCEPT)
+    assert e.prisoners[HRE][HUN][HI] == 0 and e.unit_supply[HUN][HI] == game_data().comp.unit_supply[HI]
+
+
+def test_secret_treaty_is_hidden_from_non_parties():
+    e = dip_engine()
+    propose(e, HUN, Treaty.RIGHT_OF_WAY, (Head.DURATION, 5), DONE, (Head.CTRL, Ctrl.SECRET))
+    play(e, ACCEPT)
+    assert e.treaties[0]["secret"]
+    enc = MedioevoEncoder(e.config, 4)
+    hidden = e.clone()
+    hidden.treaties = []
+    hidden._refresh_treaty_index()
+    L = enc.layout.slices
+    for seat in (BYZ, 3):
+        assert np.array_equal(enc.encode(e, seat), enc.encode(hidden, seat))
+    for seat in (HRE, HUN):
+        assert enc.encode(e, seat)[L["treaties"]].any() and not enc.encode(hidden, seat)[L["treaties"]].any()
+
+
+def test_offer_is_seen_by_its_two_parties_only():
+    e = dip_engine()
+    propose(e, HUN, Treaty.NON_AGGRESSION, (Head.DURATION, 0), PAY, coin(50), DONE)
+    enc = MedioevoEncoder(e.config, 4)
+    L = enc.layout.slices
+    assert enc.encode(e, HRE)[L["offer"]].any() and enc.encode(e, HUN)[L["offer"]].any()
+    assert not enc.encode(e, BYZ)[L["offer"]].any()
+
+
+def test_team_placement_follows_the_team_sum():
+    e = MedioevoEngine(MedioevoConfig(teams=((0, 1), (2, 3))), 4, np.random.default_rng(0))
+    e.ep = [20, 5, 12, 12]
+    scores = e.placement_scores()
+    assert scores[0] == scores[1] and scores[2] == scores[3] and scores[0] > scores[2]
+    assert team_rank_rewards(scores, e.team_of) == pytest.approx([1, 1, -1, -1])
+    pairs = MedioevoEngine(MedioevoConfig(teams="pairs"), 6, np.random.default_rng(0))
+    assert pairs.team_of == [0, 0, 1, 1, 2, 2]
+
+
+def test_team_and_diplomacy_config_errors():
+    for bad in ("trios", ((0, 1), ()), 3):
+        with pytest.raises(ConfigError):
+            MedioevoConfig(teams=bad)
+    with pytest.raises(ConfigError):
+        MedioevoConfig(diplomacy_offers=-1)
+    with pytest.raises(ConfigError):
+        MedioevoEngine(MedioevoConfig(teams="pairs"), 3, np.random.default_rng(0))
+    with pytest.raises(ConfigError):
+        MedioevoEngine(MedioevoConfig(teams=((0, 1), (1, 2))), 3, np.random.default_rng(0))
+
+
+def test_random_play_with_diplomacy_and_teams():
+    """Fuzz with two offers per window and the team game: the package invariants hold, and treaties
+    (also secret ones), declarations and treaty guests' armies in their hosts' regions actually occur."""
+    env = TabletopEnv(SPEC, num_players=4, num_rounds=8, max_turns=100_000, diplomacy_offers=2, teams="pairs")
+    seen = {"treaty": 0, "declared": 0, "secret": 0, "guest army": 0}
+
+    def on_step(env):
+        check_invariants(env)
+        e = env.engine
+        seen["treaty"] += bool(e.treaties)
+        seen["secret"] += any(t["secret"] for t in e.treaties)
+        seen["declared"] += any(map(any, e.war_declared))
+        seen["guest army"] += any(e.army[p][i] and e.controller(i) not in (-1, p)
+                                  for i in e.land_nodes for p in range(e.num_players))
+
+    for seed in range(2):
+        result = testing.play_random_game(env, seed=seed, on_step=on_step, check_observations=seed == 0)
+        assert result.terminated and not result.truncated
+        e = env.engine
+        assert e.placement_scores()[0] == e.placement_scores()[1]
+    assert all(seen.values()), seen
+
+
+def test_guests_leave_before_barbarians_fight_the_host():
+    """A revolt in the host's region: the right-of-way guest's army goes back to its supply, so the
+    battle is the host against the barbarians only (spec 5.15 stays two-sided)."""
+    e = engine_at_purchase()
+    for p in range(4):
+        clear_seat(e, p)
+    e._conclude({"from": HRE, "to": HUN, "kind": Treaty.RIGHT_OF_WAY, "term": 5, "fee": 0, "amount": 0,
+                 "payer": -1, "secret": False})
+    pressburg = put(e, HUN, "Pressburg", LI=1)
+    put(e, HRE, "Pressburg", HI=1)
+    assert e.controller(pressburg) == HUN and e.hostile_sides(pressburg) == 1
+    supply = e.unit_supply[HRE][HI]
+    assert e._place_revolt(HUN, pressburg)
+    assert e.army[HRE][pressburg] == 0 and e.unit_supply[HRE][HI] == supply + 1
+    assert e.bt is not None and e.bt["owners"] == [-1, HUN]

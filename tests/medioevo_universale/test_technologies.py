@@ -1,0 +1,648 @@
+"""Technology activations (spec 2.7, 5.8; G13-G15, G29, G67, G79-G81): the rulebook's examples of the
+technology section as scenarios, the TP payment outside phase 4, and a fuzz with every technology owned."""
+import random
+
+import numpy as np
+import pytest
+
+from envs.core import TabletopEnv, testing
+from envs.core.errors import IllegalActionError
+from envs.medioevo_universale import SPEC
+from envs.medioevo_universale.constants import (
+    AR, BLUE, CARAVAN, CP1, GREEN, LI, MERCHANT_SHIP, ORANGE, RED, SIEGE, TOWN, VILLAGE, VIOLET, WAR_WAGON, YELLOW,
+    Ctrl, Head, Phase, Stage,
+)
+from envs.medioevo_universale.data import game_data
+from envs.medioevo_universale.technologies import (
+    BESCHAFFUNG, EINFLUSS, ERLASS, GESETZE, GILDEN, HANDEL, INGENIEURSKUNST, KARTOGRAFIE, LOGISTIK, MARKT,
+    MASCHINENBAU, NATIONALSTAAT, STRATEGIE, TAKTIK, WELTLICHE_MACHT,
+)
+
+from .test_fuzz import check_invariants
+from .test_rules import menu
+from .test_war import fight, node, play, put, units_at, war_engine
+
+DONE = (Head.CTRL, Ctrl.DONE)
+BUY = (Head.CTRL, Ctrl.BUY)
+
+
+def tech(t):
+    return (Head.TECH, t)
+
+
+def no_tp_sources(e, p):
+    """Put p's empire cards back under the deck and drop its goal tokens: TP only from the pool / fl."""
+    for c in e.hand[p]:
+        e.deck.insert(0, c)
+    e.hand[p] = []
+    for k in range(6):
+        e.token_supply[k] += e.tokens[p][k]
+        e.tokens[p][k] = e.tokens_flipped[p][k] = 0
+
+
+def quiet_engine():
+    """war_engine() with no empire cards or goal tokens anywhere: no card windows interfere."""
+    e = war_engine()
+    for p in range(4):
+        no_tp_sources(e, p)
+    for n in range(e.board.num_nodes):  # and no barbarians from the setup
+        for k in range(3):
+            count = e.barb[n * 3 + k]
+            e._add_barb(n, k, -count)
+            e.barb_supply[k] += count
+    return e
+
+
+def give_token(e, p, colour):
+    e.token_supply[colour] -= 1
+    e.tokens[p][colour] += 1
+
+
+def printed_good(name):
+    return game_data().board.good[node(name)]
+
+
+def card_with_tp(e, alts):
+    """An empire card in the deck whose TP alternatives are ``alts``; it moves to p's hand."""
+    return next(i for i, c in enumerate(e.cards) if tuple(map(tuple, c.tp)) == alts and i in e.deck)
+
+
+def slot_of(e, p, kind):
+    return next(s for s, oid in enumerate(e.slots[p]) if oid >= 0 and e.objs[oid][1] == kind)
+
+
+# ------------------------------------------------------------------------------ TP payment ----
+def test_missing_tp_cost_100_fl_and_moenchtum_converts_violet():
+    """5.8: a missing TP costs 100 fl. G15: with Mönchtum a violet TP pays a TP of another colour."""
+    e = quiet_engine()
+    p = 0
+    e.money[p] = 300
+    assert e.tp_affordable(p, 200, ((RED, 1),)) and not e.tp_affordable(p, 201, ((RED, 1),))
+    e.tp[p][VIOLET] = 1
+    assert not e.tp_affordable(p, 201, ((RED, 1),))  # no Mönchtum: violet is only violet
+    e.tech[p][VIOLET] = 2
+    assert e.tp_affordable(p, 300, ((RED, 1),))
+    e.tp_pay(p, 0, ((RED, 1),))
+    assert e.tp[p][VIOLET] == 0 and e.money[p] == 300
+    e.tp_pay(p, 0, ((RED, 1), (VIOLET, 1)))
+    assert e.money[p] == 100
+
+
+def test_tp_pool_is_lost_when_the_phase_ends():
+    """G29: TP made in a phase and not spent there are lost."""
+    e = quiet_engine()
+    e._new_object(0, WAR_WAGON, 1, node("Prag"))
+    e._start_war()
+    e.tp[0][BLUE] = 2
+    assert e.stage == Stage.WAR and e.phase == Phase.WAR_TURN
+    play(e, DONE)  # every seat passes: the war phase ends (nothing can move)
+    assert e.stage != Stage.WAR and e.tp[0] == [0] * 6
+
+
+def test_ingenieurskunst_raises_a_catapult_to_a_trebuchet():
+    """2.7 Ingenieurskunst: 'Du wertest z. B. für 1 TP 1 Katapult zu einer Blide auf' - no other cost."""
+    e = quiet_engine()
+    p = 0
+    no_tp_sources(e, p)
+    e._new_object(p, SIEGE, 1, node("Aachen"))
+    s = slot_of(e, p, SIEGE)
+    menu(e, p)
+    assert tech(INGENIEURSKUNST) not in e.legal_moves()  # the technology is not owned
+    e.tech[p][GREEN] = 4
+    e.tp[p][GREEN] = 1
+    money, supply = e.money[p], list(e.siege_supply)
+    menu(e, p)
+    play(e, tech(INGENIEURSKUNST), (Head.OBJECT, s))
+    assert e.objs[e.slots[p][s]][2] == 2 and e.money[p] == money and e.tp[p][GREEN] == 0
+    assert e.siege_supply == [supply[0] + 1, supply[1] - 1, supply[2]]
+    assert e.phase == Phase.PURCHASE and e.actor == p
+
+
+def test_ingenieurskunst_village_to_town_pays_the_missing_tp_in_fl_only_at_peace():
+    e = quiet_engine()
+    p = 0
+    no_tp_sources(e, p)
+    e.tech[p][GREEN] = 4
+    prag = node("Prag")
+    e.civil[prag], e.civil_owner[prag] = 1, p
+    e.building_supply[VILLAGE] -= 1
+    money = e.money[p]
+    menu(e, p)
+    play(e, tech(INGENIEURSKUNST), (Head.NODE, prag), (Head.BUILD, TOWN))
+    assert e.civil[prag] == 2 and e.money[p] == money - 100
+    e.battle_nodes.add(prag)  # G47-like: a battle there this round means war
+    menu(e, p)
+    assert tech(INGENIEURSKUNST) not in e.legal_moves()
+
+
+# --------------------------------------------------------------------------------- revolts ----
+def revolt_for(e, p):
+    e.stage = Stage.EVENTS
+    e.ev_stage = "revolts"
+    e.final_check = False
+    e.revolt_queue = [p]
+    e._next_revolt()
+
+
+def test_gesetze_moves_a_revolt_out_of_the_start_empire():
+    """2.7 Gesetze (G67): right after the revolt lands in the start empire, 1 orange TP moves it into
+    an adjacent region outside it that p does not control and that holds no army."""
+    e = quiet_engine()
+    p = 0
+    no_tp_sources(e, p)
+    give_token(e, p, ORANGE)
+    e.tech[p][ORANGE] = 2
+    put(e, 1, "Pressburg", LI=1)  # HUN's start region next to Prag, guarded
+    e.unit_supply[1][LI] -= 1
+    revolt_for(e, p)
+    assert e.phase == Phase.REVOLT_PLACE and e.actor == p
+    play(e, (Head.NODE, node("Prag")))
+    assert e.phase == Phase.TECH_USE and e.legal_moves() == [DONE, tech(GESETZE)]
+    play(e, tech(GESETZE))
+    targets = {m[1] for m in e.legal_moves()}
+    assert node("Schlesien") in targets and node("Pressburg") not in targets  # an army is there
+    assert not targets & set(e.home_regions[p])
+    money = e.money[p]
+    play(e, (Head.NODE, node("Schlesien")))
+    assert e.phase == Phase.TP_PAY and e.legal_moves() == [DONE, (Head.COLOUR, ORANGE)]
+    play(e, (Head.COLOUR, ORANGE))
+    assert e.barb_total[node("Schlesien")] and not e.barb_total[node("Prag")]
+    assert e.money[p] == money and e.tokens_flipped[p][ORANGE] == 1
+    assert e.phase == Phase.TAX  # the revolt step went on
+
+
+def test_gesetze_window_done_leaves_the_revolt_where_it_is():
+    e = quiet_engine()
+    p = 0
+    no_tp_sources(e, p)
+    e.tech[p][ORANGE] = 2
+    revolt_for(e, p)
+    play(e, (Head.NODE, node("Prag")), DONE)
+    assert e.barb_total[node("Prag")]
+
+
+def test_no_gesetze_window_without_the_money():
+    e = quiet_engine()
+    p = 0
+    no_tp_sources(e, p)
+    e.tech[p][ORANGE] = 2
+    e._bank(p, -e.money[p])
+    revolt_for(e, p)
+    play(e, (Head.NODE, node("Prag")))
+    assert e.barb_total[node("Prag")] and e.phase != Phase.TECH_USE
+
+
+# ----------------------------------------------------------------------------------- trade ----
+def trading(p, where, kind=CARAVAN, level=1, setup=None):
+    e = quiet_engine()
+    no_tp_sources(e, p)
+    e._new_object(p, kind, level, node(where))
+    if setup:
+        setup(e)
+    e._start_trade()
+    assert e.phase == Phase.TRADE_TURN and e.actor == p
+    play(e, (Head.OBJECT, slot_of(e, p, kind)))
+    return e
+
+
+def test_handel_village_sale():
+    """2.7 Handel: 2 cubes sold in a village bring 100 each; 25 more per cube and yellow TP."""
+    p = 0
+    prag = node("Prag")
+    cargo_good = next(g for g in range(8) if g != printed_good("Prag"))
+
+    def setup(e):
+        e.civil[prag], e.civil_owner[prag] = 1, p
+        e.building_supply[VILLAGE] -= 1
+        oid = e.slots[p][0]
+        e.goods[oid][cargo_good] = 2
+        e.goods_supply[cargo_good] -= 2
+
+    e = trading(p, "Prag", setup=setup)
+    e.tech[p][YELLOW] = 1
+    e.tp[p][YELLOW] = 2
+    money = e.money[p]
+    assert tech(HANDEL) not in e.legal_moves()  # only during a sale
+    play(e, (Head.GOOD, cargo_good), (Head.GOOD, cargo_good))
+    play(e, tech(HANDEL), tech(HANDEL))
+    assert tech(HANDEL) not in e.legal_moves()  # one TP per cube sold
+    assert e.money[p] == money + 250 and e.tp[p][YELLOW] == 0
+
+
+def test_markt_lowers_a_purchase_but_never_to_zero():
+    """2.7 Markt: 2 yellow cubes cost 200 fl; 3 TP lower it by 150 to 50; a 4th TP is not allowed."""
+    e = trading(0, "Rom", level=1)
+    e.tech[0][YELLOW] = 2
+    e.tp[0][YELLOW] = 4
+    money = e.money[0]
+    play(e, BUY, BUY)
+    assert e.money[0] == money - 200
+    play(e, tech(MARKT), tech(MARKT), tech(MARKT))
+    assert e.money[0] == money - 50 and tech(MARKT) not in e.legal_moves()
+
+
+def test_beschaffung_brings_market_cubes_to_rome():
+    """2.7 Beschaffung: p controls Rom, its merchant ship is in Panormos where the market has 4 cubes;
+    1 yellow TP per cube moves 2 of them to Rom; the ship stays; a colour Rom has is not offered (G81)."""
+    p = 0
+    pan, rom = node("Panormos"), node("Rom")
+    colours = [g for g in range(8) if g not in (printed_good("Panormos"), printed_good("Rom"))][:4]
+
+    def setup(e):
+        put(e, p, "Rom", LI=1)
+        e.unit_supply[p][LI] -= 1
+        for g in colours:
+            e.cubes[pan][g] = 1
+            e.goods_supply[g] -= 1
+        e.cubes[pan][printed_good("Rom")] = 1
+        e.goods_supply[printed_good("Rom")] -= 1
+
+    e = trading(p, "Panormos", kind=MERCHANT_SHIP, setup=setup)
+    e.tech[p][YELLOW] = 3
+    e.tp[p][YELLOW] = 2
+    assert e.market_factor(pan) == 5
+    play(e, tech(BESCHAFFUNG), (Head.NODE, pan), (Head.NODE, rom))
+    offered = {m[1] for m in e.legal_moves()}
+    assert printed_good("Rom") not in offered and set(colours) <= offered
+    play(e, (Head.GOOD, colours[0]))
+    play(e, tech(BESCHAFFUNG), (Head.NODE, pan), (Head.NODE, rom), (Head.GOOD, colours[1]))
+    assert e.market_factor(pan) == 3 and e.market_factor(rom) == 2
+    assert e.objs[e.slots[p][slot_of(e, p, MERCHANT_SHIP)]][3] == pan
+
+
+def test_gilden_establishes_stages_but_not_the_destination():
+    """2.7 Gilden: a 6-stage route with 3 stages established; 2 TP establish stages 4 and 5."""
+    gh = 3
+    stages = [node(x) for x in ("Kiptschak", "Don-Steppe", "Saraj", "Bolgar", "Kiew", "Caffa")]
+
+    def setup(e):
+        e.route[gh] = {"vehicle": e.slots[gh][0], "stages": stages, "established": [True] * 3 + [False] * 3,
+                       "points": 4}
+
+    e = quiet_engine()
+    no_tp_sources(e, gh)
+    e._new_object(gh, CARAVAN, 1, node("Caffa"))
+    setup(e)
+    e._start_trade()
+    play(e, (Head.OBJECT, slot_of(e, gh, CARAVAN)))
+    e.tech[gh][YELLOW] = 4
+    e.tp[gh][YELLOW] = 2
+    play(e, tech(GILDEN))
+    assert e.legal_moves() == sorted([(Head.NODE, stages[3]), (Head.NODE, stages[4])])
+    play(e, (Head.NODE, stages[3]), tech(GILDEN), (Head.NODE, stages[4]))
+    assert e.route[gh]["established"] == [True] * 5 + [False]
+    assert tech(GILDEN) not in e.legal_moves()
+
+
+# -------------------------------------------------------------------------------- movement ----
+def moving_wagon(p=0, where="Mailand", mp=None, units=1):
+    e = quiet_engine()
+    no_tp_sources(e, p)
+    e._new_object(p, WAR_WAGON, 2, node(where))
+    s = slot_of(e, p, WAR_WAGON)
+    if mp is not None:
+        e.objs[e.slots[p][s]][4] = mp
+    put(e, p, where, LI=units)
+    e.unit_supply[p][LI] -= units
+    e._start_war()
+    assert e.phase == Phase.WAR_TURN and e.actor == p
+    play(e, (Head.OBJECT, s))
+    for _ in range(units):
+        play(e, (Head.LOAD, LI))
+    return e, e.slots[p][s]
+
+
+def test_erlass_crosses_a_barbarian_region_without_resistance():
+    """2.7 Erlass: a war wagon with an army enters a barbarian region without an army for 1 orange TP:
+    nothing happens, it must move on; entering the next one without Erlass raises a horde."""
+    e, oid = moving_wagon()
+    e.tech[0][ORANGE] = 1
+    e.tp[0][ORANGE] = 1
+    tosk, rom = node("Toskana"), node("Rom")
+    play(e, tech(ERLASS), (Head.NODE, tosk))
+    assert e.objs[oid][3] == tosk and not e.barb_total[tosk] and e.phase == Phase.MOVE
+    assert DONE not in e.legal_moves() and (Head.UNLOAD, LI) not in e.legal_moves()
+    assert (Head.NODE, rom) in e.legal_moves()
+    play(e, (Head.NODE, rom))
+    assert e.bt is not None and e.bt["node"] == rom and e.bt["owners"] == [0, -1]
+
+
+def test_kartografie_gives_the_carrier_one_more_mp():
+    e, oid = moving_wagon(where="Mailand", mp=1)
+    e.tech[0][BLUE] = 4
+    assert tech(KARTOGRAFIE) not in e.legal_moves()  # it can still step
+    play(e, (Head.NODE, node("Genua")))
+    assert e.objs[oid][4] == 0 and tech(KARTOGRAFIE) in e.legal_moves()
+    money = e.money[0]
+    play(e, tech(KARTOGRAFIE))
+    assert e.objs[oid][4] == 1 and e.money[0] == money - 100
+
+
+def test_weltliche_macht_uses_a_neighbours_technology():
+    """2.7 Weltliche Macht: 1 violet TP for access to a neighbour's technology, then its own cost."""
+    e, oid = moving_wagon(where="Mailand", mp=1)
+    play(e, (Head.NODE, node("Genua")))
+    e.tech[0][VIOLET] = 4
+    assert tech(WELTLICHE_MACHT) not in e.legal_moves()  # no neighbour has Kartografie
+    e.tech[1][BLUE] = 4  # HUN borders the HRE
+    assert tech(WELTLICHE_MACHT) in e.legal_moves() and tech(KARTOGRAFIE) not in e.legal_moves()
+    money = e.money[0]
+    play(e, tech(WELTLICHE_MACHT), tech(KARTOGRAFIE))
+    assert e.objs[oid][4] == 1 and e.money[0] == money - 200
+
+
+# -------------------------------------------------------------------------------- war turn ----
+def test_nationalstaat_moves_a_horde_away_unit_by_unit():
+    """2.7 Nationalstaat (G13): per orange TP 1 barbarian unit to an adjacent region: a horde of
+    infantry, archer and captain leaves for 3 TP."""
+    e = quiet_engine()
+    p = 0
+    no_tp_sources(e, p)
+    e._new_object(p, WAR_WAGON, 1, node("Mailand"))
+    tosk, rom = node("Toskana"), node("Rom")
+    for k in range(3):
+        e._add_barb(tosk, k, 1)
+        e.barb_supply[k] -= 1
+    e.tech[p][ORANGE] = 3
+    e._start_war()
+    e.tp[p][ORANGE] = 3
+    money = e.money[p]
+    for t in (LI, AR, CP1):
+        play(e, tech(NATIONALSTAAT), (Head.NODE, tosk), (Head.UNIT, t), (Head.NODE, rom))
+        assert e.phase == Phase.WAR_TURN and e.actor == p
+    assert not e.barb_total[tosk] and e.barb[rom * 3:rom * 3 + 3] == [1, 1, 1]
+    assert e.money[p] == money and e.tp[p][ORANGE] == 0
+    assert tech(NATIONALSTAAT) in e.legal_moves()  # the money would pay more
+
+
+def test_einfluss_turns_barbarians_next_to_the_realm_in_battle():
+    """2.7 Einfluss: in a battle next to the realm against a captain and an infantry, 2 orange TP
+    make both units p's."""
+    e = quiet_engine()
+    p = 0
+    no_tp_sources(e, p)
+    tosk = put(e, p, "Toskana", LI=1)
+    e.unit_supply[p][LI] -= 1
+    for k in (0, 2):  # barbarian LI and CP
+        e._add_barb(tosk, k, 1)
+        e.barb_supply[k] -= 1
+    e.tech[p][ORANGE] = 4
+    e.stage = Stage.WAR  # the battle's phase: TP made now stay for it
+    e.tp[p][ORANGE] = 2
+    fight(e, "Toskana", p, -1, dice=[])
+    assert e.phase == Phase.TECH_USE and e.actor == p
+    play(e, tech(EINFLUSS), (Head.UNIT, CP1))
+    assert e.phase == Phase.TECH_USE
+    play(e, tech(EINFLUSS), (Head.UNIT, LI))
+    assert not e.barb_total[tosk] and units_at(e, p, "Toskana")[LI] == 2 and units_at(e, p, "Toskana")[CP1] == 1
+    assert e.bt is None  # nobody is left to fight
+
+
+def test_strategie_kills_before_melee():
+    """2.7 Strategie: LI against 2 barbarian infantry; 2 red TP kill both before the melee, which
+    then does not take place."""
+    e = quiet_engine()
+    p = 0
+    no_tp_sources(e, p)
+    tosk = put(e, p, "Toskana", LI=1)
+    e.unit_supply[p][LI] -= 1
+    e._add_barb(tosk, 0, 2)
+    e.barb_supply[0] -= 2
+    e.tech[p][RED] = 4
+    e.stage = Stage.WAR  # the battle's phase: TP made now stay for it
+    e.tp[p][RED] = 2
+    fight(e, "Toskana", p, -1, dice=[])
+    play(e, tech(STRATEGIE), tech(STRATEGIE))
+    assert not e.barb_total[tosk] and units_at(e, p, "Toskana")[LI] == 1 and e.bt is None
+
+
+def test_einfluss_not_offered_far_from_the_realm():
+    e = quiet_engine()
+    p = 0
+    no_tp_sources(e, p)
+    far = put(e, p, "Trebisonda", LI=1)
+    e.unit_supply[p][LI] -= 1
+    e._add_barb(far, 0, 1)
+    e.barb_supply[0] -= 1
+    e.tech[p][ORANGE] = 4
+    e.stage = Stage.WAR  # the battle's phase: TP made now stay for it
+    e.tp[p][ORANGE] = 2
+    fight(e, "Trebisonda", p, -1, dice=[1, 1, 1])
+    assert e.phase != Phase.TECH_USE
+
+
+def test_tp_pay_offers_only_helpful_sources():
+    """Outside phase 4 the payer rotates cards / flips tokens that help, one at a time."""
+    e, oid = moving_wagon(where="Mailand", mp=1)
+    play(e, (Head.NODE, node("Genua")))
+    e.tech[0][BLUE] = 4
+    give_token(e, 0, BLUE)
+    give_token(e, 0, RED)
+    card = card_with_tp(e, ((RED,), (BLUE,)))
+    e.deck.remove(card)
+    e.hand[0].append(card)
+    money = e.money[0]
+    play(e, tech(KARTOGRAFIE))
+    assert e.phase == Phase.TP_PAY
+    assert e.legal_moves() == [DONE, (Head.CARD, card), (Head.COLOUR, BLUE)]  # the red token is no help
+    play(e, (Head.CARD, card))
+    assert e.legal_moves() == [(Head.COLOUR, BLUE)]  # only the helpful side of the "/" card
+    play(e, (Head.COLOUR, BLUE))
+    assert e.phase == Phase.MOVE and e.objs[oid][4] == 1 and e.money[0] == money
+    assert card in e.rotated[0] and e.tokens_flipped[0][BLUE] == 0
+
+
+def test_tp_left_over_stay_for_the_phase():
+    """A card making yellow and red pays a yellow Markt activation; the red TP stays in the pool
+    until the trade phase ends (G29)."""
+    e = trading(0, "Rom", level=1)
+    e.tech[0][YELLOW] = 2
+    card = card_with_tp(e, ((YELLOW, RED),))
+    e.deck.remove(card)
+    e.hand[0].append(card)
+    play(e, BUY, BUY, tech(MARKT))
+    assert e.legal_moves() == [DONE, (Head.CARD, card)]
+    play(e, (Head.CARD, card))
+    assert e.tp[0][RED] == 1 and e.tp[0][YELLOW] == 0 and e.phase == Phase.TRADE
+    assert e.tp[0][RED] == 1
+    while e.stage == Stage.TRADE:  # end the purchase, then pass: nobody else trades
+        play(e, DONE)
+    assert e.tp[0] == [0] * 6
+
+
+def test_illegal_activation_leaves_the_state_unchanged():
+    e, oid = moving_wagon(where="Mailand", mp=1)
+    e.tech[0][BLUE] = 4
+    before = e.clone()
+    with pytest.raises(IllegalActionError):
+        e.play(tech(KARTOGRAFIE))  # the carrier still has its MP
+    assert e.objs[oid] == before.objs[oid] and e.money == before.money and e.phase == before.phase
+
+
+# ------------------------------------------------------------------------------------ fuzz ----
+@pytest.mark.parametrize("n, games", [(3, 1), (5, 1)])
+def test_fuzz_with_every_technology_owned(n, games):
+    """Random play where every seat but one owns all 24 technologies (the last one borrows them with
+    Weltliche Macht) and activates them often; the package's invariants after every step."""
+    env = TabletopEnv(SPEC, num_players=n, num_rounds=8, max_turns=100_000, diplomacy_offers=0)
+    used = set()
+    for seed in range(games):
+        env.reset(seed=seed)
+        pick = random.Random(seed)
+        granted = False
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            e = env.engine
+            if not granted and e.setup_done:
+                for p in range(n):  # the last seat owns only Weltliche Macht: it borrows the others'
+                    e.tech[p] = [4] * 6 if p < n - 1 else [0, 0, 0, 0, 0, 4]
+                    e._bank(p, 3000)
+                granted = True
+            legal = [int(i) for i in np.flatnonzero(obs["action_mask"])]
+            assert legal
+            techs = [i for i in legal if env.action_name(i).startswith("TECH(")]
+            if techs and e.phase != Phase.PURCHASE and pick.random() < 0.7:
+                legal = techs
+            elif e.phase in (Phase.TECH_USE, Phase.TP_PAY) and len(legal) > 1 and pick.random() < 0.7:
+                legal = [i for i in legal if env.action_name(i) != "CTRL(DONE)"]
+            action = pick.choice(legal)
+            name = env.action_name(action)
+            if name.startswith("TECH(") and (e.phase not in (Phase.TECH_USE, Phase.PURCHASE) or not e.prefix):
+                used.add(name)
+            if pick.random() < 0.05:
+                testing.observation_in_space(env, agent, obs)
+            env.step(action)
+            check_invariants(env)
+        assert env.engine.is_over and env.engine.round == 8
+    assert len(used) >= 8, used
+
+
+def test_weltliche_macht_recruits_a_captain_with_the_neighbours_militaerwesen():
+    """2.7 Weltliche Macht example: you lack Militärwesen, your neighbour has it: 1 violet TP for the
+    access, then 1 red TP and 100 fl for a level I captain (here every TP is bought: 300 fl)."""
+    e = quiet_engine()
+    p = 0
+    e.tech[p][VIOLET] = 4
+    menu(e, p)
+    assert (Head.TECH, WELTLICHE_MACHT) not in e.legal_moves()  # no neighbour has Militärwesen
+    e.tech[1][RED] = 1
+    menu(e, p)
+    money = e.money[p]
+    play(e, tech(WELTLICHE_MACHT), (Head.PURCHASE, 5), (Head.UNIT, CP1), (Head.NODE, node("Prag")))
+    assert units_at(e, p, "Prag")[CP1] == 1 and e.money[p] == money - 300
+    assert e.phase == Phase.PURCHASE
+
+
+def test_maschinenbau_lets_the_crew_fight_too():
+    """2.7 Maschinenbau: 3 of 4 units crew a catapult; 1 blue TP: the catapult fires 3 times and all 4
+    units still fight in the other steps of the round."""
+    e = quiet_engine()
+    p = 0
+    tosk = put(e, p, "Toskana", LI=4)
+    e.unit_supply[p][LI] -= 4
+    e._new_object(p, SIEGE, 1, tosk)
+    e._add_barb(tosk, 0, 2)
+    e.barb_supply[0] -= 2
+    e.tech[p][BLUE] = 3
+    e.stage = Stage.WAR  # the battle's phase: TP made now stay for it
+    e.tp[p][BLUE] = 1
+    fight(e, "Toskana", p, -1, dice=[8, 8, 8, 1, 1, 1])  # the catapult misses 3 times; the attack roll
+    assert e.phase == Phase.SIEGE_CREW
+    play(e, (Head.UNIT, LI), (Head.UNIT, LI), (Head.UNIT, LI))
+    assert e.phase == Phase.TECH_USE and e.fighting_units(0)[LI] == 1
+    play(e, tech(MASCHINENBAU), (Head.OBJECT, slot_of(e, p, SIEGE)))
+    assert e.fighting_units(0)[LI] == 4 and e.tp[p][BLUE] == 0
+
+
+def test_taktik_places_the_combat_result():
+    """2.7 Taktik: the winner's combat result of 2 points against Yellow; 2 red TP: the winner decides
+    which yellow unit each point hits (before the loser assigns the rest)."""
+    e = quiet_engine()
+    winner, yellow = 0, 1
+    for p, units in ((winner, {"HI": 4}), (yellow, {"HI": 1, "AR": 1, "LI": 1})):
+        put(e, p, "Toskana", **units)
+        for name, k in units.items():
+            e.unit_supply[p][{"LI": LI, "HI": 1, "AR": AR}[name]] -= k
+    e.tech[winner][RED] = 3
+    e.stage = Stage.WAR  # the battle's phase: TP made now stay for it
+    e.tp[winner][RED] = 2
+    fight(e, "Toskana", winner, yellow, dice=[8, 1, 1, 1])  # the yellow archer misses; the attack roll
+    assert e.phase == Phase.ATTACK_REROLL
+    e.bt["tasks"] = [("taktik", 1, 2), "end_round"]  # the combat result of step 9
+    e._battle_run()
+    assert e.phase == Phase.TECH_USE and e.actor == winner
+    play(e, tech(TAKTIK))
+    assert e.legal_moves() == [(Head.UNIT, LI), (Head.UNIT, 1), (Head.UNIT, AR)]  # not only melee units
+    play(e, (Head.UNIT, AR), tech(TAKTIK), (Head.UNIT, 1))
+    assert units_at(e, yellow, "Toskana")[:3] == [2, 0, 0]  # the HI became an LI; the archer died
+    assert e.phase == Phase.AFTER_ROUND
+
+
+def test_logistik_takes_a_caravan_across_the_sea():
+    """2.7 Logistik: a caravan goes from Rom to Panormos directly, without a ship, for 1 blue TP; it
+    must not stop at sea."""
+    e = trading(0, "Rom", level=1)
+    sea = node("Tyrrhenisches Meer (Tyrrhenian Sea)")
+    oid = e.slots[0][slot_of(e, 0, CARAVAN)]
+    assert (Head.NODE, sea) not in e.legal_moves()
+    e.tech[0][BLUE] = 2
+    e.tp[0][BLUE] = 1
+    play(e, tech(LOGISTIK))
+    assert (Head.NODE, sea) in e.legal_moves()
+    play(e, (Head.NODE, sea))
+    at_sea = e.legal_moves()
+    assert all(m[0] == Head.NODE for m in at_sea) and (Head.NODE, node("Panormos")) in at_sea  # no DONE at sea
+    play(e, (Head.NODE, node("Panormos")))
+    assert e.objs[oid][3] == node("Panormos") and DONE in e.legal_moves() and e.tp[0][BLUE] == 0
+
+
+def test_logistik_not_offered_without_the_mp_to_come_back():
+    e = trading(0, "Rom", level=1)
+    e.tech[0][BLUE] = 2
+    e.objs[e.slots[0][slot_of(e, 0, CARAVAN)]][4] = 1  # one MP: into the sea, but not out again
+    assert tech(LOGISTIK) not in e.legal_moves()
+
+
+def test_kartografie_moves_a_unit_without_a_transport():
+    """2.7 Kartografie / G72: 1 blue TP, and one unit steps to an adjacent region on its own (an army
+    of 1 with the normal entry effects); that is the war turn's movement."""
+    e = quiet_engine()
+    p = 0
+    e._new_object(p, WAR_WAGON, 1, node("Prag"))
+    put(e, p, "Mailand", LI=2)
+    e.unit_supply[p][LI] -= 2
+    e.tech[p][BLUE] = 4
+    e._start_war()
+    e.tp[p][BLUE] = 2  # made in this phase
+    play(e, tech(KARTOGRAFIE), (Head.NODE, node("Mailand")), (Head.UNIT, LI), (Head.NODE, node("Genua")))
+    assert units_at(e, p, "Genua")[LI] == 1 and units_at(e, p, "Mailand")[LI] == 1
+    assert e.stopped[p][node("Genua") * 7 + LI] == 1  # it arrived: stopped for the round
+    assert e.turn > 0 and e.tp[p][BLUE] == 1
+    if e.phase == Phase.WAR_TURN and e.actor == p:  # the next war turn: into Toskana, nobody's region
+        play(e, tech(KARTOGRAFIE), (Head.NODE, node("Mailand")), (Head.UNIT, LI), (Head.NODE, node("Toskana")))
+        assert e.bt is not None and e.bt["node"] == node("Toskana")  # barbarian resistance
+
+
+def test_kartografie_brings_a_unit_into_a_battle():
+    """2.7 Kartografie (G70): during a battle, 1 blue TP moves a cavalry from an adjacent region into
+    the battle region; it fights on the owner's side."""
+    e = quiet_engine()
+    green, yellow = 0, 1
+    put(e, green, "Toskana", LI=1)
+    put(e, green, "Genua", CA=1)
+    put(e, yellow, "Toskana", HI=2)
+    e.unit_supply[green][LI] -= 1
+    e.unit_supply[green][3] -= 1
+    e.unit_supply[yellow][1] -= 2
+    e.tech[green][BLUE] = 4
+    e.stage = Stage.WAR  # the battle's phase: TP made now stay for it
+    e.tp[green][BLUE] = 1
+    money = e.money[green]
+    fight(e, "Toskana", yellow, green, dice=[1, 1, 1])
+    assert e.phase == Phase.TECH_USE and e.actor == green
+    play(e, tech(KARTOGRAFIE), (Head.NODE, node("Genua")), (Head.UNIT, 3))
+    assert units_at(e, green, "Toskana")[3] == 1 and units_at(e, green, "Genua")[3] == 0
+    assert e.side_units(1)[3] == 1 and e.tp[green][BLUE] == 0 and e.money[green] == money
