@@ -4,7 +4,7 @@ from dataclasses import dataclass
 import pytest
 
 import envs
-from envs.core import ConfigError, rank_rewards
+from envs.core import ConfigError, rank_rewards, team_rank_rewards
 from envs.core.config import build_config
 
 
@@ -24,6 +24,19 @@ def test_rank_rewards(placement, expected):
     got = rank_rewards(placement)
     assert got == pytest.approx(expected)
     assert sum(got) == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize(
+    "placement, team_of, expected",
+    [
+        ([9, 9, 4, 4], [0, 0, 1, 1], [1.0, 1.0, -1.0, -1.0]),  # two teams: +1 and -1, not +-2/3
+        ([4, 9, 4, 9], [0, 1, 0, 1], [-1.0, 1.0, -1.0, 1.0]),
+        ([5, 5, 5, 5], [0, 0, 1, 1], [0.0, 0.0, 0.0, 0.0]),
+        ([3, 3, 2, 2, 1, 1], [0, 0, 1, 1, 2, 2], [1.0, 1.0, 0.0, 0.0, -1.0, -1.0]),
+    ],
+)
+def test_team_rank_rewards(placement, team_of, expected):
+    assert team_rank_rewards(placement, team_of) == pytest.approx(expected)
 
 
 @dataclass(frozen=True)

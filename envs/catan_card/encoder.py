@@ -169,7 +169,7 @@ class CatanCardEncoder(ObservationEncoder):
         v += e.batch_received if seat == active and phase in _OPPONENT_BATCH else _ZEROS5
         # Every raw value is a count in 0..255, so bytes() packs them (and raises if one is not);
         # this is about twice as fast as np.array(v, dtype=float32).
-        return np.frombuffer(bytes(v), dtype=np.uint8) * self._scale
+        return np.frombuffer(bytes(v), np.uint8) * self._scale
 
     def _tableau_block(self, key, improvement_vp: int) -> tuple:
         settlements, cities, roads, knights, own = key

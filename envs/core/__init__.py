@@ -5,9 +5,9 @@ from .encoder import Field, ObsLayout, ObservationEncoder
 from .engine import RulesEngine
 from .errors import ConfigError, IllegalActionError, TabletopError
 from .game import GameSpec
-from .rewards import rank_rewards
+from .rewards import rank_rewards, team_rank_rewards
 
 __all__ = [
     "ActionCodec", "ConfigError", "Field", "GameSpec", "IllegalActionError", "ObsLayout",
-    "ObservationEncoder", "RulesEngine", "TabletopEnv", "TabletopError", "rank_rewards",
+    "ObservationEncoder", "RulesEngine", "TabletopEnv", "TabletopError", "rank_rewards", "team_rank_rewards",
 ]

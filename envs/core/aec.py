@@ -7,10 +7,10 @@ Spaces (per agent, identical for every agent)
 
 Agents are ``player_0 .. player_{N-1}``, seat i = ``player_i``. Only the seat the engine names acts;
 every other agent observes an all-zero mask. Rewards are 0 until the game ends, then rank-based
-(see ``envs.core.rewards``). After ``max_turns`` completed player turns without an end, every agent
-is truncated with reward 0. An illegal or out-of-range action raises ``IllegalActionError`` and
-leaves the game unchanged. ``infos[agent]`` is empty until the end, when it holds the final
-``scores`` and ``turns``.
+(see ``envs.core.rewards``; in a team game every member gets its team's reward). After
+``max_turns`` completed player turns without an end, every agent is truncated with reward 0. An
+illegal or out-of-range action raises ``IllegalActionError`` and leaves the game unchanged.
+``infos[agent]`` is empty until the end, when it holds the final ``scores`` and ``turns``.
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from pettingzoo import AECEnv
 from .config import build_config
 from .errors import ConfigError
 from .game import GameSpec
-from .rewards import rank_rewards
+from .rewards import rank_rewards, team_rank_rewards
 
 RENDER_MODES = ("ansi", "human")
 
@@ -117,7 +117,8 @@ class TabletopEnv(AECEnv):
                 legal = self._legal = self.codec.legal_actions(engine)
             for i in legal:
                 mask[i] = 1
-        return {"observation": obs, "action_mask": np.frombuffer(mask, dtype=np.int8)}
+        # dtype passed positionally: numpy's keyword parsing costs about 0.5 us per call here
+        return {"observation": obs, "action_mask": np.frombuffer(mask, np.int8)}
 
     def step(self, action) -> None:
         agent = self.agent_selection
@@ -134,7 +135,9 @@ class TabletopEnv(AECEnv):
         self._legal = None
         self._cumulative_rewards[agent] = 0
         if engine.is_over:
-            values = rank_rewards(engine.placement_scores())
+            team_of = engine.team_of
+            values = (rank_rewards(engine.placement_scores()) if team_of is None
+                      else team_rank_rewards(engine.placement_scores(), team_of))
             final = engine.scores()
             for a in self.agents:
                 seat = self._seat_of[a]

@@ -16,6 +16,8 @@ class RulesEngine(abc.ABC):
     num_players: int
     #: completed player turns, used by the adapter's truncation limit
     turn: int
+    #: team index per seat in a team game (teams share one reward), None when every seat plays alone
+    team_of: list[int] | None = None
 
     @property
     @abc.abstractmethod
