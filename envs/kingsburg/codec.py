@@ -67,14 +67,20 @@ class KingsburgCodec(ActionCodec):
         self._names = names
         self._moves = moves
         self._index = {m: i for i, m in enumerate(moves)}
+        # index of (op, arg) = first index of op + arg, since each op's indices are consecutive
+        self._first = [0] * (max(op for op, _ in moves) + 1)
+        for i in reversed(range(len(moves))):
+            self._first[moves[i][0]] = i
+        assert all(self._first[op] + arg == i for i, (op, arg) in enumerate(moves))
         self.num_players = num_players
 
     def action_name(self, index: int) -> str:
         return self._names[index]
 
     def legal_actions(self, engine) -> list[int]:
-        table = self._index
-        return sorted([table[m] for m in engine._moves])
+        # the engine lists every decision's moves in this layout's order (the fuzz test checks it)
+        first = self._first
+        return [first[op] + arg for op, arg in engine._moves]
 
     def decode(self, index: int) -> tuple[int, int]:
         return self._moves[index]

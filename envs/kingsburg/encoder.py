@@ -20,6 +20,7 @@ COUNT_CAP = 30  # goods, +2 tokens and soldiers above this read as the cap
 PICK_SOURCES = 21  # 0 King's favour, 1..18 advisor rank, 19 battle reward, 20 tax collector
 _CONTEXT_DECISIONS = frozenset((Decision.MODIFIERS, Decision.PICK_GOOD, Decision.ALCHEMIST, Decision.SMUGGLER,
                                 Decision.RECRUIT, Decision.GOVERNOR))
+_FLOAT32, _UINT8 = np.dtype(np.float32), np.dtype(np.uint8)
 _DIE_ONEHOT = tuple(tuple(1 if v == d else 0 for v in range(1, 7)) for d in range(7))
 
 
@@ -99,7 +100,7 @@ class KingsburgEncoder(ObservationEncoder):
         self._building_cache: dict = {}
         self._dice_cache: dict = {}
         self._enemy_cache: dict = {}
-        self._head_cache: dict = {}
+        self._context_cache: dict = {}
 
         def onehot(size, i):
             v = [0] * size
@@ -107,11 +108,19 @@ class KingsburgEncoder(ObservationEncoder):
                 v[i] = 1
             return bytes(v)
 
-        self._decision_bytes = [onehot(NUM_DECISIONS + 1, k) for k in range(NUM_DECISIONS + 1)]
-        self._acting_bytes = [onehot(n, k) for k in range(n + 1)]  # n = nobody acts
+        # decision and acting seat: the observer's own decision, or another seat's (index -1: nobody acts)
+        self._own_decision = [onehot(NUM_DECISIONS + 1, k) + onehot(n, 0) for k in range(NUM_DECISIONS + 1)]
+        self._other_decision = [[onehot(NUM_DECISIONS + 1, NUM_DECISIONS) + onehot(n, (a - s) % n if a < n else n)
+                                 for a in range(n + 1)] for s in range(n)]
         modules = bytes((config.module_more_buildings, config.module_governors, config.module_army_tokens))
         self._year_phase_bytes = [onehot(5, k // 9 - 1) + onehot(8, k % 9 - 1) + modules for k in range(6 * 9)]
-        self._envoy_bytes = [onehot(n + 1, k) for k in range(n + 1)]
+        # per observer, indexed by the envoy's holder (index -1: on its space)
+        self._envoy_bytes = [[onehot(n + 1, (h - s) % n if h < n else n) for h in range(n + 1)] for s in range(n)]
+        self._order_parts = [([], b"")] * n  # per observer: (turn order it encodes, bytes)
+        self._neutral: tuple = (None, b"")  # (the engine's neutral list it encodes, bytes)
+        self._enemy_shared: tuple = (-1,)
+        self._zeros_enemy_bytes = bytes(self._zeros_enemy)
+        self._zeros_battle = bytes(2 * n)
         # module 2 and 3 private parts can be non-zero outside their decisions
         self._private_parts = config.module_governors or config.module_army_tokens
         self._mask18_cache: dict = {}
@@ -120,8 +129,48 @@ class KingsburgEncoder(ObservationEncoder):
         self._seat_blocks: list = []
         self._enemy_parts: list = []
         self._zeros_val2 = (0,) * (2 * nval)
-        self._zeros_modules = bytes(2 * nval + ngov)
+        self._zeros_modules = bytes(4 * (2 * nval + ngov))  # float32 zeros are zero bytes
         self._values = t.army_values
+
+        # Every part is kept as float32 bytes, already scaled, so that an observation is one join
+        # and one frombuffer. Values are scaled exactly as ``raw_uint8 * self._scale`` would.
+        fields = self.layout.slices
+        self._per_value = {}  # scale -> float32 bytes of 0..255 times that scale
+
+        as_floats = self._as_floats
+        unit = self._value_table(1.0)
+        self._unit = unit
+        self._vp_floats = self._value_table(1 / VP_RANGE)
+        self._count_floats = self._value_table(1 / COUNT_CAP)
+        head = fields["decision"].start
+        self._own_decision = [as_floats(b, head) for b in self._own_decision]
+        self._other_decision = [[as_floats(b, head) for b in row] for row in self._other_decision]
+        year = fields["year"].start
+        self._year_phase_bytes = [as_floats(b, year) for b in self._year_phase_bytes]
+        envoy = fields["envoy"].start
+        self._envoy_bytes = [[as_floats(b, envoy) for b in row] for row in self._envoy_bytes]
+        self._context_start = fields["pending_dice"].start
+        self._zeros_context = bytes(4 * len(self._zeros_decision_part))  # float32 zeros are zero bytes
+        self._enemy_start = fields["neutral_advisors"].start
+        self._enemy_floats: dict = {}  # uint8 block after the neutral dice -> float32 bytes
+        self._neutral_floats: dict = {}  # ranks blocked by neutral dice -> float32 bytes
+        self._order_floats: dict = {}  # (observer, turn order) -> float32 bytes
+        self._advisors_start = fields["seat0_advisors"].start
+        self._buildings_start = fields["seat0_buildings"].start
+        self._dice_start = fields["seat0_player_dice"].start
+        self._modules_start = fields["seat0_army_tokens"].start
+
+    def _as_floats(self, raw: bytes, start: int) -> bytes:
+        """float32 bytes of the raw values ``raw`` placed at ``start`` of the observation, scaled."""
+        return (np.frombuffer(raw, _UINT8) * self._scale[start:start + len(raw)]).tobytes()
+
+    def _value_table(self, scale: float) -> list[bytes]:
+        """float32 bytes of v * scale for v = 0..255 (the same arithmetic as the whole-vector product)."""
+        table = self._per_value.get(scale)
+        if table is None:
+            values = np.arange(256, dtype=np.uint8) * np.full(256, scale, dtype=np.float32)
+            table = self._per_value[scale] = [v.tobytes() for v in values]
+        return table
 
     def unscale(self, observation: np.ndarray) -> np.ndarray:
         """Raw integer values of an observation (VP still offset by VP_OFFSET), for rule-based agents."""
@@ -136,58 +185,65 @@ class KingsburgEncoder(ObservationEncoder):
             self._enemy_cache[card.index] = block
         return block
 
-    def _head(self, e, seat: int, mine: bool, acting: int) -> bytes:
-        """Decision, acting seat, year, phase, modules, turn order and envoy (cached by their values)."""
-        n = self.num_players
+    def _order_part(self, e, seat: int) -> tuple:
+        """Per relative seat, its position on the turn-order track (the last one is kept per observer)."""
         order = tuple(e.order)
-        key = (seat, e.decision if mine else -1, acting, e.year * 9 + e.phase, order, e.envoy)
-        position = [0] * n
-        for i, p in enumerate(order):
-            position[p] = i
-        v = []
-        for p in self._seat_orders[seat]:
-            one = [0] * n
-            one[position[p]] = 1
-            v += one
-        head = b"".join((
-            self._decision_bytes[e.decision if mine else NUM_DECISIONS],
-            self._acting_bytes[(acting - seat) % n if acting >= 0 else n],
-            self._year_phase_bytes[e.year * 9 + e.phase],
-            bytes(v),
-            self._envoy_bytes[(e.envoy - seat) % n if e.envoy >= 0 else n],
-        ))
-        if len(self._head_cache) > 200_000:
-            self._head_cache.clear()
-        self._head_cache[key] = head
-        return head
+        block = self._order_floats.get((seat, order))
+        if block is None:
+            n = self.num_players
+            position = [0] * n
+            for i, p in enumerate(order):
+                position[p] = i
+            v = [0] * (n * n)
+            for k, p in enumerate(self._seat_orders[seat]):
+                v[k * n + position[p]] = 1
+            block = self._order_floats[(seat, order)] = b"".join([self._unit[b] for b in v])
+        hit = self._order_parts[seat] = (list(order), block)
+        return hit
 
     def _enemy_part(self, e, seat: int) -> bytes:
-        """Neutral dice, card back, the card if visible to ``seat``, peeks, King's aid, battle outcomes.
+        """Card back, the card if visible to ``seat``, peeks, King's aid, battle outcomes.
 
-        Cached per observer until the engine's ``public_version`` changes (see ``encode``)."""
-        hit = self._enemy_parts[seat]
-        if hit[0] == e.public_version:
-            return hit[1]
+        Cached per observer until the engine's ``public_version`` changes (see ``encode``); the
+        observer-independent pieces are built once per version."""
+        shared = self._enemy_shared
+        if shared[0] != e.public_version:
+            shared = self._enemy_shared = (
+                e.public_version, bytes(self.tables.year_range[e.year - 1]),
+                bytes(self._enemy_block(e.enemy_card())), b"\x01" if e.revealed else b"\x00",
+                bytes((e.kings_aid if not self.config.module_army_tokens else 0,)))
+        _, back, card, revealed, aid = shared
         rel = self._seat_orders[seat]
-        visible = e.revealed or e.peeked[seat]
-        lo, hi = self.tables.year_range[e.year - 1]
-        v = [0] * 18
-        for r in e.neutral:
-            v[r - 1] = 1
-        v += (lo, hi)
-        v += self._enemy_block(e.enemy_card()) if visible else self._zeros_enemy
-        v.append(1 if e.revealed else 0)
-        v += [1 if e.peeked[p] else 0 for p in rel]
-        v.append(e.kings_aid if not self.config.module_army_tokens else 0)
+        peeked = e.peeked
         if e.revealed:
-            for p in rel:
-                o = e.outcomes[p]
-                v += (1 if o > 0 else 0, 1 if o < 0 else 0)
+            outcomes = e.outcomes
+            battle = bytes([b for p in rel for b in ((1, 0) if outcomes[p] > 0 else (0, 1) if outcomes[p] < 0
+                                                    else (0, 0))])
         else:
-            v += [0] * (2 * self.num_players)
-        block = bytes(v)
-        self._enemy_parts[seat] = (e.public_version, block)
-        return block
+            battle = self._zeros_battle
+        # these take few distinct values: convert them through a cache
+        raw = b"".join((back, card if (e.revealed or peeked[seat]) else self._zeros_enemy_bytes, revealed,
+                        bytes([1 if peeked[p] else 0 for p in rel]), aid, battle))
+        rest = self._enemy_floats.get(raw)
+        if rest is None:
+            if len(self._enemy_floats) > 100_000:
+                self._enemy_floats.clear()
+            rest = self._enemy_floats[raw] = self._as_floats(raw, self._enemy_start + 18)
+        self._enemy_parts[seat] = (e.public_version, rest)
+        return rest
+
+    def _neutral_part(self, e) -> tuple:
+        """Advisor ranks blocked by neutral dice, kept while the engine's ``neutral`` list is the same object."""
+        neutral = e.neutral
+        key = tuple(neutral)
+        blocked = self._neutral_floats.get(key)
+        if blocked is None:
+            v = [0] * 18
+            for r in neutral:
+                v[r - 1] = 1
+            blocked = self._neutral_floats[key] = b"".join([self._unit[b] for b in v])
+        hit = self._neutral = (neutral, blocked)
+        return hit
 
     def _decision_part(self, e, seat: int, mine: bool, acting: int) -> bytes:
         """The context of the pending decision (dice being placed, goods to pick, price, private picks)."""
@@ -239,85 +295,84 @@ class KingsburgEncoder(ObservationEncoder):
             v += self._zeros_val
         return bytes(v)
 
-    def _dice_block(self, e, p: int) -> bytes:
-        pd, bd = e.pdice[p], e.bdice[p]
-        key = (tuple(pd), e.pplaced[p], tuple(bd), e.bplaced[p])
-        block = self._dice_cache.get(key)
-        if block is None:
-            bits = []
-            placed = e.pplaced[p]
-            for i in range(3):
-                if i < len(pd):
-                    bits += _DIE_ONEHOT[pd[i]]
-                    bits.append(placed >> i & 1)
-                else:
-                    bits += (0,) * 7
-            placed = e.bplaced[p]
-            for i in range(4):
-                if i < len(bd):
-                    bits.append(1)
-                    bits += _DIE_ONEHOT[bd[i]]
-                    bits.append(placed >> i & 1)
-                else:
-                    bits += (0,) * 8
-            bits.append(sum(pd) + sum(bd))
-            block = bytes(bits)
-            if len(self._dice_cache) > 200_000:
-                self._dice_cache.clear()
-            self._dice_cache[key] = block
+    def _dice_block(self, key: tuple) -> bytes:
+        """Dice slots of one seat from (player dice, placed mask, bonus dice, placed mask), cached."""
+        pd, pplaced, bd, bplaced = key
+        bits = []
+        for i in range(3):
+            if i < len(pd):
+                bits += _DIE_ONEHOT[pd[i]]
+                bits.append(pplaced >> i & 1)
+            else:
+                bits += (0,) * 7
+        for i in range(4):
+            if i < len(bd):
+                bits.append(1)
+                bits += _DIE_ONEHOT[bd[i]]
+                bits.append(bplaced >> i & 1)
+            else:
+                bits += (0,) * 8
+        bits.append(sum(pd) + sum(bd))
+        if len(self._dice_cache) > 200_000:
+            self._dice_cache.clear()
+        block = self._dice_cache[key] = self._as_floats(bytes(bits), self._dice_start)
         return block
 
-    def _buildings_block(self, rows: list[int]) -> bytes:
-        key = tuple(rows)
-        block = self._building_cache.get(key)
-        if block is None:
-            bits = [0] * NUM_SLOTS
-            for r, built in enumerate(key):
-                for col in range(built):
-                    bits[r * 4 + col] = 1
-            block = self._building_cache[key] = bytes(bits)
+    def _buildings_block(self, key: tuple) -> bytes:
+        """Owned buildings from the number built per row, cached."""
+        bits = [0] * NUM_SLOTS
+        for r, built in enumerate(key):
+            for col in range(built):
+                bits[r * 4 + col] = 1
+        block = self._building_cache[key] = self._as_floats(bytes(bits), self._buildings_start)
         return block
+
+    def _advisors_block(self, mask: int) -> bytes:
+        """Advisor ranks a seat has dice on, from its bit mask, cached."""
+        block = self._mask18_cache[mask] = self._as_floats(bytes(mask >> i & 1 for i in range(18)),
+                                                           self._advisors_start)
+        return block
+
+    def _modules_block(self, e, p: int) -> bytes:
+        """Module 2 and 3 parts of seat p's block."""
+        c = self.config
+        values = self._values
+        tail = []
+        if c.module_army_tokens:
+            left = e.army_tokens[p]
+            tail += [left.count(val) for val in values]
+            tail += [1 if e.army_revealed[p] == val else 0 for val in values]
+        else:
+            tail += self._zeros_val2
+        if c.module_governors and e.governors_revealed:
+            gov = [0] * len(self.tables.governors)
+            gov[e.governor[p]] = 1
+            tail += gov
+        else:
+            tail += self._zeros_gov
+        return self._as_floats(bytes(tail), self._modules_start)
 
     def seat_block(self, e, p: int) -> bytes:
-        """Seat p's public block (the same for every observer), without caching."""
+        """Seat p's public block as scaled float32 bytes (the same for every observer), without caching."""
         vp = e.vp[p] + VP_OFFSET
         g0, g1, g2 = e.goods[p]
         plus2, soldiers = e.plus2[p], e.soldiers[p]
         cap = COUNT_CAP
-        counts = bytes((
-            vp if 0 <= vp <= VP_RANGE else (0 if vp < 0 else VP_RANGE),
-            g0 if g0 < cap else cap, g1 if g1 < cap else cap, g2 if g2 < cap else cap,
-            plus2 if plus2 < cap else cap, soldiers if soldiers < cap else cap,
-            e.plus2_used[p], e.market_used[p], e.statue_used[p], e.chapel_used[p], e.passed[p],
-            e.favour_die[p], e.farms_die[p]))
+        count = self._count_floats
+        unit = self._unit
         mask = e.advisor_mask[p]
-        advisors = self._mask18_cache.get(mask)
-        if advisors is None:
-            advisors = self._mask18_cache[mask] = bytes(mask >> i & 1 for i in range(18))
         rows = tuple(e.rows[p])
-        buildings = self._building_cache.get(rows)
-        if buildings is None:
-            buildings = self._buildings_block(rows)
-        c = self.config
-        if c.module_army_tokens or c.module_governors:
-            values = self._values
-            tail = []
-            if c.module_army_tokens:
-                left = e.army_tokens[p]
-                tail += [left.count(val) for val in values]
-                tail += [1 if e.army_revealed[p] == val else 0 for val in values]
-            else:
-                tail += self._zeros_val2
-            if c.module_governors and e.governors_revealed:
-                gov = [0] * len(self.tables.governors)
-                gov[e.governor[p]] = 1
-                tail += gov
-            else:
-                tail += self._zeros_gov
-            modules = bytes(tail)
-        else:
-            modules = self._zeros_modules
-        return b"".join((counts, advisors, buildings, self._dice_block(e, p), modules))
+        dice = (tuple(e.pdice[p]), e.pplaced[p], tuple(e.bdice[p]), e.bplaced[p])
+        return b"".join((
+            self._vp_floats[vp if 0 <= vp <= VP_RANGE else (0 if vp < 0 else VP_RANGE)],
+            count[g0 if g0 < cap else cap], count[g1 if g1 < cap else cap], count[g2 if g2 < cap else cap],
+            count[plus2 if plus2 < cap else cap], count[soldiers if soldiers < cap else cap],
+            unit[e.plus2_used[p]], unit[e.market_used[p]], unit[e.statue_used[p]], unit[e.chapel_used[p]],
+            unit[e.passed[p]], unit[e.favour_die[p]], unit[e.farms_die[p]],
+            self._mask18_cache.get(mask) or self._advisors_block(mask),
+            self._building_cache.get(rows) or self._buildings_block(rows),
+            self._dice_cache.get(dice) or self._dice_block(dice),
+            self._modules_block(e, p) if self._private_parts else self._zeros_modules))
 
     def encode(self, engine, seat: int) -> np.ndarray:
         e = engine
@@ -331,17 +386,32 @@ class KingsburgEncoder(ObservationEncoder):
             self._cached_engine = e
             self._seat_blocks = [(-1, -1, b"")] * n
             self._enemy_parts = [(-1, b"")] * n
-        head = self._head_cache.get((seat, decision if mine else -1, acting, e.year * 9 + e.phase,
-                                     tuple(e.order), e.envoy))
-        if head is None:
-            head = self._head(e, seat, mine, acting)
-        rare = self._enemy_parts[seat]  # neutral dice and the enemy: change with public_version
+            self._enemy_shared = (-1,)
+        order = self._order_parts[seat]
+        if order[0] != e.order:
+            order = self._order_part(e, seat)
+        neutral = self._neutral
+        if neutral[0] is not e.neutral:
+            neutral = self._neutral_part(e)
+        rare = self._enemy_parts[seat]  # the enemy, peeks, aid and battles: change with public_version
         rare = rare[1] if rare[0] == e.public_version else self._enemy_part(e, seat)
-        if decision in _CONTEXT_DECISIONS or self._private_parts:
-            context = self._decision_part(e, seat, mine, acting)
+        if self._private_parts:
+            context = self._as_floats(self._decision_part(e, seat, mine, acting), self._context_start)
+        elif decision in _CONTEXT_DECISIONS:
+            # without modules 2 and 3 the context is the same for every observer: cache it by its inputs
+            key = (decision, e.pending_dice, e.pending_sum, e.picks_left, e.pick_from, e.pick_min, e.pick_source,
+                   decision == Decision.RECRUIT and e.owns(acting, e.s_barracks))
+            context = self._context_cache.get(key)
+            if context is None:
+                if len(self._context_cache) > 100_000:
+                    self._context_cache.clear()
+                context = self._context_cache[key] = self._as_floats(self._decision_part(e, seat, mine, acting),
+                                                                     self._context_start)
         else:
-            context = self._zeros_decision_part
-        parts = [head, rare, context]
+            context = self._zeros_context
+        parts = [self._own_decision[decision] if mine else self._other_decision[seat][acting],
+                 self._year_phase_bytes[e.year * 9 + e.phase], order[1], self._envoy_bytes[seat][e.envoy],
+                 neutral[1], rare, context]
         blocks = self._seat_blocks
         versions = e.seat_version
         epoch = e.epoch
@@ -351,8 +421,9 @@ class KingsburgEncoder(ObservationEncoder):
                 block = self.seat_block(e, p)
                 blocks[p] = (epoch, versions[p], block)
             parts.append(block)
-        # every raw value is an int in 0..255 (bytes() raises otherwise); joined blocks are memcpy'd
-        return np.frombuffer(b"".join(parts), dtype=np.uint8) * self._scale
+        # the parts are scaled float32 bytes; a bytearray keeps the observation writable (a positional
+        # dtype: numpy parses keyword arguments of frombuffer slowly)
+        return np.frombuffer(bytearray().join(parts), _FLOAT32)
 
 
 __all__ = ["KingsburgEncoder"]

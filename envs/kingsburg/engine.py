@@ -100,6 +100,7 @@ YES = (Op.YES, 0)
 _GOOD_MOVES = ((Op.GOOD, 0), (Op.GOOD, 1), (Op.GOOD, 2))
 _BUILD_MOVES = tuple((Op.BUILD, r) for r in range(NUM_ROWS))
 _NEUTRAL = -1
+_NO_DECISION = Decision.NONE
 
 
 def _subsets(values: tuple[int, ...], placed: int, need_one: bool) -> tuple[tuple[int, int], ...]:
@@ -134,6 +135,10 @@ _DICE_MOVES = tuple((Op.DICE, a) for a in range(112))
 _MOD_MOVES = tuple((Op.MODIFIERS, a) for a in range(12))
 # rank offsets a placement may add: _OFFSETS[+2 token usable][Market usable]
 _OFFSETS = (((0,), (-1, 0, 1)), ((0, 2), (-1, 0, 1, 2, 3)))
+_ALL_RANKS = sum(1 << r for r in range(1, 19))
+# _REACH[+2 usable][Market usable][dice sum]: bit r set for every advisor rank r the sum can reach
+_REACH = tuple(tuple(tuple(sum(1 << (s + o) for o in offsets if 0 < s + o <= 18) for s in range(43))
+                     for offsets in by_market) for by_market in _OFFSETS)
 
 
 def canonical_subsets(values: tuple[int, ...], placed: int, need_one: bool):
@@ -158,6 +163,28 @@ def dice_choices(pdice: tuple, pplaced: int, bdice: tuple, bplaced: int):
     return hit
 
 
+_EFFECT_ATTRIBUTES = (
+    ("s_statue", "statue"), ("s_chapel", "chapel"), ("s_cathedral", "cathedral"), ("s_inn", "inn"),
+    ("s_market", "market"), ("s_farms", "farms"), ("s_guild", "merchants_guild"), ("s_barracks", "barracks"),
+    ("s_stables", "stables"), ("s_wall", "stone_wall"), ("s_fortress", "fortress"), ("s_crane", "crane"),
+    ("s_town_hall", "town_hall"), ("s_embassy", "embassy"), ("s_mint", "mint"),
+    ("s_recruiting", "recruiting_office"), ("s_training", "training_camp"), ("s_academy", "military_academy"))
+_BOARD_CONSTANTS: dict = {}
+
+
+def _board_constants(more_buildings: bool) -> dict:
+    """Engine attributes that depend only on the province sheet (computed once per sheet)."""
+    hit = _BOARD_CONSTANTS.get(more_buildings)
+    if hit is None:
+        t = tables(more_buildings)
+        hit = {attr: t.effect_slot.get(effect, -1) for attr, effect in _EFFECT_ATTRIBUTES}
+        hit["build_cost"] = tuple(b.cost if b else (0, 0, 0) for b in t.buildings)
+        hit["build_vp"] = tuple(b.vp if b else 0 for b in t.buildings)
+        hit["row_in_play"] = tuple(r in t.rows for r in range(NUM_ROWS))
+        _BOARD_CONSTANTS[more_buildings] = hit
+    return hit
+
+
 class KingsburgEngine(RulesEngine):
     def __init__(self, config: KingsburgConfig, num_players: int, rng: np.random.Generator):
         if not 2 <= num_players <= 5:
@@ -167,17 +194,8 @@ class KingsburgEngine(RulesEngine):
         self.rng = rng
         self.tables: Tables = tables(config.module_more_buildings)
         t = self.tables
-        slot = t.effect_slot.get
-        self.s_statue, self.s_chapel, self.s_cathedral = slot("statue", -1), slot("chapel", -1), slot("cathedral", -1)
-        self.s_inn, self.s_market, self.s_farms = slot("inn", -1), slot("market", -1), slot("farms", -1)
-        self.s_guild, self.s_barracks, self.s_stables = slot("merchants_guild", -1), slot("barracks", -1), slot("stables", -1)
-        self.s_wall, self.s_fortress, self.s_crane = slot("stone_wall", -1), slot("fortress", -1), slot("crane", -1)
-        self.s_town_hall, self.s_embassy, self.s_mint = slot("town_hall", -1), slot("embassy", -1), slot("mint", -1)
-        self.s_recruiting, self.s_training = slot("recruiting_office", -1), slot("training_camp", -1)
-        self.s_academy = slot("military_academy", -1)
-        self.build_cost = [b.cost if b else (0, 0, 0) for b in t.buildings]
-        self.build_vp = [b.vp if b else 0 for b in t.buildings]
-        self.row_in_play = [r in t.rows for r in range(NUM_ROWS)]
+        # slot of each building effect (-1: not in play), building costs and VP (shared, read-only)
+        self.__dict__.update(_board_constants(config.module_more_buildings))
 
         self._dice: list[int] = []
         # setup 3: one random card per year; the year-I card is on top
@@ -322,61 +340,40 @@ class KingsburgEngine(RulesEngine):
     def _advance(self) -> None:
         """Run automatic steps until a decision with two or more moves (or the end)."""
         while True:
-            if self.decision != Decision.NONE:
-                if len(self._moves) > 1:
+            if self.decision != _NO_DECISION:
+                moves = self._moves
+                if len(moves) > 1:
                     return
-                self._resolve(self._moves[0])  # one legal move is no decision (spec 10)
+                self._resolve(moves[0])  # one legal move is no decision (spec 10)
                 continue
             if self.tax_queue:
                 q = self.tax_queue.pop(0)
                 self._start_picks(q, int(self._gov(q)["goods"]), (0, 1, 2), 20)
                 continue
             st = self.stage
-            if st == ST_INFLUENCE:
-                self._step_influence()
-            elif st == ST_REWARDS:
-                self._step_rewards()
-            elif st == ST_REROLL:
-                self._step_reroll()
-            elif st == ST_BUILD:
-                self._step_build()
-            elif st == ST_END_EFFECTS:
-                self._step_end_effects()
-            elif st == ST_FARMS:
-                self._step_farms()
-            elif st == ST_PRINCE:
-                self._step_prince()
-            elif st == ST_RECRUIT:
-                self._step_recruit()
-            elif st == ST_YEAR:
-                self._step_year()
-            elif st == ST_FAVOUR:
-                self._step_favour()
-            elif st == ST_TOKENS:
-                self._step_tokens()
-            elif st == ST_BATTLE:
-                self._step_battle()
-            elif st == ST_GOVERNORS:
-                self._step_governors()
-            else:  # ST_OVER
+            if st == ST_OVER:
                 return
+            _STAGE_STEPS[st](self)
 
     def _resolve(self, move: tuple[int, int]) -> bool:
         """Apply a decision's move. True if it leaves a follow-up decision of the same seat set."""
         op, arg = move
         kind = self.decision
         p = self.actor
-        self.seat_version[p] += 1
         self._moves = []
         self.decision = Decision.NONE
         if kind == Decision.DICE:
             if op == Op.PASS:
+                self.seat_version[p] += 1
                 self.passed[p] = True
                 self.active_count -= 1
                 return False
+            # the chosen dice are only pending: the seat's own state changes with the placement
             self.pending_dice = arg
             self.pending_sum = self._sums[arg]
             return self._decide(p, Decision.MODIFIERS, self._modifier_moves(p, arg))
+        if op != Op.PASS or kind == Decision.FARMS_DIE:  # other passes change none of the seat's state
+            self.seat_version[p] += 1
         if kind == Decision.MODIFIERS:
             self._place(p, self.pending_dice, arg)
             return False
@@ -535,11 +532,12 @@ class KingsburgEngine(RulesEngine):
         self.chapel_used = [False] * n
         self.prince_done = [False] * n
         self.board: list[list[int]] = [[] for _ in range(19)]
+        self.occupied = 0  # bit r set while advisor r holds any dice (kept with board)
         self.placements: list[tuple[int, int]] = []  # (rank, seat or -1 neutral) in placement order
         self.advisor_mask = [0] * n  # per seat: bit r - 1 set when it has dice on advisor r
-        self.neutral: list[int] = []  # ranks blocked by neutral dice (2 players)
-        if hasattr(self, "public_version"):
-            self.public_version += 1
+        # ranks blocked by neutral dice (2 players); always replaced, never changed in place, so that
+        # observers can tell a change by identity
+        self.neutral: list[int] = []
         self.envoy_rank = 0
         self.neutral_dice: tuple[int, ...] = ()
 
@@ -626,8 +624,8 @@ class KingsburgEngine(RulesEngine):
         self.phase = 2 + 2 * season
         self._reset_season()
         if self.num_players == 2:  # spec 3.3: neutral blocking dice before anything else
-            a, b, c = self._die(), self._die(), self._die()
-            d, e = self._die(), self._die()
+            die = self._die
+            a, b, c, d, e = die(), die(), die(), die(), die()
             self.neutral_dice = (a, b, c, d, e)
             three = a + b + c
             blocked = [three]
@@ -638,9 +636,9 @@ class KingsburgEngine(RulesEngine):
             else:
                 blocked.append(d)
             self.neutral = blocked
-            self.public_version += 1
             for r in blocked:
                 self.board[r].append(_NEUTRAL)
+                self.occupied |= 1 << r
                 self.placements.append((r, _NEUTRAL))
         for p in self.order:  # Merchants' guild (A56: automatic)
             if self.owns(p, self.s_guild):
@@ -658,10 +656,11 @@ class KingsburgEngine(RulesEngine):
                 return self._decide(p, Decision.FARMS_DIE, [PASS, YES])
             self.cursor += 1
         # roll: every player's dice and bonus dice (spec 5.2.3)
+        die = self._die
         for p in range(n):
-            self.pdice[p] = [self._die(), self._die(), self._die()]
+            self.pdice[p] = [die(), die(), die()]
             bonus = self.farms_die[p] + (self.favour_die[p] if self.season == 0 else 0)
-            self.bdice[p] = [self._die() for _ in range(bonus)]
+            self.bdice[p] = [die() for _ in range(bonus)]
         self._touch_all()
         self.cursor = 0
         self.stage = ST_REROLL
@@ -723,27 +722,13 @@ class KingsburgEngine(RulesEngine):
         self._sums = sums
         plus = self.plus2[p] > 0 and not self.plus2_used[p]
         market = not self.market_used[p] and self.owns(p, self.s_market)
-        offsets = _OFFSETS[plus][market]
-        board = self.board
-        moves = [PASS]
-        if self.envoy == p:  # free or occupied: any rank in range will do
-            for arg, s in pairs:
-                for o in offsets:
-                    if 0 < s + o <= 18:
-                        moves.append(_DICE_MOVES[arg])
-                        break
-        elif len(offsets) == 1:
-            for arg, s in pairs:
-                if s <= 18 and not board[s]:
-                    moves.append(_DICE_MOVES[arg])
-        else:
-            for arg, s in pairs:
-                for o in offsets:
-                    r = s + o
-                    if 0 < r <= 18 and not board[r]:
-                        moves.append(_DICE_MOVES[arg])
-                        break
-        return moves if len(moves) > 1 else []
+        reach = _REACH[plus][market]
+        # with the envoy any rank in range will do (free or occupied), otherwise a free one
+        free = _ALL_RANKS if self.envoy == p else _ALL_RANKS & ~self.occupied
+        moves = [_DICE_MOVES[arg] for arg, s in pairs if reach[s] & free]
+        if moves:
+            moves.insert(0, PASS)
+        return moves
 
     def _modifier_moves(self, p: int, arg: int) -> list:
         s = self.pending_sum
@@ -776,6 +761,7 @@ class KingsburgEngine(RulesEngine):
             self.envoy = -1  # used: back to its space (spec 5.8)
             self.envoy_rank = r
         self.board[r].append(p)
+        self.occupied |= 1 << r
         self.placements.append((r, p))
         self.advisor_mask[p] |= 1 << (r - 1)
 
@@ -801,16 +787,20 @@ class KingsburgEngine(RulesEngine):
     # ------------------------------------------------------------------- step c: rewards ----
     def _step_rewards(self) -> bool:
         board = self.board
-        while self.reward_rank <= 18:
-            occ = board[self.reward_rank]
-            if self.reward_i < len(occ):
-                p = occ[self.reward_i]
-                self.reward_i += 1
-                if p >= 0 and self._grant(self.reward_rank, p):
-                    return True
+        rank, i = self.reward_rank, self.reward_i
+        while rank <= 18:
+            occ = board[rank]
+            if i < len(occ):
+                p = occ[i]
+                i += 1
+                if p >= 0:
+                    self.reward_rank, self.reward_i = rank, i  # resumed here after the decision
+                    if self._grant(rank, p):
+                        return True
                 continue
-            self.reward_rank += 1
-            self.reward_i = 0
+            rank += 1
+            i = 0
+        self.reward_rank, self.reward_i = rank, i
         # dice back to their owners (used +2 tokens were paid when placed), all bonus dice to the supply
         n = self.num_players
         self.pdice = [[] for _ in range(n)]
@@ -818,6 +808,7 @@ class KingsburgEngine(RulesEngine):
         self.pplaced = [0] * n
         self.bplaced = [0] * n
         self.board = [[] for _ in range(19)]
+        self.occupied = 0
         self.placements = []
         self.advisor_mask = [0] * n
         self.favour_die = [0] * n
@@ -943,10 +934,9 @@ class KingsburgEngine(RulesEngine):
                 self.sub = 9
                 if self.owns(p, self.s_town_hall):
                     g = self.goods[p]
-                    moves = [PASS]
+                    moves = [PASS] + [_GOOD_MOVES[k] for k in range(3) if g[k] > 0]
                     if self.plus2[p] > 0:
                         moves.append((Op.PAY_PLUS2, 0))
-                    moves += [_GOOD_MOVES[k] for k in range(3) if g[k] > 0]
                     if len(moves) > 1:
                         return self._decide(p, Decision.TOWN_HALL, moves)
             if self.owns(p, self.s_embassy):
@@ -1184,3 +1174,9 @@ class KingsburgEngine(RulesEngine):
             lines.append("winner(s): " + ", ".join(f"seat {p}" for p in self.winners))
         return "\n".join(lines)
 
+
+# the automatic step of each stage, indexed by ST_* (ST_OVER has none)
+_STAGE_STEPS = tuple(getattr(KingsburgEngine, name) for name in (
+    "_step_governors", "_step_year", "_step_favour", "_step_farms", "_step_reroll", "_step_prince",
+    "_step_influence", "_step_rewards", "_step_build", "_step_end_effects", "_step_recruit", "_step_tokens",
+    "_step_battle"))

@@ -1,4 +1,5 @@
 """kingsburg as a PettingZoo env: API, seeds, bad input, hidden information, rendering, docs."""
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -90,6 +91,28 @@ def test_truncation_at_max_turns():
     assert all(r == 0 for r in result.returns.values())
     assert env.engine.turn == 7
     assert all(info["turns"] == 7 for info in result.infos.values())
+
+
+@pytest.mark.parametrize("options", [{}, ALL_MODULES])
+def test_pickled_env_with_warm_encoder_caches_continues_identically(options):
+    """Self-play resume pickles the whole env, the encoder's caches included (they must survive it)."""
+    env = envs.make("kingsburg", num_players=3, **options)
+    env.reset(seed=11)
+    pick = np.random.default_rng(11)
+    for _ in range(60):
+        legal = env.legal_actions()
+        env.step(legal[pick.integers(len(legal))])
+    copy = pickle.loads(pickle.dumps(env))
+    for _ in range(60):
+        for agent in env.possible_agents:
+            a, b = env.observe(agent), copy.observe(agent)
+            assert np.array_equal(a["observation"], b["observation"])
+            assert np.array_equal(a["action_mask"], b["action_mask"])
+        legal = env.legal_actions()
+        assert copy.legal_actions() == legal
+        action = legal[pick.integers(len(legal))]
+        env.step(action)
+        copy.step(action)
 
 
 @pytest.mark.parametrize("n", (2, 3, 5))

@@ -97,6 +97,11 @@ class Invariants:
         for r in range(1, 19):
             occupants = e.board[r]
             assert len(occupants) <= 1 + (r == e.envoy_rank), f"advisor {r}: {occupants}"
+            assert (e.occupied >> r & 1) == bool(occupants), f"advisor {r}: occupied bit out of step with the board"
+        # the codec maps moves without sorting: the engine must list them in ascending index order
+        legal = env.codec.legal_actions(e)
+        assert legal == sorted(set(legal)), f"moves not in layout order: {e.legal_moves()}"
+        assert legal == [env.codec.encode(m) for m in e.legal_moves()]
         if e.is_over:
             assert self.years == [1, 2, 3, 4, 5], f"years played {self.years}"
             assert e.phase == 8
