@@ -7,7 +7,7 @@ BORDER 79, CARD 89, MODE 3, NUMBER 15, PLAYER 4 relative to the actor, OPTION 6,
 ``env.action_name(i)`` names every index. Every action of the rulebook is a short sequence of these
 sub-decisions; the mask offers a choice only if the action can still be completed.
 Observation: ``{"observation": float32[obs_size] in [0, 1], "action_mask": int8[268]}``;
-``env.observation_layout`` names every slice (2622 floats for 2 players).
+``env.observation_layout`` names every slice (2637 floats for 2 players).
 Rewards: +1 to the player who ends the game by the rules, -1/(N-1) to each other seat; 0 for
 everyone on truncation after ``max_turns`` completed player turns (the game has no forced end).
 Rule options (see docs/games/mythotopia.md): fifth_starting_card, castle_counter_value,

@@ -259,3 +259,8 @@ class HeuristicAgent(Agent):
 
     def _setup_discard(self, legal, names):
         return max(legal, key=lambda i: (-self.T.strength[i - M.PROVINCE], i))
+
+    def _scribe_source(self, legal, names):
+        # from the VP card (OPTION 0): emptied cards bring the end of the game, which this agent
+        # calls as soon as it may; the spare stock would keep the card open for the others
+        return names.get("OPTION(0)", legal[0])

@@ -53,6 +53,8 @@ class MythotopiaEncoder(ObservationEncoder):
                                   "water mill, symbols played (/14), food needed (/2), ships needed (/2), "
                                   "number chosen (/14), build type (/2)",
             [1.0] * 3 + [1 / 10] + [1.0] * 3 + [1 / 14, 1 / 2, 1 / 2, 1 / 14, 1 / 2])
+        add("scribe_choice", NUM_VP_CARDS + 1, "counter awaiting its Scribe owner's choice of source (SCRIBE_SOURCE): "
+                                               "VP card one-hot, counter value (/3)", [1.0] * NUM_VP_CARDS + [1 / 3])
         per_prov = n + 1 + 4 + 3 + 2 * n + 1
         add("provinces", NUM_PROVINCES * per_prov,
             f"per province ({per_prov}): controller one-hot (neutral, seats +0..+{n - 1}), settlement one-hot "
@@ -92,6 +94,8 @@ class MythotopiaEncoder(ObservationEncoder):
         self._scale = np.asarray(scale, dtype=np.float32)
         L = self.layout
         self._o = {f.name: L[f.name].start for f in fields}
+        self._o_phase, self._o_acting, self._o_active = L["phase"].start, L["acting_seat"].start, L["active_seat"].start
+        self._o_flags = L["turn_flags"].start
         static = []
         for x in range(NUM_PROVINCES):
             sym = [0, 0, 0, 0]
@@ -99,10 +103,6 @@ class MythotopiaEncoder(ObservationEncoder):
             isl = [0, 0, 0]
             isl[T.island[x]] = 1
             static += sym + [T.strength[x], int(T.rugged[x])] + isl
-        template = bytearray(self.layout.size)
-        b = self._o["province_static"]
-        template[b:b + len(static)] = bytes(static)
-        self._template = bytes(template)
         self._static = bytes(static)
         order = ["provinces", "province_static", "roads", "ships"] + [f"seat{i}" for i in range(n)] + [
             "vp_cards", "spare_and_tokens"]
@@ -112,7 +112,8 @@ class MythotopiaEncoder(ObservationEncoder):
         self._public_size = sum(f.size for f in fields[start:start + len(order)])
         self._rel = [[(q - seat) % n for q in range(n)] for seat in range(n)]
         self._vp_cache = (None, None, b"")
-        self._abs_cache = (None, None, None)
+        self._abs_cache = (None, None, None, None)
+        self._last_board = (None,)  # (engine uid, province state key, block, armies and mercenaries it shows)
         self._no_armies = [0] * n
         pats = []
         for code in range((n + 1) * 32):
@@ -125,11 +126,11 @@ class MythotopiaEncoder(ObservationEncoder):
             pat[n + 5], pat[n + 6], pat[n + 7] = (flags >> 2) & 1, (flags >> 1) & 1, flags & 1
             pats.append(bytes(pat))
         self._prov_patterns = pats
-        self._public_cache: dict = {}
+        self._public_cache = [(None,)] * n  # per seat: (engine uid, bver, vp_ver, block)
         assert self._o["cards"] == self._o["piles"] + 5 * n
         self._seat_orders = [[(seat + d) % n for d in range(n)] for seat in range(n)]
         assert self._o["seat0"] == self._o["ships"] + NUM_SEAS * n
-        self._card_cache: dict = {}
+        self._card_cache = [(None,)] * n  # per seat: (engine uid, cver, block)
         perms = []
         for seat in range(n):
             perm = [0]  # neutral
@@ -140,14 +141,28 @@ class MythotopiaEncoder(ObservationEncoder):
             perm += [3 * n + 8]  # war
             assert len(perm) == self.per_prov
             perms.append(np.asarray(perm, dtype=np.intp))
-        self._board_perm = perms
-        self._seat_offsets = [[self._o[f"seat{(q - seat) % n}"] for q in range(n)] for seat in range(n)]
+        # per seat: absolute public block index of every seat-relative position
+        self._public_perm = []
+        for seat in range(n):
+            idx = [x * per_prov + k for x in range(NUM_PROVINCES) for k in perms[seat]]
+            idx += range(len(idx), self._o["ships"] - self._o["provinces"])  # static data, roads
+            base = len(idx)
+            idx += [base + s * n + (seat + r) % n for s in range(NUM_SEAS) for r in range(n)]
+            base = len(idx)
+            idx += [base + 18 * ((seat + r) % n) + k for r in range(n) for k in range(18)]
+            idx += range(len(idx), self._public_size)  # VP cards, tokens
+            assert sorted(idx) == list(range(self._public_size))
+            self._public_perm.append(np.asarray(idx, dtype=np.intp))
         self._province_vp = T.raw["province_vp"]
         self._base_capacity = T.raw["base_reserve_capacity"]
         self._warehouse = T.improvement["Warehouse"]
         assert self._o["spare_and_tokens"] == self._o["vp_cards"] + 5 * NUM_VP_CARDS
         K = NZ + n + 1
         self._card_block = K * NUM_CARDS
+        b = self._o["piles"]
+        self._card_slice = slice(b, b + 5 * n + self._card_block)
+        assert self._card_slice.stop == self._o["my_setup_choice"]
+        assert self._o["turn"] == self._o["my_setup_choice"] + NUM_PROVINCES and self._o["turn"] + 1 == self.layout.size
         patterns, index = [], {}
 
         def pattern(zone, owner):  # owner: -1 none, else relative seat
@@ -181,7 +196,6 @@ class MythotopiaEncoder(ObservationEncoder):
             self._translate.append(bytes(table))
         self._patterns = patterns
         self._patterns_np = np.frombuffer(b"".join(patterns), dtype=np.uint8).reshape(len(patterns), K)
-        self._codes = bytearray(NUM_CARDS)
         assert len(patterns) < 256
 
     def unscale(self, observation: np.ndarray) -> np.ndarray:
@@ -220,41 +234,54 @@ class MythotopiaEncoder(ObservationEncoder):
             b += pp
         return bytes(v)
 
-    def _board_block_absolute(self, e) -> bytes:
-        """The same block for seat 0's view, built from one precomputed pattern per province state
-        (controller, settlement, castle, dragon, runestone) and patched where armies stand."""
-        n = self.num_players
+    def _board_block_absolute(self, e) -> bytearray:
+        """The same block for seat 0's view. One precomputed pattern per province state (controller,
+        settlement, castle, dragon, runestone), joined when one of those lists changed; otherwise
+        the last block of this engine is patched where armies or mercenaries changed (most board
+        changes move a few armies)."""
+        key = (tuple(e.controller), tuple(e.settle), tuple(e.castle), tuple(e.dragon), tuple(e.rune))
+        armies, mercs = e.armies, e.mercs
+        last = self._last_board
+        if last[0] == e.uid and last[1] == key:
+            v, seen_armies, seen_mercs = last[2], last[3], last[4]
+            if armies != seen_armies or mercs != seen_mercs:
+                for x, a in enumerate(armies):
+                    if a != seen_armies[x] or mercs[x] != seen_mercs[x]:
+                        self._patch_armies(v, x, a, mercs[x], e.controller[x])
+                        seen_armies[x] = a[:]
+                        seen_mercs[x] = mercs[x][:]
+            return v
         pats = self._prov_patterns
-        v = bytearray(b"".join([pats[(c + 1) * 32 + s * 8 + ca * 4 + d * 2 + r] for c, s, ca, d, r in zip(
-            e.controller, e.settle, e.castle, e.dragon, e.rune)]))
-        pp = self.per_prov
+        v = bytearray(b"".join([pats[(c + 1) * 32 + s * 8 + ca * 4 + d * 2 + r] for c, s, ca, d, r in zip(*key)]))
         zero = self._no_armies
-        ctrl, armies, mercs = e.controller, e.armies, e.mercs
+        ctrl = e.controller
         for x, a in enumerate(armies):
             if a != zero:
-                k = x * pp + n + 8
-                c = ctrl[x]
-                war = False
-                for q in range(n):
-                    if a[q]:
-                        v[k + q] = a[q]
-                        if q != c:
-                            war = True
-                mq = mercs[x]
-                for q in range(n):
-                    if mq[q]:
-                        v[k + n + q] = mq[q]
-                v[k + 2 * n] = war
-        return bytes(v)
+                self._patch_armies(v, x, a, mercs[x], ctrl[x])
+        self._last_board = (e.uid, key, v, [a[:] for a in armies], [m[:] for m in mercs])
+        return v
+
+    def _patch_armies(self, v: bytearray, x: int, armies, mercs, controller: int) -> None:
+        """Write province x's armies, mercenaries and war flag into the absolute board block v."""
+        n = self.num_players
+        k = x * self.per_prov + n + 8
+        v[k:k + n] = bytes(armies)
+        v[k + n:k + 2 * n] = bytes(mercs)
+        v[k + 2 * n] = sum(armies) > (armies[controller] if controller >= 0 else 0)  # a non-controller's army
 
     def _public_block(self, e, seat) -> bytes:
-        """Provinces, static map data, roads, ships, seats, VP cards and tokens from seat's view."""
+        """Provinces, static map data, roads, ships, seats, VP cards and tokens from seat's view:
+        built once per board / VP version for seat 0 (absolute seats) and rotated for the others
+        by one index permutation."""
         absolute = self._abs_cache
-        if absolute[0] != e.uid or absolute[1] != e.bver:
-            absolute = self._abs_cache = (e.uid, e.bver, np.frombuffer(
-                self._board_block_absolute(e), dtype=np.uint8).reshape(NUM_PROVINCES, self.per_prov))
-        # seat-relative view of the provinces: one column permutation of the absolute (seat 0) block
-        board = absolute[2].take(self._board_perm[seat], axis=1).tobytes()
+        if absolute[0] != e.uid or absolute[1] != e.bver or absolute[2] != e.vp_ver:
+            absolute = self._abs_cache = (e.uid, e.bver, e.vp_ver,
+                                          np.frombuffer(self._public_block_absolute(e), np.uint8))
+        if seat == 0:
+            return absolute[3].tobytes()
+        return absolute[3].take(self._public_perm[seat]).tobytes()
+
+    def _public_block_absolute(self, e) -> bytes:
         roads = bytearray(NUM_BORDERS)
         for k in e.roads_built:
             roads[k] = 1
@@ -263,28 +290,23 @@ class MythotopiaEncoder(ObservationEncoder):
             vp = self._vp_cache = (e.uid, e.vp_ver, self._vp_block(e))
         sc = e.sea_claimed
         tokens = bytes((e.castles_left, e.roads_left, e.mercs_left, (sc[0] >= 0) + (sc[1] >= 0)))
-        block = board + self._static + bytes(roads) + self._seats_block(e, seat) + vp[2] + tokens
+        block = b"".join((self._board_block_absolute(e), self._static, roads, self._seats_block(e), vp[2], tokens))
         assert len(block) == self._public_size
         return block
 
-    def _seats_block(self, e, seat) -> bytes:
-        """Ships per sea and the per-seat supplies and counters."""
+    def _seats_block(self, e) -> bytes:
+        """Ships per sea and the per-seat supplies and counters, seats in absolute order."""
         n = self.num_players
-        order = self._seat_orders[seat]
         out = []
-        for s in range(NUM_SEAS):
-            sh = e.ships[s]
-            out += [sh[q] for q in order]
-        counters, cit, vpc = e.counters, e.citadel_state, e.villages_on_card
-        ap, ag, sp, sg, vil, cities = e.armies_pers, e.armies_gen, e.ships_pers, e.ships_gen, e.villages, e.cities
-        isl, pc = e.isle_complete, e.prov_count
+        for sh in e.ships:
+            out += sh
         at, st, ct, pvp = e.armies_total, e.ships_total, e.cities_total, self._province_vp
-        for q in order:
-            cnt = counters[q]
-            cs = cit[q]
-            out += (pvp * pc[q] + cnt[1] + 2 * cnt[2] + 3 * cnt[3], cnt[1], cnt[2], cnt[3], vil[q], ct - cities[q],
-                    cs == 0, cs == 1, cs == 2, ap[q], ag[q], at - ap[q] - ag[q],
-                    sp[q], sg[q], st - sp[q] - sg[q], vpc[q], isl[q][0], isl[q][1])
+        for pc, cnt, vil, cities, cs, ap, ag, sp, sg, vpc, isl in zip(
+                e.prov_count, e.counters, e.villages, e.cities, e.citadel_state, e.armies_pers, e.armies_gen,
+                e.ships_pers, e.ships_gen, e.villages_on_card, e.isle_complete):
+            _, c1, c2, c3 = cnt
+            out += (pvp * pc + c1 + 2 * c2 + 3 * c3, c1, c2, c3, vil, ct - cities, cs == 0, cs == 1, cs == 2,
+                    ap, ag, at - ap - ag, sp, sg, st - sp - sg, vpc, isl[0], isl[1])
         assert len(out) == NUM_SEAS * n + 18 * n
         return bytes(out)
 
@@ -305,21 +327,15 @@ class MythotopiaEncoder(ObservationEncoder):
 
     def _piles_bytes(self, e, seat: int) -> bytes:
         """Per seat: reserve capacity, hand, draw pile, discard pile and reserve sizes."""
-        out = bytearray(5 * self.num_players)
         hand, draw, disc, res = e.hand, e.draw, e.discard, e.reserve
-        base_cap, warehouse, ct, cities, cit = self._base_capacity, self._warehouse, e.cities_total, e.cities, e.citadel_state
-        i = 0
+        base_cap, warehouse, cities, cit = self._base_capacity + e.cities_total, self._warehouse, e.cities, e.citadel_state
+        out = []
         for q in self._seat_orders[seat]:
             r = res[q]
-            cap = base_cap + ct - cities[q] + (cit[q] == 1) + (2 if r and warehouse in r else 0)
+            cap = base_cap - cities[q] + (cit[q] == 1) + (2 if warehouse in r else 0)
             h = len(hand[q])
             lr = len(r)
-            out[i] = cap if cap < 9 else 9
-            out[i + 1] = h if h < 30 else 30
-            out[i + 2] = len(draw[q])
-            out[i + 3] = len(disc[q])
-            out[i + 4] = lr if lr < 9 else 9
-            i += 5
+            out += (cap if cap < 9 else 9, h if h < 30 else 30, len(draw[q]), len(disc[q]), lr if lr < 9 else 9)
         if e.limbo:  # the Counsellor's discards count as discarded
             out[5 * self._rel[seat][e.active] + 3] += len(e.limbo)
         return bytes(out)
@@ -329,21 +345,19 @@ class MythotopiaEncoder(ObservationEncoder):
         location code per card; a per-seat byte table maps it to a pattern (hiding other seats'
         hand / draw pile distinction), then one numpy gather builds the one-hot rows."""
         codes = e.loc.translate(self._translate[seat])
-        return self._patterns_np.take(np.frombuffer(codes, dtype=np.uint8), axis=0).tobytes()
+        return self._patterns_np.take(np.frombuffer(codes, np.uint8), 0).tobytes()  # positional: keywords cost
 
     def encode(self, e, seat: int) -> np.ndarray:
-        n = self.num_players
         o = self._o
-        v = bytearray(self._template)  # zeros with the static province block filled in
+        v = bytearray(self._o["provinces"])  # the decision context; the cached blocks follow it
         rel = self._rel[seat]
-        acting = e.current_player
         phase = e.phase
-        mine = acting == seat
-        v[o["phase"] + (phase if mine else DECISIONS)] = 1
+        acting = -1 if phase == Phase.GAME_OVER else e.actor
+        v[self._o_phase + (phase if acting == seat else DECISIONS)] = 1
         if acting >= 0:
-            v[o["acting_seat"] + rel[acting]] = 1
-        v[o["active_seat"] + rel[e.active]] = 1
-        b = o["turn_flags"]
+            v[self._o_acting + rel[acting]] = 1
+        v[self._o_active + rel[e.active]] = 1
+        b = self._o_flags
         cu = e.conv_used
         v[b:b + 9] = bytes((e.actions_used, e.any_action, e.drafted, e.road_moved, e.warehouse_used,
                             cu[0], cu[1], cu[2], cu[3]))
@@ -365,24 +379,24 @@ class MythotopiaEncoder(ObservationEncoder):
                 v[b + 3] = min(e.pay_owed, 10)
             v[b + 4:b + 12] = bytes((e.m_conv, e.m_merch, e.m_wm, min(e.army_syms, 14), e.food_needed,
                                      e.ships_needed, min(e.number, 14), max(e.build_type, 0)))
+        if e.scribe_queue:
+            _, k, value, _, _ = e.scribe_queue[0]
+            b = o["scribe_choice"]
+            v[b + k] = 1
+            v[b + NUM_VP_CARDS] = value
         # everything that changes only with the board or the VP counters: one cached block
-        b = o["provinces"]
-        cached = self._public_cache.get(seat)
-        if cached is None or cached[0] != e.uid or cached[1] != e.bver or cached[2] != e.vp_ver:
-            cached = self._public_cache[seat] = (e.uid, e.bver, e.vp_ver, self._public_block(e, seat))
-        block = cached[3]
-        v[b:b + len(block)] = block
+        public = self._public_cache[seat]
+        if public[0] != e.uid or public[1] != e.bver or public[2] != e.vp_ver:
+            public = self._public_cache[seat] = (e.uid, e.bver, e.vp_ver, self._public_block(e, seat))
         # pile sizes, capacities and card locations: the engine bumps cver whenever one of them changes
-        b = o["piles"]
-        cached = self._card_cache.get(seat)
-        if cached is None or cached[0] != e.uid or cached[1] != e.cver:
-            cached = self._card_cache[seat] = (e.uid, e.cver, self._piles_bytes(e, seat)
-                                               + self._card_block_bytes(e, seat))
-        block = cached[2]
-        v[b:b + len(block)] = block
-        if phase in (Phase.SETUP_DISCARD, Phase.SETUP_CITADEL):
-            b = o["my_setup_choice"]
+        cards = self._card_cache[seat]
+        if cards[0] != e.uid or cards[1] != e.cver:
+            cards = self._card_cache[seat] = (e.uid, e.cver, self._piles_bytes(e, seat)
+                                              + self._card_block_bytes(e, seat))
+        tail = bytearray(NUM_PROVINCES + 1)  # my setup choice, turn
+        if phase == Phase.SETUP_DISCARD or phase == Phase.SETUP_CITADEL:
             for x in e.setup_choice[seat]:
-                v[b + x] = 1
-        v[o["turn"]] = min(e.turn, TURN_SCALE)
-        return np.frombuffer(v, dtype=np.uint8) * self._scale  # a new float32 array; v is not kept
+                tail[x] = 1
+        tail[NUM_PROVINCES] = e.turn if e.turn < TURN_SCALE else TURN_SCALE
+        v = b"".join((v, public[3], cards[2], tail))
+        return np.frombuffer(v, np.uint8) * self._scale  # a new float32 array; v is not kept

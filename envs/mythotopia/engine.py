@@ -106,7 +106,8 @@ class Phase:
     RM_FROM = 39
     RM_TO = 40
     RM_N = 41
-    GAME_OVER = 42
+    SCRIBE_SOURCE = 42
+    GAME_OVER = 43
 
 
 PHASE_NAMES = tuple(sorted((k for k, v in vars(Phase).items() if isinstance(v, int)),
@@ -178,6 +179,7 @@ class MythotopiaEngine(RulesEngine):
         self.road = [False] * NUM_BORDERS
         self.roads_built: list[int] = []
         self.bver = 0  # bumped on every change of the per-province board state (caches)
+        self.map_ver = 0  # bumped on every change of a controller or a road (road network and coast caches)
         self._cache: dict = {}
         self._no_armies = [0] * n
         self.loc = bytearray(NUM_CARDS)  # location code per card: zone * 5 + owner + 1 (observation)
@@ -203,6 +205,10 @@ class MythotopiaEngine(RulesEngine):
         self.scribe_marks = [[False, False] for _ in range(n)]  # Master of the Sea with Scribe
         self.villages_on_card = [0] * n  # Scribe markers on Master of the Sea (A-29)
         self.isle_complete = [[False, False] for _ in range(n)]
+        # Scribe (spec 5.7): counters taken from a VP card by a Scribe owner while the spare stock holds
+        # one of the same value, each (seat, VP card, value, position on the card, Master of the Sea
+        # condition or -1) until the owner decides where it comes from (after the action that earned it)
+        self.scribe_queue: list[tuple[int, int, int, int, int]] = []
         # --- turn
         self.turn = 0
         self.winner = -1
@@ -223,6 +229,7 @@ class MythotopiaEngine(RulesEngine):
         T = self.T
         self.SYM = T.card_symbols
         self.RES_ANY = tuple(max(s[0], s[1], s[2]) for s in T.card_symbols)
+        self.SYM_COLUMN = tuple(tuple(s[kind] for s in T.card_symbols) for kind in range(5))  # [kind][card]
         self.KIND = T.card_kind
         self.CARD_PROV = tuple(c if T.card_kind[c] == KIND_PROVINCE else -1 for c in range(NUM_CARDS))
         imp = T.improvement
@@ -346,6 +353,7 @@ class MythotopiaEngine(RulesEngine):
 
     def _place_village(self, p, prov):
         self.bver += 1
+        self.map_ver += 1
         self.controller[prov] = p
         self.settle[prov] = VILLAGE_S
         self.villages[p] -= 1
@@ -393,7 +401,7 @@ class MythotopiaEngine(RulesEngine):
     def scores(self) -> list[int]:
         return [self.vp(p) for p in range(self.num_players)]
 
-    _STATIC = ("T", "FREE_CARDS", "ACTION_CARDS", "REACH_BY_CLASS", "SYM", "RES_ANY", "KIND", "CARD_PROV", "NEIGH", "ROUTE_CLASSES", "REACH", "ISLANDS",
+    _STATIC = ("T", "SYM_COLUMN", "FREE_CARDS", "ACTION_CARDS", "REACH_BY_CLASS", "SYM", "RES_ANY", "KIND", "CARD_PROV", "NEIGH", "ROUTE_CLASSES", "REACH", "ISLANDS",
                "SHIP_TITLED", "BUILD_CARDS", "CONVERTER", "ID", "config", "pieces")
 
     def _copy(self) -> "MythotopiaEngine":
@@ -429,7 +437,7 @@ class MythotopiaEngine(RulesEngine):
         return self.hand[p] + self.reserve[p]
 
     def empty_vp_cards(self) -> int:
-        return sum(1 for v in self.vp_cards if v == [])
+        return self.vp_cards.count([])
 
     def attackers(self, prov: int) -> list[int]:
         c = self.controller[prov]
@@ -451,14 +459,10 @@ class MythotopiaEngine(RulesEngine):
 
     def at_war_with_player(self, p: int) -> bool:
         """Reserve Army (A-28): p is a party of a war over a player's province against another player."""
-        for prov in range(NUM_PROVINCES):
-            c = self.controller[prov]
-            if c < 0:
-                continue
-            att = self.attackers(prov)
-            if not att:
-                continue
-            if c == p or p in att:
+        ctrl, armies = self.controller, self.armies
+        for x in self.war_provinces():
+            c = ctrl[x]
+            if c >= 0 and (c == p or armies[x][p]):
                 return True
         return False
 
@@ -515,13 +519,15 @@ class MythotopiaEngine(RulesEngine):
         if got is None:
             if len(self._cache) > 64:
                 self._cache.clear()
-            zero = self._no_armies
-            got = self._cache[key] = [x for x, a in enumerate(self.armies) if a != zero and self.at_war(x)]
+            zero, ctrl = self._no_armies, self.controller
+            # at war: some army of a seat other than the controller (counts are never negative)
+            got = self._cache[key] = [x for x, a in enumerate(self.armies)
+                                      if a != zero and sum(a) > (a[ctrl[x]] if ctrl[x] >= 0 else 0)]
         return got
 
     def road_components(self, p: int) -> list[int]:
         """Component id per province of p's road network (A-19); -1 where p has no control."""
-        key = ("comp", p, self.bver)
+        key = ("comp", p, self.map_ver)
         got = self._cache.get(key)
         if got is None:
             if len(self._cache) > 64:
@@ -531,19 +537,42 @@ class MythotopiaEngine(RulesEngine):
 
     def road_members(self, p: int) -> list:
         """Per province, the provinces of its component in p's road network (cached)."""
-        key = ("members", p, self.bver)
+        key = ("members", p, self.map_ver)
         got = self._cache.get(key)
         if got is None:
             ctrl, borders = self.controller, self.T.borders
-            if not any(ctrl[borders[k][0]] == p and ctrl[borders[k][1]] == p for k in self.roads_built):
-                self._cache[key] = _SINGLETONS  # no road of p's network: every province stands alone
-                return _SINGLETONS
-            comp = self.road_components(p)
-            groups = {}
-            for x in range(NUM_PROVINCES):
-                if comp[x] >= 0:
-                    groups.setdefault(comp[x], []).append(x)
-            got = self._cache[key] = [tuple(groups[comp[x]]) if comp[x] >= 0 else (x,) for x in range(NUM_PROVINCES)]
+            group = {}  # province -> the set of its component, over p's roads (at most 9)
+            for k in self.roads_built:
+                a, b, _ = borders[k]
+                if ctrl[a] == p and ctrl[b] == p:
+                    ga, gb = group.get(a), group.get(b)
+                    if ga is None and gb is None:
+                        group[a] = group[b] = {a, b}
+                    elif gb is None:
+                        ga.add(b)
+                        group[b] = ga
+                    elif ga is None:
+                        gb.add(a)
+                        group[a] = gb
+                    elif ga is not gb:
+                        ga |= gb
+                        for x in gb:
+                            group[x] = ga
+            if not group:
+                got = _SINGLETONS  # no road of p's network: every province stands alone
+            else:
+                got = list(_SINGLETONS)
+                for x, g in group.items():
+                    got[x] = tuple(sorted(g))
+            self._cache[key] = got
+        return got
+
+    def road_hubs(self, p: int) -> list[int]:
+        """Provinces of p joined by a road to another of p's provinces, ascending (cached)."""
+        key = ("hubs", p, self.map_ver)
+        got = self._cache.get(key)
+        if got is None:
+            got = self._cache[key] = [x for x, m in enumerate(self.road_members(p)) if len(m) > 1]
         return got
 
     def _road_components(self, p: int) -> list[int]:
@@ -575,6 +604,12 @@ class MythotopiaEngine(RulesEngine):
     # ------------------------------------------------------------------- payment feasibility ----
     def max_pay(self, cards, kind: int, conv: bool) -> int:
         """Most of `kind` (food/stone/gold/army/ship) the cards can pay (spec 5.1, A-14, A-34)."""
+        if kind > GOLD or (self.MERCHANT not in cards and self.WATERMILL not in cards):
+            # the common case: printed symbols, plus 1 if the converter may turn a card without any
+            values = [self.SYM_COLUMN[kind][c] for c in cards]
+            if conv and kind != SHIP and 0 in values and self.CONVERTER[kind] in cards:
+                return sum(values) + 1
+            return sum(values)
         SYM = self.SYM
         base = 0
         maxv = 0
@@ -619,6 +654,11 @@ class MythotopiaEngine(RulesEngine):
     def army_food_ok(self, cards, food: int, p: int) -> bool:
         """At least one army symbol and `food` food from disjoint cards."""
         SYM = self.SYM
+        if food <= 0:  # any army symbol, or Levies turning any card into one
+            for x in cards:
+                if SYM[x][ARMY]:
+                    return True
+            return bool(cards) and self.conv_ok(p, ARMY)
         has_army = False
         printed_food = 0
         for x in cards:
@@ -686,7 +726,7 @@ class MythotopiaEngine(RulesEngine):
                 disc = self.discard[p]
                 if not disc:
                     return  # A-37
-                self.draw[p] = draw = [disc[int(i)] for i in self.rng.permutation(len(disc))]
+                self.draw[p] = draw = [disc[i] for i in self.rng.permutation(len(disc)).tolist()]
                 self.discard[p] = []
                 code = Z_DRAW * 5 + p + 1
                 for c in draw:
@@ -729,6 +769,8 @@ class MythotopiaEngine(RulesEngine):
     def _back_to_choose(self):
         self._reset_pending()
         self.phase = Phase.CHOOSE
+        if self.scribe_queue and self._next_scribe_choice():
+            return
         if self.actions_used >= 2 and not self._free_actions_legal():
             self._end_turn()
 
@@ -737,16 +779,20 @@ class MythotopiaEngine(RulesEngine):
         self.counters[p][v] += 1
 
     def award(self, p: int, k: int, value: int = 0) -> bool:
-        """Take a counter of VP card k (spec 5.7); with Scribe from the spare stock if the card
-        cannot give one (automatic choice: the card first, A-29)."""
+        """Take a counter of VP card k (spec 5.7). With Scribe from the spare stock if the card cannot
+        give one; if both can, the counter is taken from the card now and the owner decides after
+        the action whether it comes from the spare stock instead (Phase.SCRIBE_SOURCE)."""
         self.vp_ver += 1
         vals = self.vp_cards[k]
         if vals is None:
             return False
         if vals and (not value or value in vals):
             v = value or vals[-1]
-            vals.remove(v)
+            at = vals.index(v)
+            del vals[at]
             self._give(p, v)
+            if not self.dry and self.spare[v] > 0 and self.ID["Scribe"] in self.reserve[p]:
+                self.scribe_queue.append((p, k, v, at, -1))
             return True
         if self.ID["Scribe"] in self.reserve[p]:
             v = value or self._vp_value(k)
@@ -755,6 +801,37 @@ class MythotopiaEngine(RulesEngine):
                 self._give(p, v)
                 return True
         return False
+
+    def _next_scribe_choice(self) -> bool:
+        """Open the Scribe decision of the first queued counter that still has two sources."""
+        queue = self.scribe_queue
+        while queue:
+            p, k, v, _, cond = queue[0]
+            if (self.spare[v] > 0 and self.ID["Scribe"] in self.reserve[p]
+                    and (cond < 0 or self.villages[p] > 0)):
+                self.phase = Phase.SCRIBE_SOURCE
+                self.actor = p
+                return True
+            queue.pop(0)  # the spare stock ran out of that value meanwhile: the card it is
+        return False
+
+    def _legal_scribe_source(self) -> list[int]:
+        return [M.OPTION + 0, M.OPTION + 1]  # 0: from the VP card (as taken), 1: from the spare stock
+
+    def _apply_scribe_source(self, move: int):
+        p, k, v, at, cond = self.scribe_queue.pop(0)
+        if move == M.OPTION + 1:
+            self.vp_ver += 1
+            self.vp_cards[k].insert(at, v)  # the counter goes back onto the card, in its place
+            self.spare[v] -= 1
+            if cond >= 0:  # Master of the Sea: the condition stays open for the others; p marks it
+                self.bver += 1  # the village supply is shown with the board
+                self.sea_claimed[cond] = -1
+                self.scribe_marks[p][cond] = True
+                self.villages[p] -= 1
+                self.villages_on_card[p] += 1
+        self.actor = self.active
+        self._back_to_choose()
 
     def _vp_value(self, k: int) -> int:
         raw = self.T.raw
@@ -791,10 +868,13 @@ class MythotopiaEngine(RulesEngine):
         for cond, need in enumerate((3, 4)):
             if seas < need:
                 continue
-            if self.sea_claimed[cond] < 0 and self.vp_cards[V_SEA]:
+            if self.sea_claimed[cond] < 0 and self.vp_cards[V_SEA] and not self.scribe_marks[p][cond]:
                 self.vp_cards[V_SEA].pop()
                 self._give(p, 2)
                 self.sea_claimed[cond] = p
+                if (self.ID["Scribe"] in self.reserve[p] and self.villages[p] > 0 and self.spare[2] > 0
+                        and not self.dry):  # Scribe: or from the spare stock with a village marker
+                    self.scribe_queue.append((p, V_SEA, 2, len(self.vp_cards[V_SEA]), cond))
             elif (self.sea_claimed[cond] != p and not self.scribe_marks[p][cond]
                   and self.ID["Scribe"] in self.reserve[p] and self.villages[p] > 0 and self.spare[2] > 0):
                 self.spare[2] -= 1
@@ -835,6 +915,7 @@ class MythotopiaEngine(RulesEngine):
             self.prov_count[d] -= 1
         self.settle[prov] = NONE_S
         self.controller[prov] = -1
+        self.map_ver += 1
         if self.villages[w] == 0:  # C1 (A-18)
             self.dragon[prov] = self.rune[prov] = False
             if d >= 0:
@@ -870,7 +951,7 @@ class MythotopiaEngine(RulesEngine):
             elif c in self.draw[d]:
                 self.draw[d].remove(c)
                 dr = self.draw[d]
-                self.draw[d] = [dr[int(i)] for i in self.rng.permutation(len(dr))]
+                self.draw[d] = [dr[i] for i in self.rng.permutation(len(dr)).tolist()]
             elif c in self.discard[d]:
                 self.discard[d].remove(c)
             elif c in self.reserve[d]:
@@ -905,12 +986,13 @@ class MythotopiaEngine(RulesEngine):
         sim.counters = [c[:] for c in self.counters]
         sim.vp_cards = [None if v is None else v[:] for v in self.vp_cards]
         sim.isle_complete = [x[:] for x in self.isle_complete]
+        sim.scribe_queue = []
         return sim
 
     def end_game_outcome(self):
         """Dry run of End the game (spec 5.3.15, A-23) on a copy: the final scores."""
         sim = self._dry_copy()
-        for prov in range(NUM_PROVINCES):
+        for prov in list(sim.war_provinces()):  # ascending; resolving one war leaves the others as they are
             if sim.at_war(prov):
                 best, top = sim.war_standing(prov)
                 d = sim.controller[prov]
@@ -972,15 +1054,15 @@ class MythotopiaEngine(RulesEngine):
                 out.append(M.V_INVADE)
             if armies_pers > 0 and self._any_place(p, av):
                 out.append(M.V_PLACE_ARMIES)
-            if armies_pers + self.armies_gen[p] < self.armies_total and self._remove_provinces(p):
+            if armies_pers + self.armies_gen[p] < self.armies_total and self._any_remove(p):
                 out.append(M.V_REMOVE_ARMIES)
             if self.ships_pers[p] > 0:
-                SYM = self.SYM
-                if any(SYM[c][SHIP] for c in av) and self._ship_seas(p):
+                ship = self.SYM_COLUMN[SHIP]
+                if any([ship[c] for c in av]) and self._ship_seas(p):
                     out.append(M.V_PLACE_SHIPS)
             if self.ships_pers[p] + self.ships_gen[p] < self.ships_total:
                 out.append(M.V_REMOVE_SHIPS)
-            if not self.any_action and self.war_provinces() and self._endwar_provinces(p):
+            if not self.any_action and self.war_provinces() and self._endwar_provinces(p, first_only=True):
                 out.append(M.V_END_WAR)
             gold = self.max_pay(av, GOLD, not self.conv_used[GOLD] and self.CONVERTER[GOLD] in reserve)
             if (self.armies_gen[p] and gold >= 1) or (self.ships_gen[p] and gold >= 2):
@@ -1041,8 +1123,7 @@ class MythotopiaEngine(RulesEngine):
 
     def _apply_choose(self, move: int):
         p = self.active
-        self._reset_pending()
-        self.pk = move
+        self.pk = move  # the pending context is clear: every way back to CHOOSE resets it
         phase = _VERB_PHASE.get(move)
         if phase is not None:  # verbs that only open their first sub-decision
             self.phase = phase
@@ -1151,6 +1232,8 @@ class MythotopiaEngine(RulesEngine):
         kind, owed = self.pay_kind, self.pay_owed
         av = self.avail(p)
         conv_free = self.conv_ok(p, kind)
+        column = self.SYM_COLUMN[kind]
+        printed = sum([column[c] for c in av])  # printed - column[c]: a lower bound of what av - c pays
         out = []
         for c in av:
             if (c == self.MERCHANT or c == self.WATERMILL) and not self.m_conv:
@@ -1159,7 +1242,8 @@ class MythotopiaEngine(RulesEngine):
             if v <= 0:
                 continue
             rest = owed - v
-            if rest <= 0 or self.max_pay(self._without(av, c), kind, conv_free and not self.m_conv) >= rest:
+            if rest <= 0 or printed - column[c] >= rest or self.max_pay(
+                    self._without(av, c), kind, conv_free and not self.m_conv) >= rest:
                 out.append(M.CARD + c)
         if not (self.m_conv or self.m_merch or self.m_wm) and conv_free:
             if any(owed <= 1 or self.max_pay(self._without(av, c), kind, False) >= owed - 1 for c in av):
@@ -1237,8 +1321,11 @@ class MythotopiaEngine(RulesEngine):
                         out.append(M.CARD + c)
             else:
                 SYM = self.SYM
+                food_column = self.SYM_COLUMN[FOOD]
+                printed = sum([food_column[c] for c in av])  # minus the card's own: a lower bound
                 for c in av:
-                    if SYM[c][ARMY] and (food <= 0 or self.max_pay(self._without(av, c), FOOD, farm) >= food):
+                    if SYM[c][ARMY] and (food <= 0 or printed - food_column[c] >= food
+                                         or self.max_pay(self._without(av, c), FOOD, farm) >= food):
                         out.append(M.CARD + c)
                 if self.conv_ok(p, ARMY) and any(
                         food <= 0 or self.max_pay(self._without(av, c), FOOD, farm) >= food for c in av):
@@ -1374,24 +1461,28 @@ class MythotopiaEngine(RulesEngine):
                                       for c in range(self.num_players)]
         return got
 
+    def _reserve_army_in_play(self) -> bool:
+        ra = self.RESERVE_ARMY
+        for r in self.reserve:
+            if ra in r:
+                return True
+        return False
+
     def _any_invade(self, p: int, av) -> bool:
         """Some invasion is possible (fast check for the verb): for each location card, each route
         class it can afford, any target reachable with that class that p may invade."""
-        SYM = self.SYM
-        has_army = False
-        printed_food = 0
-        for c in av:
-            sym = SYM[c]
-            if sym[ARMY]:
-                has_army = True
-            printed_food += sym[FOOD]
-        if not has_army and not self.conv_ok(p, ARMY):
+        army, food = self.SYM_COLUMN[ARMY], self.SYM_COLUMN[FOOD]
+        army_cards = sum(1 for c in av if army[c])
+        if not army_cards and not self.conv_ok(p, ARMY):
             return False  # no army symbol at all
-        if not printed_food and self.max_pay(av, FOOD, self.conv_ok(p, FOOD)) < 1:
+        if not any([food[c] for c in av]) and self.max_pay(av, FOOD, self.conv_ok(p, FOOD)) < 1:
             return False
+        # food printed on cards without an army symbol: with one of them as the location card gone,
+        # an army card plus this food suffices (the quick case of army_food_ok)
+        plain_food = sum([food[c] for c in av if not army[c]])
         ctrl = self.controller
         by_class = self.REACH_BY_CLASS[1 if self.RANGER in self.reserve[p] else 0]
-        ra_in_play = any(self.RESERVE_ARMY in r for r in self.reserve)
+        ra_in_play = self._reserve_army_in_play()
         blocks = self._ra_blocks(p) if ra_in_play else None
         members = None
         for c in av:
@@ -1412,7 +1503,7 @@ class MythotopiaEngine(RulesEngine):
                 continue
             else:
                 continue
-            for k, (ships, food) in enumerate(ROUTES):
+            for k, (ships, food_needed) in enumerate(ROUTES):
                 reachable = False
                 for o in origins:
                     for t in by_class[o][k]:
@@ -1422,8 +1513,12 @@ class MythotopiaEngine(RulesEngine):
                             break
                     if reachable:
                         break
-                if reachable and self._invade_ok(p, av, c, ships, food):
-                    return True
+                if reachable:
+                    if not ships and (army_cards - (army[c] > 0) > 0
+                                      and plain_food - (0 if army[c] else food[c]) >= food_needed):
+                        return True
+                    if self._invade_ok(p, av, c, ships, food_needed):
+                        return True
         return False
 
     def _invade_targets(self, p: int) -> list[int]:
@@ -1431,7 +1526,7 @@ class MythotopiaEngine(RulesEngine):
         av = self.avail(p)
         ctrl = self.controller
         by_class = self.REACH_BY_CLASS[1 if self.RANGER in self.reserve[p] else 0]
-        ra_in_play = any(self.RESERVE_ARMY in r for r in self.reserve)
+        ra_in_play = self._reserve_army_in_play()
         comp = None
         found = set()
         for c in av:
@@ -1551,18 +1646,13 @@ class MythotopiaEngine(RulesEngine):
 
     def _any_place(self, p, av) -> bool:
         """Place armies is possible somewhere (fast check for the verb)."""
-        ctrl, armies = self.controller, self.armies
-        foreign = False
-        for x in range(NUM_PROVINCES):
-            if ctrl[x] == p:
-                if self.army_food_ok(av, 0, p):
-                    return True
-                break
-        for x in range(NUM_PROVINCES):
-            if armies[x][p] and ctrl[x] != p:
-                foreign = True
-                break
-        return foreign and self.army_food_ok(av, 1, p)
+        ctrl = self.controller
+        if p in ctrl and self.army_food_ok(av, 0, p):
+            return True
+        for a, c in zip(self.armies, ctrl):
+            if a[p] and c != p:
+                return self.army_food_ok(av, 1, p)
+        return False
 
     def _legal_place_prov(self):
         return [M.PROVINCE + x for x in self._place_provinces(self.active)]
@@ -1582,6 +1672,20 @@ class MythotopiaEngine(RulesEngine):
             armies = self.armies
             wars = self.war_provinces()
             got = self._cache[key] = [x for x, a in enumerate(armies) if a[p] and x not in wars]
+        return got
+
+    def _any_remove(self, p) -> bool:
+        """Remove armies is possible somewhere (fast check for the verb, cached per board version)."""
+        key = ("any_remove", p, self.bver)
+        got = self._cache.get(key)
+        if got is None:
+            wars = self.war_provinces()
+            got = False
+            for x, a in enumerate(self.armies):
+                if a[p] and x not in wars:
+                    got = True
+                    break
+            self._cache[key] = got
         return got
 
     def _legal_rem_prov(self):
@@ -1629,8 +1733,15 @@ class MythotopiaEngine(RulesEngine):
 
     # --- ships (spec 5.3.4, 5.3.5)
     def _ship_seas(self, p):
-        ctrl = self.controller
-        return [s for s in range(NUM_SEAS) if any(ctrl[x] == p for x in self.T.sea_provinces[s])]
+        """Seas next to a province of p (cached per board version)."""
+        key = ("seas", p, self.map_ver)
+        got = self._cache.get(key)
+        if got is None:
+            if len(self._cache) > 64:
+                self._cache.clear()
+            ctrl = self.controller
+            got = self._cache[key] = [s for s in range(NUM_SEAS) if p in [ctrl[x] for x in self.T.sea_provinces[s]]]
+        return got
 
     def _legal_ship_sea(self):
         return [M.SEA + s for s in self._ship_seas(self.active)]
@@ -1699,7 +1810,8 @@ class MythotopiaEngine(RulesEngine):
             return p, True
         return None
 
-    def _endwar_provinces(self, p):
+    def _endwar_provinces(self, p, first_only=False):
+        """Wars p may end now; with first_only, stop at the first (existence check for the verb)."""
         ctrl, armies = self.controller, self.armies
         hero = None
         out = []
@@ -1713,6 +1825,8 @@ class MythotopiaEngine(RulesEngine):
                         hero = self.HERO in self.hand[p] or self.HERO in self.reserve[p]
                     if hero:
                         out.append(x)
+                if out and first_only:
+                    break
         return out
 
     def _legal_endwar_prov(self):
@@ -1800,7 +1914,7 @@ class MythotopiaEngine(RulesEngine):
         p = self.active
         out = []
         if len(self.reserve[p]) < self.capacity(p):
-            out = sorted(M.CARD + c for c in self.hand[p])
+            out = sorted([M.CARD + c for c in self.hand[p]])
         if self.chosen:
             out.append(M.DONE)
         return out
@@ -1819,7 +1933,7 @@ class MythotopiaEngine(RulesEngine):
 
     def _legal_discard_cards(self):
         p = self.active
-        out = sorted(M.CARD + c for c in self.avail(p))
+        out = sorted([M.CARD + c for c in self.avail(p)])
         if self.chosen:
             out.append(M.DONE)
         return out
@@ -1838,7 +1952,7 @@ class MythotopiaEngine(RulesEngine):
         p = self.active
         out = []
         if len(self.chosen) < 2 and self.deck_size(p) > self.T.raw["min_deck_size"]:
-            out = sorted(M.CARD + c for c in self.avail(p))
+            out = sorted([M.CARD + c for c in self.avail(p)])
         if self.chosen:
             out.append(M.DONE)
         return out
@@ -1920,9 +2034,9 @@ class MythotopiaEngine(RulesEngine):
     def _any_build(self, p, av) -> bool:
         """Some build is possible (fast check for the verb): a location card names a site whose
         cheapest structure the remaining cards can pay for."""
-        cards = [b for b in av if b in self.BUILD_CARDS]
-        if not cards:
+        if self.BUILD_CARDS.isdisjoint(av):
             return False
+        cards = [b for b in av if b in self.BUILD_CARDS]
         ctrl, settle, castle, road = self.controller, self.settle, self.castle, self.road
         costs = self.T.raw["costs"]
         castle_cost = costs["castle_stone"] if self.castles_left > 0 else 99
@@ -1937,10 +2051,12 @@ class MythotopiaEngine(RulesEngine):
         conv = self.conv_ok(p, STONE)
         NEIGH = self.NEIGH
         cheapest_any = min(castle_cost, city_cost, road_costs[0] if road_costs else 99)
+        stone = self.SYM_COLUMN[STONE]
         for b in cards:
             rest = self._without(av, b)
             if self.max_pay(rest, STONE, conv) < cheapest_any:
                 continue  # not even the cheapest structure is affordable with every card
+            printed = sum([stone[x] for x in rest])  # a lower bound of what the cards can pay
             for c in rest:
                 prov = self.CARD_PROV[c]
                 if prov >= 0:
@@ -1966,7 +2082,8 @@ class MythotopiaEngine(RulesEngine):
                         for y, t, k in NEIGH[x]:
                             if ctrl[y] == p and not road[k] and road_costs[t] < cheapest:
                                 cheapest = road_costs[t]
-                if cheapest < 99 and self.max_pay(self._without(rest, c), STONE, conv) >= cheapest:
+                if cheapest < 99 and (printed - stone[c] >= cheapest
+                                      or self.max_pay(self._without(rest, c), STONE, conv) >= cheapest):
                     return True
         return False
 
@@ -2064,6 +2181,7 @@ class MythotopiaEngine(RulesEngine):
             self.award(p, V_CASTLE)
         else:
             self.road[t] = True
+            self.map_ver += 1
             self.roads_built.append(t)
             self.roads_left -= 1
             self.award(p, V_ROADS)
@@ -2117,6 +2235,7 @@ class MythotopiaEngine(RulesEngine):
                 best, top = self.war_standing(prov)
                 d = self.controller[prov]
                 self.resolve_war(prov, d if (len(top) > 1 or top[0] == d) else top[0])
+        self.scribe_queue = []  # the game is over: where the counters came from cannot matter any more
         self.winner = self.active
         self.any_action = True
         self.phase = Phase.GAME_OVER
@@ -2124,7 +2243,7 @@ class MythotopiaEngine(RulesEngine):
     # --- Free actions (spec 5.4)
     def _legal_counsel_cards(self):
         p = self.active
-        out = sorted(M.CARD + c for c in self.avail(p))
+        out = sorted([M.CARD + c for c in self.avail(p)])
         if self.number:  # at least one hand card discarded (A-33)
             out.append(M.DONE)
         return out
@@ -2253,16 +2372,12 @@ class MythotopiaEngine(RulesEngine):
 
     def _road_move_sources_uncached(self, p):
         """Own, peaceful provinces with armies that may still move and a road to another own province."""
-        ctrl, armies, arrived = self.controller, self.armies, self.arrived
-        borders = self.T.borders
-        if not any(ctrl[borders[k][0]] == p and ctrl[borders[k][1]] == p for k in self.roads_built):
-            return []  # no road of p's network
-        sources = [x for x in range(NUM_PROVINCES) if ctrl[x] == p and armies[x][p] > arrived[x]]
+        armies, arrived = self.armies, self.arrived
+        sources = [x for x in self.road_hubs(p) if armies[x][p] > arrived[x]]
         if not sources:
             return []
-        members = self.road_members(p)
         wars = self.war_provinces()
-        return [x for x in sources if len(members[x]) > 1 and x not in wars]
+        return [x for x in sources if x not in wars]
 
     def _legal_rm_from(self):
         out = [M.PROVINCE + x for x in self._road_move_sources(self.active)]
@@ -2340,6 +2455,7 @@ class MythotopiaEngine(RulesEngine):
                 self.pstack.append(prov)
                 self.controller[prov] = -1
                 self.settle[prov] = NONE_S
+                self.map_ver += 1
                 self.villages[p] += 1
                 self.prov_count[p] -= 1
             self.setup_choice[p] = []
@@ -2437,4 +2553,5 @@ for _ph, _name in [
 ]:
     _bind(_ph, getattr(E, f"_legal_{_name}"), getattr(E, f"_apply_{_name}"))
 _bind(Phase.SETUP_DISCARD, E._legal_setup, E._apply_setup)
+_bind(Phase.SCRIBE_SOURCE, E._legal_scribe_source, E._apply_scribe_source)
 _bind(Phase.SETUP_CITADEL, E._legal_setup, E._apply_setup)

@@ -132,6 +132,36 @@ def test_random_games_end_by_the_rules_when_the_end_is_near():
     assert ended >= 5
 
 
+def test_random_play_with_a_scribe_in_a_reserve():
+    """The Scribe decision (SCRIBE_SOURCE) in random play: offered as exactly two options, invariants
+    (counter conservation above all) kept after every step."""
+    from envs.mythotopia.engine import Phase
+    from envs.mythotopia.moves import CARD, OPTION
+
+    env = make_env(3, max_turns=150)
+    decisions = 0
+    for g in range(6):
+        env.reset(seed=40 + g)
+        e = env.engine
+        scribe = e.ID["Scribe"]
+        for pile in (e.display, e.impdeck):
+            if scribe in pile:
+                pile.remove(scribe)
+        e.reserve[g % 3].append(scribe)
+        e._rebuild_loc()
+        pick = np.random.default_rng(g)
+        while not e.is_over and e.turn < 150:
+            legal = env.legal_actions()
+            if e.phase == Phase.SCRIBE_SOURCE:
+                decisions += 1
+                assert legal == [OPTION, OPTION + 1] and scribe in e.reserve[e.current_player]
+            keep = [a for a in legal if a != CARD + scribe] or legal  # the Scribe stays in the reserve
+            env.step(int(keep[pick.integers(len(keep))]))
+            check_invariants(env)
+            e = env.engine
+    assert decisions >= 5
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("n", sorted(DEFAULT_GAMES))
 def test_random_play_fuzz_long(n):

@@ -7,8 +7,9 @@ from envs.core.testing import state_bytes
 from envs.mythotopia import MythotopiaConfig, MythotopiaEngine, Phase
 from envs.mythotopia import moves as M
 from envs.mythotopia.data import NUM_PROVINCES, starting_card, tables
+from envs.mythotopia.encoder import MythotopiaEncoder
 from envs.mythotopia.engine import (
-    CITY_S, V_CASTLE, V_CITY, V_DEFENDER, V_PATRONAGE, V_ROADS, V_SEA, V_SPOILS, VILLAGE_S,
+    CITY_S, V_CASTLE, V_CITY, V_DEFENDER, V_PATRONAGE, V_ROADS, V_SEA, V_SPOILS, VILLAGE_S, VP_INDEX,
 )
 
 T = tables()
@@ -71,6 +72,7 @@ def S(p, slot):
 def play(e, *names):
     from envs.mythotopia.codec import MythotopiaCodec
     e.bver += 1  # the tests edit the board directly: drop derived caches
+    e.map_ver += 1
     codec = MythotopiaCodec(e.config, e.num_players)
     for name in names:
         idx = codec.index(name)
@@ -80,6 +82,7 @@ def play(e, *names):
 def legal_names(e):
     from envs.mythotopia.codec import MythotopiaCodec
     e.bver += 1  # the tests edit the board directly: drop derived caches
+    e.map_ver += 1
     codec = MythotopiaCodec(e.config, e.num_players)
     return {codec.action_name(i) for i in codec.legal_actions(e)}
 
@@ -381,6 +384,7 @@ def test_reserve_army_blocks_a_second_conflict():
     e.armies[P["Trogle"]][0] = 1  # already at war with seat 1 over Trogle
     e.armies_pers[0] -= 1
     e.bver += 1  # direct board edit: drop derived caches
+    e.map_ver += 1
     assert P["Blore"] not in e._invade_targets(0) and P["Iracund"] not in e._invade_targets(0)
 
 
@@ -462,3 +466,96 @@ def test_marauders_names_players_relative_to_the_actor():
     assert legal_names(e) == {"PLAYER(+2)", "PLAYER(+1)"}  # seat 0 is +2 from seat 1, seat 2 is +1
     play(e, "PLAYER(+2)")
     assert e.armies[P["Blore"]] == [1, 0, 1] and e.armies_pers[0] == 5 and e.any_action
+
+
+# ------------------------------------------------------------------------------------- Scribe
+def scribe_position(n=2):
+    """Seat 0 to act with 2 gold in hand for Patronage; the tests put the Scribe into a reserve."""
+    e = blank(n)
+    own(e, 0, "Camarine")
+    put(e, 0, "hand", S(0, MARKET), S(0, MARKET2))
+    return e
+
+
+@pytest.mark.parametrize("source", ["card", "spare"])
+def test_scribe_owner_chooses_where_an_earned_counter_comes_from(source):
+    """Scribe: 'Immer wenn du ein Siegpunktplättchen von einer Siegpunktkarte nehmen darfst, kannst du
+    stattdessen ein entsprechendes Plättchen aus dem Vorrat der ungenutzten Siegpunktplättchen nehmen.'"""
+    e = scribe_position()
+    put(e, 0, "reserve", e.ID["Scribe"])
+    spare = e.spare[1]
+    play(e, "PATRONAGE", card(S(0, MARKET)), card(S(0, MARKET2)))
+    assert e.phase == Phase.SCRIBE_SOURCE and e.current_player == 0
+    assert legal_names(e) == {"OPTION(0)", "OPTION(1)"}
+    assert e.counters[0][1] == 1  # the counter is earned either way; only its source is open
+    play(e, "OPTION(0)" if source == "card" else "OPTION(1)")
+    assert e.phase == Phase.CHOOSE and e.actions_used == 1 and e.counters[0][1] == 1
+    if source == "card":
+        assert len(e.vp_cards[V_PATRONAGE]) == 4 and e.spare[1] == spare
+    else:
+        assert len(e.vp_cards[V_PATRONAGE]) == 5 and e.spare[1] == spare - 1
+
+
+def test_scribe_choice_only_when_both_sources_have_the_counter():
+    # no Scribe: from the card, no decision
+    e = scribe_position()
+    play(e, "PATRONAGE", card(S(0, MARKET)), card(S(0, MARKET2)))
+    assert e.phase == Phase.CHOOSE and len(e.vp_cards[V_PATRONAGE]) == 4
+    # Scribe, but the spare stock has no 1-VP counter: from the card, no decision
+    e = scribe_position()
+    put(e, 0, "reserve", e.ID["Scribe"])
+    e.counter_total[1] -= e.spare[1]
+    e.spare[1] = 0
+    play(e, "PATRONAGE", card(S(0, MARKET)), card(S(0, MARKET2)))
+    assert e.phase == Phase.CHOOSE and len(e.vp_cards[V_PATRONAGE]) == 4
+    # Scribe and an empty card: from the spare stock, no decision
+    e = scribe_position()
+    put(e, 0, "reserve", e.ID["Scribe"])
+    e.vp_cards[V_PATRONAGE] = []
+    spare = e.spare[1]
+    play(e, "PATRONAGE", card(S(0, MARKET)), card(S(0, MARKET2)))
+    assert e.phase == Phase.CHOOSE and e.counters[0][1] == 1 and e.spare[1] == spare - 1
+
+
+def test_scribe_choice_of_a_defender_who_is_not_the_active_player():
+    e = blank()
+    own(e, 1, "Blore")
+    put(e, 1, "reserve", e.ID["Scribe"])
+    e.armies[P["Blore"]][1] = 3
+    e.armies[P["Blore"]][0] = 2
+    e.armies_pers[0] -= 2
+    e.armies_pers[1] -= 3
+    play(e, "END_WAR", prov("Blore"))
+    assert e.phase == Phase.SCRIBE_SOURCE and e.current_player == 1 and e.active == 0
+    encoder = MythotopiaEncoder(e.config, 2)
+    raw = encoder.unscale(encoder.encode(e, 1))
+    scribe = raw[encoder.layout["scribe_choice"]]
+    assert scribe[VP_INDEX["Defender of the Realm"]] == 1 and scribe[-1] == 1 and scribe.sum() == 2
+    assert raw[encoder.layout["phase"]][Phase.SCRIBE_SOURCE] == 1
+    assert encoder.unscale(encoder.encode(e, 0))[encoder.layout["phase"]][-1] == 1  # not seat 0's decision
+    play(e, "OPTION(1)")
+    assert e.current_player == 0 and e.phase == Phase.CHOOSE and len(e.vp_cards[V_DEFENDER]) == 6
+    assert e.counters[1][1] == 1
+
+
+def test_scribe_and_master_of_the_sea_from_the_spare_stock_with_a_village_marker():
+    """Scribe: 'Wenn du die erste Bedingung der „Master of the Sea”-Siegpunktkarte erfüllst, darfst du ein
+    entsprechendes Plättchen aus dem Vorrat ... nehmen. Allerdings musst du eines deiner Dorfplättchen auf
+    die Siegpunktkarte legen' -- and the condition stays open for the others."""
+    e = blank()
+    own(e, 0, "Camarine", "Custus", "Coryphee")
+    put(e, 0, "hand", S(0, SHIP))
+    put(e, 0, "reserve", e.ID["Scribe"])
+    e.ships[0][0] = 1  # Beast
+    e.ships[1][0] = 1  # Serpent
+    e.ships_gen[0] -= 2
+    villages, spare = e.villages[0], e.spare[2]
+    play(e, "PLACE_SHIPS", "SEA(S2)", card(S(0, SHIP)), "DONE")
+    assert e.phase == Phase.SCRIBE_SOURCE and legal_names(e) == {"OPTION(0)", "OPTION(1)"}
+    assert e.counters[0][2] == 1 and e.sea_claimed == [0, -1]  # from the card until decided
+    play(e, "OPTION(1)")
+    assert e.phase == Phase.CHOOSE and e.counters[0][2] == 1 and len(e.vp_cards[V_SEA]) == 2
+    assert e.sea_claimed == [-1, -1] and e.spare[2] == spare - 1
+    assert e.villages[0] == villages - 1 and e.villages_on_card[0] == 1
+    e._check_sea(0)  # the condition is met once per player: no second counter from the card
+    assert e.counters[0][2] == 1 and len(e.vp_cards[V_SEA]) == 2
