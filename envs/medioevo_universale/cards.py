@@ -928,6 +928,7 @@ class CardsMixin:
             node = subs[0][1]
             self._remove_markers(node)
             self._spawn_horde(node)
+            self._evict_guests(node)  # treaty guests leave: the battle stays two-sided
             defender = next((q for q in self.order if self.army[q][node]), -1)
             if defender >= 0:
                 self.battle_after = "card"

@@ -310,3 +310,11 @@ def test_guests_leave_before_barbarians_fight_the_host():
     assert e._place_revolt(HUN, pressburg)
     assert e.army[HRE][pressburg] == 0 and e.unit_supply[HRE][HI] == supply + 1
     assert e.bt is not None and e.bt["owners"] == [-1, HUN]
+
+
+def test_schemer_barbarians_next_to_a_treaty_guest_keep_the_battle_two_sided():
+    """Regression (seed found by a long fuzz): card 15 placed barbarians where a stationing guest
+    stood beside its host; the guest must leave before the battle, as for events and revolts."""
+    env = TabletopEnv(SPEC, num_players=4, num_rounds=8, max_turns=100_000, diplomacy_offers=2, teams="pairs")
+    result = testing.play_random_game(env, seed=5065, on_step=check_invariants, check_observations=False)
+    assert result.terminated and not result.truncated
