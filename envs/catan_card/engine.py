@@ -105,6 +105,23 @@ def payable(cost: list[int], hand: list[int], rate: int) -> bool:
     return spare >= deficit
 
 
+class _PaymentMemo:
+    """Payment results that depend only on the costs, the substitution rate and the cards involved;
+    shared by every engine with the same costs and rate (not copied with an engine)."""
+
+    def __init__(self):
+        self.affordable: dict[tuple[int, ...], tuple[bool, ...]] = {}  # hand -> per build kind
+        self.only_payment: dict[tuple[int, ...], tuple[int, ...] | None] = {}  # unpaid + hand -> cards
+
+    def bound(self) -> None:
+        if len(self.affordable) + len(self.only_payment) > 200_000:  # memory in very long runs
+            self.affordable.clear()
+            self.only_payment.clear()
+
+
+_PAYMENT_MEMOS: dict[tuple, _PaymentMemo] = {}  # (costs, substitution rate) -> memo
+
+
 class CatanCardEngine(RulesEngine):
     def __init__(self, config: CatanCardConfig, num_players: int, rng: np.random.Generator):
         self.config = config
@@ -114,6 +131,7 @@ class CatanCardEngine(RulesEngine):
         s = self.setup
         self.rate = s.substitution_rate
         self.costs = [list(c) for c in s.costs]
+        self._payments = _PAYMENT_MEMOS.setdefault((s.costs, self.rate), _PaymentMemo())
         self.fate_in_use = n >= 3
         self._opponent_order = [[(p + d) % n for d in range(1, n)] for p in range(n)]  # clockwise
         self.fate_clockwise = True  # white arrows up (G10: white = clockwise)
@@ -151,6 +169,16 @@ class CatanCardEngine(RulesEngine):
         self.actor = self.active
         self.phase = Phase.TRADE
         self._start_turn()
+
+    # The payment memo is shared and can be large: copies (clone, pickle) reattach to it.
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        del state["_payments"]
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._payments = _PAYMENT_MEMOS.setdefault((self.setup.costs, self.rate), _PaymentMemo())
 
     # ---------------------------------------------------------------- RulesEngine protocol ----
     @property
@@ -230,8 +258,9 @@ class CatanCardEngine(RulesEngine):
             if self.owned[p][MERCHANT_GUILD]:
                 moves += self._guild_moves()
             built = self.built
+            affordable = self.affordable(hand)
             for kind in range(5):
-                if not built[kind] and self._can_build(kind):
+                if not built[kind] and affordable[kind] and self._can_build(kind):
                     moves.append(BUILD_MOVES[kind])
             return moves
         if ph == Phase.PAY:
@@ -282,7 +311,18 @@ class CatanCardEngine(RulesEngine):
         return [(Op.GUILD_STEAL, q) for q in self._opponent_order[p]
                 if self.vp(q) >= mine and sum(self.hands[q]) > 0]
 
+    def affordable(self, hand: list[int]) -> tuple[bool, ...]:
+        """Per build kind: can ``hand`` pay its cost, substitutions included? (Memoised per hand.)"""
+        key = tuple(hand)
+        kinds = self._payments.affordable.get(key)
+        if kinds is None:
+            self._payments.bound()
+            kinds = self._payments.affordable[key] = tuple(payable(c, hand, self.rate) for c in self.costs)
+        return kinds
+
     def _can_build(self, kind: int) -> bool:
+        """The card to build is available (from the supply or an opponent, G11; a settlement to
+        upgrade; an improvement kind, G34). Whether the hand can pay is ``affordable``."""
         p = self.actor
         if kind == ROAD:
             ok = self.supply_roads > 0 or self.victim(ROAD) >= 0
@@ -296,7 +336,7 @@ class CatanCardEngine(RulesEngine):
             own = self.owned[p]
             ok = self.unimproved_cities[p] > 0 and any(
                 self.supply_improvements[k] > 0 and not own[k] for k in range(len(IMPROVEMENT_KINDS)))
-        return ok and payable(self.costs[kind], self.hands[p], self.rate)
+        return ok
 
     def _payment_moves(self) -> list[tuple[int, int]]:
         hand, unpaid, rate = self.hands[self.actor], self.unpaid, self.rate
@@ -521,16 +561,48 @@ class CatanCardEngine(RulesEngine):
         """Spec 9.4: pay automatically when exactly one multiset of cards can pay what is unpaid
         (different orders of the same substitutions are one payment); resolve once paid."""
         if any(self.unpaid):
-            outcomes = self._payment_outcomes()
-            if len(outcomes) != 1:
+            paid = self._only_payment()
+            if paid is None:
                 return
-            (paid,) = outcomes
             hand = self.hands[self.actor]
             for r in range(NUM_RES):
                 hand[r] -= paid[r]
                 self.discard[r] += paid[r]
             self.unpaid = [0] * NUM_RES
         self._resolve_build()
+
+    def _only_payment(self) -> tuple[int, ...] | None:
+        """The cards of the only payment of the unpaid cost, or None if there are several or none."""
+        hand, unpaid = self.hands[self.actor], self.unpaid
+        key = (*unpaid, *hand)
+        memo = self._payments.only_payment
+        if key not in memo:
+            self._payments.bound()
+            memo[key] = self._find_only_payment()
+        return memo[key]
+
+    def _find_only_payment(self) -> tuple[int, ...] | None:
+        hand, unpaid, rate = self.hands[self.actor], self.unpaid, self.rate
+        if all(h >= u for h, u in zip(hand, unpaid)):
+            # The printed cost is one payment. A substitution that keeps the rest payable leads to
+            # another (payable states always complete), which pays rate - 1 more cards per
+            # substitution: so the printed cost is the only payment iff no substitution is legal.
+            if max(hand) >= rate:
+                for a in range(NUM_RES):
+                    if unpaid[a] == 0:
+                        continue
+                    for b in range(NUM_RES):
+                        if b != a and hand[b] >= rate:
+                            unpaid[a] -= 1
+                            hand[b] -= rate
+                            ok = payable(unpaid, hand, rate)
+                            unpaid[a] += 1
+                            hand[b] += rate
+                            if ok:
+                                return None
+            return tuple(unpaid)
+        outcomes = self._payment_outcomes()
+        return next(iter(outcomes)) if len(outcomes) == 1 else None
 
     def _payment_outcomes(self) -> set[tuple[int, ...]]:
         """The distinct multisets of cards that can pay the unpaid cost (search stops at two)."""
@@ -562,7 +634,7 @@ class CatanCardEngine(RulesEngine):
 
     def _resolve_build(self) -> None:
         kind, p = self.pay_kind, self.actor
-        self.built[kind] = True
+        self.built[kind] = 1
         self.pay_kind = -1
         self.phase = Phase.BUILD
         if kind == ROAD:
@@ -657,7 +729,7 @@ class CatanCardEngine(RulesEngine):
         self.market_bonus = 1 if self.owned[p][MARKETPLACE] else 0
         self.library_used = False
         self.guild_used = False
-        self.built = [False] * len(BUILD_KINDS)
+        self.built = [0] * len(BUILD_KINDS)  # 0/1 per build kind (ints pack faster than bools)
         self.partner = DRAW_PILE_PARTNER
         self.batch_count = 0
         self.batch_received = [0] * NUM_RES

@@ -1483,3 +1483,33 @@ def test_a_payment_with_only_one_card_multiset_is_made_automatically():
     assert e.phase == Phase.PAY
     names = {env.action_name(i) for i in env.legal_actions()}
     assert names == {"PAY_AS_PRINTED", "SUBSTITUTE(brick<-3xore)", "SUBSTITUTE(lumber<-3xore)"}
+
+
+def test_memoised_payment_checks_match_the_full_search():
+    """Speed paths (spec 5.2, 9.4): the per-hand affordability memo equals ``payable`` and the
+    memoised "only payment" equals the exhaustive search of distinct payments, on random hands."""
+    from envs.catan_card.engine import payable
+
+    eng = new(3)
+    rng = np.random.default_rng(7)
+    for _ in range(3000):
+        hand = [int(x) for x in rng.integers(0, 7, size=5)]
+        eng.hands[eng.actor] = hand
+        assert eng.affordable(hand) == tuple(payable(c, hand, eng.rate) for c in eng.costs)
+        eng.unpaid = [int(x) for x in rng.integers(0, 3, size=5)]
+        outcomes = eng._payment_outcomes()
+        expected = next(iter(outcomes)) if len(outcomes) == 1 else None
+        assert eng._only_payment() == expected, (hand, eng.unpaid, outcomes)
+        assert eng._find_only_payment() == expected  # the memo did not hide a stale answer
+
+
+def test_engine_copies_share_the_payment_memo_without_copying_it():
+    import copy
+    import pickle
+
+    eng = new(2)
+    eng.affordable([3, 3, 3, 3, 3])
+    for twin in (eng.clone(), copy.deepcopy(eng), pickle.loads(pickle.dumps(eng))):
+        assert twin._payments is eng._payments
+        assert twin.legal_moves() == eng.legal_moves()
+    assert "_payments" not in eng.__getstate__()
