@@ -4,8 +4,13 @@ Hidden from every observer: other seats' money (unless ``reveal_money``), sealed
 choices before the reveal, the goal sides of other seats' cards, cards another seat is choosing
 from, and the order of both decks. Everything is scaled into [0, 1] (counts divided by their
 largest value, clipped). ``MedioevoEncoder(...).layout`` names every slice.
+
+Speed: the larger blocks (board, seats, supply) are cached and rebuilt only when their engine inputs
+change, compared by content (``_cached``); tests/medioevo_universale/test_encoder_cache.py checks them.
 """
 from __future__ import annotations
+
+import copy
 
 import numpy as np
 
@@ -27,6 +32,26 @@ EP_OFFSET, EP_SCALE = 50.0, 200.0
 STATIC_FEATURES = 20
 _TREE_PHASES = (Phase.PURCHASE, Phase.DEFICIT, Phase.EVENT_EFFECT, Phase.BUILDUP, Phase.CARD_WINDOW,
                 Phase.CARD_FOLLOW, Phase.TECH_USE, Phase.TP_PAY)
+
+
+def _snapshot(value):
+    """A copy of engine data that later changes of the engine's lists, dicts and sets cannot reach
+    (a list is copied element by element only if its first element is not a plain scalar)."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is list:
+        if value and type(value[0]) not in _SCALARS:
+            return [_snapshot(x) for x in value]
+        return value[:]
+    if kind is tuple:
+        return tuple([_snapshot(x) for x in value])
+    if kind is dict:
+        return {k: _snapshot(x) for k, x in value.items()}
+    return copy.deepcopy(value)
+
+
+_SCALARS = (int, bool, float, str, type(None))
 
 
 class MedioevoEncoder(ObservationEncoder):
@@ -150,6 +175,25 @@ class MedioevoEncoder(ObservationEncoder):
         self._comp = d.comp
         self._cards = d.cards
         self._events = d.events
+        # The board blocks are built once in absolute seats and cached (see _fill_board); these index
+        # arrays turn them into each observer's relative view.
+        slices = self.layout.slices
+        self._seat_order_index = [np.array(order) for order in self._seat_orders]
+        self._owner_columns = [np.array([0] + [1 + p for p in order]) for order in self._seat_orders]
+        self._building_columns = [
+            np.array(list(range(6)) + [6 + g * (n + 1) + c for g in range(3) for c in columns])
+            for columns in self._owner_columns]
+        # each relative seat's fields form one run: the scalar fields, then hand and rotated cards
+        self._seat_start = slices["seat0_ep"].start
+        self._seat_stride = slices["seat0_rotated"].stop - self._seat_start
+        self._hand_offset = slices["seat0_hand"].start - self._seat_start
+        self._rotated_offset = slices["seat0_rotated"].start - self._seat_start
+        self._num_empires = len(EMPIRES)
+        head_fields = ("phase", "stage", "round", "acting_seat", "turn_order", "horde", "supply", "revealed_bids")
+        self._head_offsets = {name: slices[name].start for name in head_fields}
+        self._head_size = slices["revealed_bids"].stop
+        assert slices["phase"].start == 0 and self._head_size == slices["seat0_ep"].start
+        self._memo: dict = {}
 
     def encode(self, engine, seat: int) -> np.ndarray:
         e = engine
@@ -160,105 +204,30 @@ class MedioevoEncoder(ObservationEncoder):
         L = self.layout.slices
         acting = e.current_player
         mine = acting == seat
-        v = out[L["phase"]]
-        v[e.phase if mine else Phase.GAME_OVER] = 1
-        out[L["stage"]][e.stage] = 1
-        out[L["round"]] = (e.round / 12, e.num_rounds / 12, min(1.0, e.ep_limit / 100))
+        # the public head (phase .. revealed_bids) is one run of fields: filled as a list, copied once
+        at = self._head_offsets
+        head = [0.0] * self._head_size
+        head[at["phase"] + (e.phase if mine else Phase.GAME_OVER)] = 1.0
+        head[at["stage"] + e.stage] = 1.0
+        head[at["round"]:at["round"] + 3] = (e.round / 12, e.num_rounds / 12, min(1.0, e.ep_limit / 100))
         if acting >= 0:
-            out[L["acting_seat"]][to_rel[acting]] = 1
-        to = out[L["turn_order"]]
+            head[at["acting_seat"] + to_rel[acting]] = 1.0
         for i, p in enumerate(rel):
-            to[i * n + e.position[p]] = 1
-        out[L["horde"]] = (e.horde[0] / 2, e.horde[1], e.horde[2],
-                           e.barb_dice[0] / 4, e.barb_dice[1] / 6, e.barb_dice[2] / 8)
-        comp = self._comp
-        sup = [e.building_supply[k] / max(1, comp.building_supply[k]) for k in range(7)]
-        sup += [e.vehicle_supply[k] / max(1, comp.vehicle_supply[k]) for k in range(4)]
-        sup += [e.siege_supply[k] / max(1, comp.siege_supply[k]) for k in range(3)]
-        bs = comp.raw["barbarians"]["supply"]
-        sup += [e.barb_supply[0] / bs["LI"], e.barb_supply[1] / bs["AR"], e.barb_supply[2] / bs["CP"]]
-        sup += [t / 12 for t in e.token_supply]
-        sup += [len(e.deck) / 72, len(e.event_deck) / 30]
-        out[L["supply"]] = np.minimum(1.0, sup)
-        out[L["revealed_bids"]] = [min(1.0, e.bids_revealed[p] / BID_SCALE) for p in rel]
+            head[at["turn_order"] + i * n + e.position[p]] = 1.0
+        head[at["horde"]:at["horde"] + 6] = (e.horde[0] / 2, e.horde[1], e.horde[2],
+                                             e.barb_dice[0] / 4, e.barb_dice[1] / 6, e.barb_dice[2] / 8)
+        supply = self._cached("supply", (e.building_supply, e.vehicle_supply, e.siege_supply, e.barb_supply,
+                                         e.token_supply, len(e.deck), len(e.event_deck)),
+                              lambda: self._supply_block(e))[1]
+        head[at["supply"]:at["supply"] + len(supply)] = supply
+        head[at["revealed_bids"]:at["revealed_bids"] + n] = [min(1.0, e.bids_revealed[p] / BID_SCALE) for p in rel]
+        out[:self._head_size] = head
         reveal = self.config.reveal_money
+        stride = self._seat_stride
         for i, p in enumerate(rel):
-            pre = f"seat{i}_"
-            out[L[pre + "ep"]] = min(1.0, max(0.0, (e.ep[p] + EP_OFFSET) / EP_SCALE))
-            if p == seat or reveal:
-                out[L[pre + "money"]] = min(1.0, max(0, e.money[p]) / MONEY_SCALE)
-                out[L[pre + "money_known"]] = 1
-            out[L[pre + "loans"]] = e.loans[p] / 5
-            out[L[pre + "loan_flags"]] = (e.loan_taken[p], e.loan_repaid[p])
-            out[L[pre + "tax"]][e.tax_rates.index(e.tax_rate[p])] = 1
-            out[L[pre + "tech"]] = [x / 4 for x in e.tech[p]]
-            out[L[pre + "tech_bought"]] = e.tech_bought[p]
-            out[L[pre + "tokens"]] = [min(1.0, x / 12) for x in e.tokens[p]]
-            out[L[pre + "tokens_flipped"]] = [min(1.0, x / 12) for x in e.tokens_flipped[p]]
-            out[L[pre + "cards"]] = min(1.0, len(e.hand[p]) / 10)
-            out[L[pre + "markers_left"]] = e.markers_left[p] / 8
-            out[L[pre + "status"]] = (e.eliminated[p], min(1, e.missed_interest[p]))
-            out[L[pre + "purchases"]] = (min(1.0, e.units_bought[p] / 10), e.card_bought[p])
-            if e.empire_of[p] >= 0:
-                out[L[pre + "empire"]][e.empire_of[p]] = 1
-            out[L[pre + "pieces"]] = (min(1.0, e.total_units(p) / 50), len(e.own_objects(p)) / 10)
-            out[L[pre + "capitulated"]] = [min(1.0, x / 10) for x in e.capitulated[p]]
-            hand = out[L[pre + "hand"]]
-            for c in e.hand[p]:
-                hand[c] = 1
-            rot = out[L[pre + "rotated"]]
-            for c in e.rotated[p]:
-                rot[c] = 1
-        # nodes
-        out[L["node_static"]] = self._static.ravel()
-        playable = out[L["node_static"]].reshape(nn, STATIC_FEATURES)
-        playable[:, 19] = e.playable
-        ctrl = out[L["node_controller"]].reshape(nn, n + 1)
-        for node in range(nn):
-            c = e.controller(node)
-            ctrl[node, 0 if c < 0 else 1 + to_rel[c]] = 1
-        units = out[L["node_units"]].reshape(nn, n, NT)
-        for i, p in enumerate(rel):
-            units[:, i, :] = np.minimum(1.0, np.asarray(e.units[p], dtype=np.float32).reshape(nn, NT) / 10)
-        out[L["node_barbarians"]] = np.minimum(1.0, np.asarray(e.barb, dtype=np.float32) / 5)
-        bld = out[L["node_buildings"]].reshape(nn, 6 + 3 * (n + 1))
-        gp = comp.building_gp
-        for node in e.land_nodes:
-            if e.civil[node]:
-                bld[node, 0] = e.civil[node] / 3
-                bld[node, 3] = e.civil_dmg[node] / gp[e.civil[node] - 1]
-                bld[node, 6 + 1 + to_rel[e.civil_owner[node]]] = 1
-            else:
-                bld[node, 6] = 1
-            if e.mil[node]:
-                bld[node, 1] = e.mil[node] / 3
-                bld[node, 4] = e.mil_dmg[node] / gp[2 + e.mil[node]]
-                bld[node, 6 + (n + 1) + 1 + to_rel[e.mil_owner[node]]] = 1
-            else:
-                bld[node, 6 + (n + 1)] = 1
-            if e.cath_owner[node] >= 0:
-                bld[node, 2] = 1
-                bld[node, 5] = e.cath_dmg[node] / gp[6]
-                bld[node, 6 + 2 * (n + 1) + 1 + to_rel[e.cath_owner[node]]] = 1
-            else:
-                bld[node, 6 + 2 * (n + 1)] = 1
-        mk = out[L["node_marker"]].reshape(nn, n + 1)
-        for node in range(nn):
-            m = e.marker[node]
-            mk[node, 0 if m < 0 else 1 + to_rel[m]] = 1
-        objs = out[L["node_objects"]].reshape(nn, n, len(VEHICLE_KINDS))
-        for o in e.objs.values():
-            if o[3] >= 0:  # objects aboard a galley are not on the map
-                objs[o[3], to_rel[o[0]], o[1]] += o[2] / 9
-        np.minimum(objs, 1.0, out=objs)
-        out[L["node_cubes"]] = np.asarray(e.cubes, dtype=np.float32).ravel()
-        ng = out[L["node_goods"]].reshape(nn, 8)
-        for oid, goods in e.goods.items():
-            if any(goods):
-                node = e.objs[oid][3]
-                for g in range(8):
-                    ng[node, g] += goods[g] / 6
-        np.minimum(ng, 1.0, out=ng)
+            base = self._seat_start + i * stride
+            out[base:base + stride] = self._seat_row(e, p, p == seat or reveal)
+        self._fill_board(e, seat, out)  # the per-node blocks
         if e.phase in (Phase.TRADE, Phase.PLACE_CUBE):
             tv = out[L["trade"]]
             tv[3 if e.phase == Phase.PLACE_CUBE else ("", "buy", "sell").index(e.trade_action)] = 1
@@ -278,21 +247,7 @@ class MedioevoEncoder(ObservationEncoder):
             if e.route_draft["length"]:
                 rv[nn * n * 2 + nn + (4, 6, 8).index(e.route_draft["length"])] = 1
         rv[-1] = min(1.0, e.route_points_left / 6) if e.phase == Phase.ROUTE_POINTS else 0
-        st = out[L["node_stopped"]].reshape(nn, n)
-        for i, p in enumerate(rel):
-            sp = np.asarray(e.stopped[p], dtype=np.float32).reshape(nn, NT).sum(axis=1)
-            st[:, i] = np.minimum(1.0, sp / 10)
-        ab = out[L["node_aboard"]].reshape(nn, n)
-        for oid, cargo in e.cargo.items():
-            k = sum(cargo)
-            if k and e.objs[oid][3] >= 0:
-                o = e.objs[oid]
-                ab[o[3], to_rel[o[0]]] += k / 9
-        np.minimum(ab, 1.0, out=ab)
-        war = out[L["at_war"]].reshape(n, n)
-        for i, p in enumerate(rel):
-            for j, q in enumerate(rel):
-                war[i, j] = e.at_war[p][q]
+        out[L["at_war"]] = [e.at_war[p][q] for p in rel for q in rel]
         if e.phase == Phase.MOVE:
             mv = out[L["move"]]
             if e.carrier < 0:
@@ -420,6 +375,176 @@ class MedioevoEncoder(ObservationEncoder):
         encode_card_effects(e, seat, out[L["card_effects"]])
         encode_card_choice(e, seat, out[L["my_card_choice"]])
         return out
+
+    # ------------------------------------------------------------------------ caches ----
+    def _cached(self, name: str, sources: tuple, build) -> tuple:
+        """The entry ``(copy of sources, build(), views)``, rebuilt only when the live engine data in
+        ``sources`` no longer equals the copy taken at the last build.
+
+        Comparing by content, not by a version counter, keeps the cache right whatever changes the engine
+        (any rule, a test editing the state, another engine). ``views`` caches what is derived from the
+        value per observer and goes with it."""
+        entry = self._memo.get(name)
+        if entry is not None and entry[0] == sources:
+            return entry
+        entry = self._memo[name] = (_snapshot(sources), build(), {})
+        return entry
+
+    def _view(self, name: str, sources: tuple, build, key=None, view=None) -> np.ndarray:
+        """The flat block for one observer: ``view(build())``, both cached (``key`` names the view)."""
+        entry = self._cached(name, sources, build)
+        if view is None:
+            return entry[1]
+        views = entry[2]
+        flat = views.get(key)
+        if flat is None:
+            flat = views[key] = np.ascontiguousarray(view(entry[1])).ravel()
+        return flat
+
+    def _fill_board(self, e, seat: int, out: np.ndarray) -> None:
+        """The per-node blocks, built in absolute seats (seat p in column 1 + p of one-hots, index p of seat
+        axes) and turned into the observer's relative seats by the index arrays of ``__init__``."""
+        n, nn = self.num_players, self.nn
+        L = self.layout.slices
+        owners = self._owner_columns[seat]
+        order = self._seat_order_index[seat]
+        view = self._view
+        out[L["node_static"]] = view("static", (e.playable,), lambda: self._static_block(e))
+        control = e.control_map()  # cached by the engine
+        out[L["node_controller"]] = view("controller", (control,), lambda: self._owner_one_hot(control),
+                                         seat, lambda a: a[:, owners])
+        out[L["node_units"]] = view(
+            "units", (e.units,), lambda: np.minimum(1.0, np.array(e.units, dtype=np.float32).reshape(n, nn, NT) / 10),
+            seat, lambda a: a[order].transpose(1, 0, 2))
+        out[L["node_stopped"]] = view(
+            "stopped", (e.stopped,),
+            lambda: np.minimum(1.0, np.array(e.stopped, dtype=np.float32).reshape(n, nn, NT).sum(axis=2) / 10).T,
+            seat, lambda a: a[:, order])
+        out[L["node_barbarians"]] = view("barbarians", (e.barb,),
+                                         lambda: np.minimum(1.0, np.asarray(e.barb, dtype=np.float32) / 5))
+        out[L["node_buildings"]] = view(
+            "buildings", (e.land_nodes, e.civil, e.civil_owner, e.civil_dmg, e.mil, e.mil_owner, e.mil_dmg,
+                          e.cath_owner, e.cath_dmg),
+            lambda: self._building_block(e), seat, lambda a: a[:, self._building_columns[seat]])
+        out[L["node_marker"]] = view("marker", (e.marker,), lambda: self._owner_one_hot(e.marker),
+                                     seat, lambda a: a[:, owners])
+        out[L["node_cubes"]] = view("cubes", (e.cubes,), lambda: np.asarray(e.cubes, dtype=np.float32).ravel())
+        entry = self._cached("vehicles", (e.objs, e.goods, e.cargo), lambda: self._vehicle_blocks(e))
+        objects, goods, aboard = entry[1]
+        views = entry[2]  # this observer's objects and aboard blocks
+        if seat not in views:
+            views[seat] = (objects[:, order].ravel(), aboard[:, order].ravel())
+        out[L["node_objects"]], out[L["node_aboard"]] = views[seat]
+        out[L["node_goods"]] = goods
+
+    def _seat_row(self, e, p: int, visible: bool) -> np.ndarray:
+        """Seat p's block (ep .. rotated), cached while its inputs are unchanged."""
+        sources = (visible, e.ep[p], e.money[p], e.loans[p], e.loan_taken[p], e.loan_repaid[p], e.tax_rate[p],
+                   e.tech[p], e.tech_bought[p], e.tokens[p], e.tokens_flipped[p], len(e.hand[p]), e.markers_left[p],
+                   e.eliminated[p], e.missed_interest[p], e.units_bought[p], e.card_bought[p], e.empire_of[p],
+                   e.army[p], e.slots[p], e.cargo, e.capitulated[p],  # army, slots, cargo: total_units
+                   e.hand[p], e.rotated[p])
+        return self._cached(("seat", p, visible), sources, lambda: self._build_seat_row(e, p, visible))[1]
+
+    def _build_seat_row(self, e, p: int, visible: bool) -> np.ndarray:
+        tax = [0.0] * 5
+        tax[e.tax_rates.index(e.tax_rate[p])] = 1.0
+        empire = [0.0] * self._num_empires
+        if e.empire_of[p] >= 0:
+            empire[e.empire_of[p]] = 1.0
+        row = [min(1.0, max(0.0, (e.ep[p] + EP_OFFSET) / EP_SCALE)),
+               min(1.0, max(0, e.money[p]) / MONEY_SCALE) if visible else 0.0,
+               1.0 if visible else 0.0,
+               e.loans[p] / 5, e.loan_taken[p], e.loan_repaid[p]]
+        row += tax
+        row += [x / 4 for x in e.tech[p]]
+        row += e.tech_bought[p]
+        row += [min(1.0, x / 12) for x in e.tokens[p]]
+        row += [min(1.0, x / 12) for x in e.tokens_flipped[p]]
+        row += (min(1.0, len(e.hand[p]) / 10), e.markers_left[p] / 8,
+                e.eliminated[p], min(1, e.missed_interest[p]),
+                min(1.0, e.units_bought[p] / 10), e.card_bought[p])
+        row += empire
+        row += (min(1.0, e.total_units(p) / 50), len(e.own_objects(p)) / 10)
+        row += [min(1.0, x / 10) for x in e.capitulated[p]]
+        block = np.zeros(self._seat_stride, dtype=np.float32)
+        block[:len(row)] = row
+        for c in e.hand[p]:
+            block[self._hand_offset + c] = 1
+        for c in e.rotated[p]:
+            block[self._rotated_offset + c] = 1
+        return block
+
+    def _supply_block(self, e) -> list[float]:
+        comp = self._comp
+        sup = [e.building_supply[k] / max(1, comp.building_supply[k]) for k in range(7)]
+        sup += [e.vehicle_supply[k] / max(1, comp.vehicle_supply[k]) for k in range(4)]
+        sup += [e.siege_supply[k] / max(1, comp.siege_supply[k]) for k in range(3)]
+        bs = comp.raw["barbarians"]["supply"]
+        sup += [e.barb_supply[0] / bs["LI"], e.barb_supply[1] / bs["AR"], e.barb_supply[2] / bs["CP"]]
+        sup += [t / 12 for t in e.token_supply]
+        sup += [len(e.deck) / 72, len(e.event_deck) / 30]
+        return [min(1.0, x) for x in sup]
+
+    def _static_block(self, e) -> np.ndarray:
+        static = self._static.copy()
+        static[:, 19] = e.playable
+        return static.ravel()
+
+    def _owner_one_hot(self, owners: list[int]) -> np.ndarray:
+        """Per node one-hot (none, seat 0, seat 1, ...) of an owner or -1."""
+        block = np.zeros((self.nn, self.num_players + 1), dtype=np.float32)
+        block[np.arange(self.nn), [0 if p < 0 else 1 + p for p in owners]] = 1
+        return block
+
+    def _building_block(self, e) -> np.ndarray:
+        n = self.num_players
+        bld = np.zeros((self.nn, 6 + 3 * (n + 1)), dtype=np.float32)
+        gp = self._comp.building_gp
+        for node in e.land_nodes:
+            if e.civil[node]:
+                bld[node, 0] = e.civil[node] / 3
+                bld[node, 3] = e.civil_dmg[node] / gp[e.civil[node] - 1]
+                bld[node, 6 + 1 + e.civil_owner[node]] = 1
+            else:
+                bld[node, 6] = 1
+            if e.mil[node]:
+                bld[node, 1] = e.mil[node] / 3
+                bld[node, 4] = e.mil_dmg[node] / gp[2 + e.mil[node]]
+                bld[node, 6 + (n + 1) + 1 + e.mil_owner[node]] = 1
+            else:
+                bld[node, 6 + (n + 1)] = 1
+            if e.cath_owner[node] >= 0:
+                bld[node, 2] = 1
+                bld[node, 5] = e.cath_dmg[node] / gp[6]
+                bld[node, 6 + 2 * (n + 1) + 1 + e.cath_owner[node]] = 1
+            else:
+                bld[node, 6 + 2 * (n + 1)] = 1
+        return bld
+
+    def _vehicle_blocks(self, e) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Objects per node and seat, goods aboard per node, units aboard per node and seat."""
+        n, nn = self.num_players, self.nn
+        objs = np.zeros((nn, n, len(VEHICLE_KINDS)), dtype=np.float32)
+        for o in e.objs.values():
+            if o[3] >= 0:  # objects aboard a galley are not on the map
+                objs[o[3], o[0], o[1]] += o[2] / 9
+        np.minimum(objs, 1.0, out=objs)
+        goods = np.zeros((nn, 8), dtype=np.float32)
+        for oid, cubes in e.goods.items():
+            if any(cubes):
+                node = e.objs[oid][3]
+                for g in range(8):
+                    goods[node, g] += cubes[g] / 6
+        np.minimum(goods, 1.0, out=goods)
+        aboard = np.zeros((nn, n), dtype=np.float32)
+        for oid, cargo in e.cargo.items():
+            k = sum(cargo)
+            if k and e.objs[oid][3] >= 0:
+                o = e.objs[oid]
+                aboard[o[3], o[0]] += k / 9
+        np.minimum(aboard, 1.0, out=aboard)
+        return objs, goods.ravel(), aboard
 
 
 __all__ = ["MedioevoEncoder"]

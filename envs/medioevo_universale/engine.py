@@ -350,6 +350,33 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         d = game_data()
         self.data, self.board, self.comp, self.cards = d, d.board, d.comp, d.cards
 
+    # ---------------------------------------------------------------------------- caches ----
+    def _control_sources(self) -> tuple:
+        """Everything ``controller`` reads (state.py, diplomacy.py)."""
+        return (self.land_playable, self.barb_total, self.army, self.marker, self.home_owner,
+                self.guest_treaties, self.treaty_kinds)
+
+    def _cached_control_map(self) -> list[int]:
+        """The controller of every node, recomputed only when an input of ``controller`` changed.
+
+        The key is a copy of the inputs compared by content, so no rule has to report its changes.
+        The returned list is shared: callers must not change it."""
+        cache = self.__dict__.get("_control_cache")
+        if cache is not None and cache[0] == self._control_sources():
+            return cache[1]
+        control = [self.controller(node) for node in range(self.board.num_nodes)]
+        snapshot = (self.land_playable[:], self.barb_total[:], [a[:] for a in self.army], self.marker[:],
+                    self.home_owner[:], self.guest_treaties, {k: set(v) for k, v in self.treaty_kinds.items()})
+        self._control_cache = (snapshot, control)
+        return control
+
+    def control_map(self) -> list[int]:
+        return list(self._cached_control_map())
+
+    def controlled_regions(self, p: int) -> list[int]:
+        control = self._cached_control_map()
+        return [n for n in self.land_nodes if control[n] == p]
+
     # -------------------------------------------------------------------------- legality ----
     def legal_moves(self) -> list[tuple[int, int]]:
         ph = self.phase

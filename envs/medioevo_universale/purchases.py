@@ -130,8 +130,9 @@ class PurchaseMixin:
         can = (tech[CONSTRUCTION_B] >= 1, tech[CONSTRUCTION_B] >= 2, tech[RELIGION_B] >= 1)
         if not any(can):
             return opts
+        control = self._cached_control_map()
         for n in self.land_nodes:
-            if self.controller(n) != p:
+            if control[n] != p:
                 continue
             for cls in range(3):
                 if not can[cls] or (cls == CIVIL and not self.board.inhabited[n]):
@@ -225,13 +226,21 @@ class PurchaseMixin:
         if self.money[p] < self.repair_price:
             return []
         opts = []
+        control = self._cached_control_map()
         for n in self.land_nodes:
-            if self.controller(n) != p:
+            if control[n] != p:
                 continue
             for cls, dmg in ((0, self.civil_dmg), (1, self.mil_dmg), (2, self.cath_dmg)):
                 if dmg[n] and self.building_owner_at(n, cls) == p:
                     opts.append(((P, Purchase.REPAIR), (Head.NODE, n), (Head.BUILD, self.building_kind_at(n, cls))))
         return opts
+
+    def _placement_candidates(self, p: int) -> list[int]:
+        """Land regions controlled by p or by a treaty partner: the only ones where ``_may_place`` can
+        allow a purchase, so a cheap pre-filter before the full placement checks."""
+        control = self._cached_control_map()
+        return [n for n in self.land_nodes
+                if control[n] == p or (control[n] >= 0 and self.allied(p, control[n]))]
 
     # ---------------------------------------------------------------- vehicles ----
     def _vehicle_options(self, p: int) -> list[tuple]:
@@ -240,9 +249,10 @@ class PurchaseMixin:
         if not kinds or self.free_slot(p) < 0:
             return []
         opts = []
+        candidates = self._placement_candidates(p)
         for kind in kinds:
             colour = GREEN if kind == SIEGE else BLUE
-            nodes = [n for n in self.land_nodes if self.vehicle_place_ok(p, kind, n)]
+            nodes = [n for n in candidates if self.vehicle_place_ok(p, kind, n)]
             if not nodes:
                 continue
             for level in (1, 2, 3):
@@ -279,7 +289,7 @@ class PurchaseMixin:
     def _unit_options(self, p: int) -> list[tuple]:
         if self.units_bought[p] >= self.unit_limit(p):
             return []
-        nodes = [n for n in self.land_nodes if self.unit_place_ok(p, n)]
+        nodes = [n for n in self._placement_candidates(p) if self.unit_place_ok(p, n)]
         if not nodes:
             return []
         opts = []
@@ -299,7 +309,7 @@ class PurchaseMixin:
         cap = self.capitulated[p]
         if not any(cap) or self.capitulated_round[p] >= self.round or self.units_bought[p] >= self.unit_limit(p):
             return []
-        nodes = [n for n in self.land_nodes if self.unit_place_ok(p, n)]
+        nodes = [n for n in self._placement_candidates(p) if self.unit_place_ok(p, n)]
         return [((P, Purchase.REDEPLOY), (Head.UNIT, t), (Head.NODE, n)) for t in range(NT) if cap[t] for n in nodes]
 
     def _ransom_captor(self, p: int, t: int) -> int:
@@ -315,7 +325,7 @@ class PurchaseMixin:
                  and self.money[p] >= 2 * self.comp.unit_cost[t]]
         if not types:
             return []
-        nodes = [n for n in self.land_nodes if self.unit_place_ok(p, n)]
+        nodes = [n for n in self._placement_candidates(p) if self.unit_place_ok(p, n)]
         return [((P, Purchase.RANSOM), (Head.UNIT, t), (Head.NODE, n)) for t in types for n in nodes]
 
     def _captain_upgrade_options(self, p: int) -> list[tuple]:

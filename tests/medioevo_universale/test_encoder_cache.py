@@ -1,0 +1,96 @@
+"""The encoder's caches never go stale: over random play, the cached encoder equals a fresh one (empty
+caches) and a from-scratch rebuild of the cached blocks; the engine's cached control map equals
+``controller`` node by node."""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+import envs
+from envs.medioevo_universale.constants import NUM_UNIT_TYPES as NT
+from envs.medioevo_universale.data import VEHICLE_KINDS
+from envs.medioevo_universale.encoder import EP_OFFSET, EP_SCALE, MONEY_SCALE, MedioevoEncoder
+from envs.medioevo_universale.state import StateMixin
+
+GAMES = [
+    (3, 0, {}),
+    (4, 1, {"reveal_money": True, "terrain": True, "blood_markers": True}),
+    (5, 2, {"hidden_purchases": True}),
+    (6, 3, {"teams": "pairs"}),
+]
+
+
+def reference_blocks(enc, e, seat):
+    """The cached blocks built the plain way: per node and per relative seat, from the engine's lists."""
+    n, nn = enc.num_players, enc.nn
+    rel = [(seat + k) % n for k in range(n)]
+    to_rel = [(p - seat) % n for p in range(n)]
+    blocks = {}
+    for i, p in enumerate(rel):
+        visible = p == seat or enc.config.reveal_money
+        blocks[f"seat{i}_ep"] = [min(1.0, max(0.0, (e.ep[p] + EP_OFFSET) / EP_SCALE))]
+        blocks[f"seat{i}_money"] = [min(1.0, max(0, e.money[p]) / MONEY_SCALE) if visible else 0]
+        blocks[f"seat{i}_tech"] = [x / 4 for x in e.tech[p]]
+        blocks[f"seat{i}_pieces"] = [min(1.0, e.total_units(p) / 50), len(e.own_objects(p)) / 10]
+        blocks[f"seat{i}_capitulated"] = [min(1.0, x / 10) for x in e.capitulated[p]]
+    ctrl = np.zeros((nn, n + 1), np.float32)
+    marker = np.zeros((nn, n + 1), np.float32)
+    units = np.zeros((nn, n, NT), np.float32)
+    stopped = np.zeros((nn, n), np.float32)
+    objects = np.zeros((nn, n, len(VEHICLE_KINDS)), np.float32)
+    aboard = np.zeros((nn, n), np.float32)
+    for node in range(nn):
+        c = StateMixin.controller(e, node)
+        ctrl[node, 0 if c < 0 else 1 + to_rel[c]] = 1
+        m = e.marker[node]
+        marker[node, 0 if m < 0 else 1 + to_rel[m]] = 1
+        for p in range(n):
+            for t in range(NT):
+                units[node, to_rel[p], t] = min(1.0, e.units[p][node * NT + t] / 10)
+            stopped[node, to_rel[p]] = min(1.0, sum(e.stopped[p][node * NT:(node + 1) * NT]) / 10)
+    for o in e.objs.values():
+        if o[3] >= 0:
+            objects[o[3], to_rel[o[0]], o[1]] += o[2] / 9
+    for oid, cargo in e.cargo.items():
+        if sum(cargo) and e.objs[oid][3] >= 0:
+            aboard[e.objs[oid][3], to_rel[e.objs[oid][0]]] += sum(cargo) / 9
+    blocks["node_controller"] = ctrl
+    blocks["node_marker"] = marker
+    blocks["node_units"] = units
+    blocks["node_stopped"] = stopped
+    blocks["node_objects"] = np.minimum(objects, 1.0)
+    blocks["node_aboard"] = np.minimum(aboard, 1.0)
+    blocks["node_barbarians"] = [min(1.0, x / 5) for x in e.barb]
+    blocks["node_cubes"] = [c for cubes in e.cubes for c in cubes]
+    return blocks
+
+
+@pytest.mark.parametrize("num_players,seed,options", GAMES)
+def test_cached_encoder_equals_reference(num_players, seed, options):
+    env = envs.make("medioevo_universale", num_players=num_players, num_rounds=8, **options)
+    env.reset(seed=seed)
+    e = env.engine
+    slices = env.encoder.layout.slices
+    pick = random.Random(seed)
+    for step, agent in enumerate(env.agent_iter(max_iter=1500)):
+        obs, _, terminated, truncated, _ = env.last()
+        seat = env.engine.current_player if env.engine.current_player >= 0 else 0
+        other = (seat + 1 + step % (num_players - 1)) % num_players
+        assert env.engine.control_map() == [StateMixin.controller(e, node) for node in range(env.encoder.nn)]
+        assert e.controlled_regions(other) == StateMixin.controlled_regions(e, other)
+        for s in (seat, other):
+            cached = env.encoder.encode(e, s)
+            fresh = MedioevoEncoder(env.config, num_players).encode(e, s)
+            assert np.array_equal(cached, fresh), f"step {step} seat {s}: a cache went stale"
+            if options.get("hidden_purchases"):
+                continue  # the variant overwrites board blocks with the last public snapshot
+            for name, expected in reference_blocks(env.encoder, e, s).items():
+                got = cached[slices[name]]
+                assert np.array_equal(got, np.asarray(expected, np.float32).ravel()), f"step {step} seat {s}: {name}"
+        if terminated or truncated:
+            env.step(None)
+        else:
+            legal = obs["action_mask"].nonzero()[0]
+            env.step(int(legal[pick.randrange(legal.size)]))
