@@ -92,11 +92,13 @@ def ppo_kwargs(config) -> dict:
 def measure_recipe(config, n_envs: int, steps: int) -> dict:
     import torch
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import Logger
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     torch.set_num_threads(config.torch_threads)
     venv = DummyVecEnv([_recipe_env for _ in range(n_envs)])
     model = MaskablePPO("MlpPolicy", venv, seed=config.seed, device="cpu", verbose=0, **ppo_kwargs(config))
+    model.set_logger(Logger(folder=None, output_formats=[]))  # SB3's default logger leaves an empty dir in /tmp
     start = time.perf_counter()
     model.learn(steps)
     seconds = time.perf_counter() - start
