@@ -24,8 +24,8 @@ from __future__ import annotations
 from functools import lru_cache
 
 from .constants import (
-    AR, B_AR, B_CP, B_LI, CA, CIVIL, HI, LI, MILITARY, NUM_COLOURS, RELIGION_B, SIEGE, VIOLET, WAR_WAGON, Ctrl, Head,
-    Phase, Stage,
+    AR, B_AR, B_CP, B_LI, CA, CARAVAN, CIVIL, GALLEY, HI, LI, MERCHANT_SHIP, MILITARY, NUM_COLOURS, NUM_UNIT_TYPES,
+    RELIGION_B, SIEGE, VIOLET, WAR_WAGON, Ctrl, Head, Phase, Stage,
 )
 from .data import _load
 
@@ -53,14 +53,15 @@ def _c(card_id: int) -> int:
 _PRE, _ATT, _TRADE = (W_ROUND_PRE,), (W_ATTACK,), (W_TRADE_TURN,)
 ABILITY_WINDOWS = {
     _c(1): PHASE_WINDOWS, _c(2): PHASE_WINDOWS, _c(3): PHASE_WINDOWS,  # Bischof
-    _c(4): _PRE, _c(5): _ATT,  # Kriegsfürst
+    _c(4): _PRE, _c(5): _ATT, _c(6): (W_MOVE,),  # Kriegsfürst
     _c(7): _PRE, _c(8): _PRE, _c(9): _PRE,  # Armbrustschütze
     _c(10): _PRE, _c(12): _PRE,  # Wissenschaftler
+    _c(11): (W_PURCHASE, W_MOVE, W_TRADE_TURN), _c(54): (W_PURCHASE, W_MOVE),  # vehicle properties this round
     _c(13): (W_END,), _c(14): _PRE, _c(15): PHASE_WINDOWS,  # Intrigant (14: battle round 1 only)
     _c(16): _PRE, _c(17): _PRE, _c(18): _PRE,  # Spion ("before a single roll")
     _c(19): _TRADE, _c(20): _TRADE, _c(21): _TRADE,  # Kaufmann
     _c(22): _TRADE, _c(23): _TRADE,  # Steuereintreiber
-    _c(24): (W_INVADE,), _c(26): (W_INVADE,),  # Miliz
+    _c(24): (W_INVADE,), _c(25): (W_INVADE,), _c(26): (W_INVADE,),  # Miliz
     _c(27): (W_ROUND_PRE, W_ATTACK), _c(28): _PRE, _c(29): _PRE,  # Chirurg
     _c(32): (W_PURCHASE,), _c(33): (W_PURCHASE,),  # Architekt
     _c(34): PHASE_WINDOWS, _c(35): PHASE_WINDOWS,  # Tempelritter
@@ -72,10 +73,11 @@ ABILITY_WINDOWS = {
     _c(48): (W_REACT,), _c(49): (W_REACT,),  # Narr
     _c(50): PHASE_WINDOWS, _c(51): PHASE_WINDOWS,  # Diplomat
     _c(52): _PRE, _c(53): (W_MOVE,),  # Kanonier
+    _c(55): (W_PURCHASE, W_MOVE), _c(56): (W_PURCHASE, W_MOVE),  # Jäger
     _c(57): (W_PURCHASE,), _c(58): (W_PURCHASE,),  # Pirat
     _c(59): (W_PURCHASE,), _c(60): (W_PURCHASE,),  # Prinzessin
     _c(61): (W_EVENT,), _c(62): (W_EVENT,),  # Weiser (G18)
-    _c(30): _TRADE,  # Verkäufer
+    _c(30): _TRADE, _c(31): _TRADE,  # Verkäufer
     _c(63): _TRADE, _c(64): _TRADE,  # Kameltreiber
     _c(67): _PRE, _c(68): _PRE,  # Heldin
     _c(69): (W_PURCHASE,), _c(70): (W_PURCHASE,),  # Verwalter
@@ -118,6 +120,14 @@ class CardsMixin:
         self.buyback = [[0] * 7 for _ in range(self.num_players)]
         self.buyback_round = [0] * self.num_players
         self.route_vehicle_kind = [-1] * self.num_players  # Verkäufer 30: kind of the insured route's vehicle
+        # Wissenschaftler 11 / Kanonier 54: vehicle id -> (card, round) of its extra properties
+        self.vehicle_cards: dict[int, tuple[int, int]] = {}
+        # Kriegsfürst 6: {} while armed for the movement's next step into another player's region,
+        # then {"node", "mp"} of that entry; warlord_load = (region, units that may still move on)
+        self.warlord_step: dict | None = None
+        self.warlord_load: tuple[int, int] | None = None
+        self.hunters: dict[int, int] = {}  # Jäger 55 / 56: transport id -> round
+        self.hunter_pending = -1  # the region a hunting carrier passes without its entry effect (yet)
 
     def _cards_reset(self) -> None:
         """The game ends (EP limit) while a card window or activation is open: drop them."""
@@ -126,6 +136,8 @@ class CardsMixin:
         self.card_pending = None
         self.card_battle_seat = -1
         self.card_invasion = None
+        self.warlord_step = self.warlord_load = None
+        self.hunter_pending = -1
 
     def _roll_d3(self) -> int:
         return (int(self.rng.integers(1, 7)) + 1) // 2  # spec: 1d6, 1-2 -> 1, 3-4 -> 2, 5-6 -> 3
@@ -180,6 +192,272 @@ class CardsMixin:
         money = self.card_money.pop(card, 0)
         if money:
             self._bank(p, money)
+
+    # ----------------------------------------------- Wissenschaftler 11, Kanonier 54 ----
+    def _vehicle_card(self, oid: int) -> int:
+        """The card (11 or 54) that gives the vehicle extra properties this round, or -1."""
+        got = self.vehicle_cards.get(oid)
+        return got[0] if got is not None and got[1] == self.round else -1
+
+    def war_kind(self, oid: int) -> int:
+        """The kind a vehicle moves as in phase 5: Wissenschaftler 11 makes a caravan a war wagon too."""
+        kind = self.objs[oid][1]
+        return WAR_WAGON if kind == CARAVAN and self._vehicle_card(oid) == _c(11) else kind
+
+    def trade_kind(self, oid: int) -> int:
+        """The kind a vehicle trades as in phase 6: Wissenschaftler 11 makes a war wagon a caravan too."""
+        kind = self.objs[oid][1]
+        return CARAVAN if kind == WAR_WAGON and self._vehicle_card(oid) == _c(11) else kind
+
+    def unit_capacity(self, oid: int) -> int:
+        """Units a vehicle can carry (war wagons and galleys by level; Kanonier 54: a siege engine 3)."""
+        o = self.objs[oid]
+        if o[1] == SIEGE and self._vehicle_card(oid) == _c(54):
+            return ability_params()["54"]["transport_capacity"]
+        kind = self.war_kind(oid)
+        return self.comp.capacity[kind] * o[2] if kind in (WAR_WAGON, GALLEY) else 0
+
+    def goods_capacity(self, oid: int) -> int:
+        kind = self.trade_kind(oid)
+        return self.comp.capacity[kind] * self.objs[oid][2] if kind in (CARAVAN, MERCHANT_SHIP) else 0
+
+    def _vehicle_card_targets(self, p: int, c: int, window: str) -> list[tuple]:
+        """Own vehicles on land the card can change this round: 11 a caravan or a war wagon (in the
+        trade turn only a war wagon: phase 5 is over), 54 a siege engine."""
+        if c == _c(54):
+            kinds = (SIEGE,)
+        else:
+            kinds = (WAR_WAGON,) if window == W_TRADE_TURN else (CARAVAN, WAR_WAGON)
+        out = []
+        for s, oid in enumerate(self.slots[p]):
+            if oid < 0 or self._vehicle_card(oid) >= 0:
+                continue
+            o = self.objs[oid]
+            if o[1] in kinds and o[3] >= 0 and not self.board.is_sea[o[3]]:
+                out.append(((Head.OBJECT, s),))
+        return out
+
+    def _give_vehicle_card(self, p: int, c: int, slot: int) -> None:
+        oid = self.slots[p][slot]
+        self.vehicle_cards[oid] = (c, self.round)
+        if self.objs[oid][1] == WAR_WAGON:
+            self.goods.setdefault(oid, [0] * len(self.goods_supply))
+        else:
+            self.cargo.setdefault(oid, [0] * NUM_UNIT_TYPES)
+
+    def _vehicle_cards_round_end(self) -> None:
+        """The extra properties end with the round. ASSUMPTION: cubes still on a war wagon go back to
+        the supply; units still aboard a caravan or siege engine (none: movements end on land) go
+        ashore."""
+        for oid in list(self.vehicle_cards):
+            o = self.objs.get(oid)
+            if o is not None and o[1] == WAR_WAGON:
+                for g, k in enumerate(self.goods.pop(oid, ())):
+                    self.goods_supply[g] += k
+            elif o is not None:
+                for t, k in enumerate(self.cargo.pop(oid, ())):
+                    if k:
+                        self._add_units(o[0], o[3], t, k)
+        self.vehicle_cards = {}
+        self.hunters = {}  # Jäger 55 / 56 end with the round too
+
+    # ------------------------------------------------------------------ Kriegsfürst 6 ----
+    def _foreign_region(self, p: int, y: int) -> bool:
+        """A land region of another player (its control or its army) that p cannot pass by treaty."""
+        if self.board.is_sea[y] or self.barb_total[y]:
+            return False
+        if any(self.army[q][y] for q in range(self.num_players) if q != p and not self.may_pass(p, q)):
+            return True
+        ctrl = self.controller(y)
+        return ctrl >= 0 and ctrl != p and not self.may_pass(p, ctrl)
+
+    def _warlord_usable(self, p: int) -> bool:
+        """Card 6 in the own movement: a loaded transport that can step into another player's region."""
+        c = self.carrier
+        if self.warlord_step is not None or c < 0 or c not in self.objs or not sum(self.carrier_cargo()):
+            return False
+        o = self.objs[c]
+        if o[4] < 1:
+            return False
+        return any(self._foreign_region(p, y) for y in self._step_targets(p, self.war_kind(c), o[3], True, mp=o[4]))
+
+    def warlord_entry(self, p: int, y: int) -> None:
+        """Movement hook, before the entry stops the carrier: remember its MP (Kriegsfürst 6)."""
+        if self.warlord_step == {} and self._foreign_region(p, y):
+            self.warlord_step = {"node": y, "mp": self.objs[self.carrier][4]}
+
+    def warlord_resume(self) -> bool:
+        """Movement hook where the movement would end: after the entry's takeover or won battle,
+        half (rounded up) of the units that entered may move on with the carrier's remaining MP.
+        True when the movement goes on. ASSUMPTION: the player picks them by loading them again
+        (stopped units of the region, up to that number); the others stay stopped."""
+        w, self.warlord_step, self.warlord_load = self.warlord_step, None, None
+        if not w:
+            return False
+        p, y, c = self.mover, w["node"], self.carrier
+        if (self.bt is not None or c not in self.objs or self.objs[c][0] != p or self.objs[c][3] != y
+                or self._opposing_army(p, y)):
+            return False
+        entered = self.army[p][y]  # the region was another player's: every own unit there came in now
+        if not entered:
+            return False
+        self.warlord_load = (y, (entered + 1) // 2)
+        self.objs[c][4] = w["mp"]
+        self.actor = p
+        self.phase = Phase.MOVE
+        return True
+
+    def warlord_loads(self, p: int, node: int, t: int) -> bool:
+        """A stopped unit of type t may board again (Kriegsfürst 6)."""
+        wl = self.warlord_load
+        return wl is not None and wl[0] == node and wl[1] > 0 and self.stopped[p][node * NUM_UNIT_TYPES + t] > 0
+
+    def warlord_board(self, p: int, node: int, t: int) -> None:
+        """LOAD hook: a unit without an unstopped twin uses the card's allowance and loses its stop marker."""
+        i = node * NUM_UNIT_TYPES + t
+        if self.units[p][i] - self.stopped[p][i] <= 0:
+            self.stopped[p][i] -= 1
+            self.warlord_load = (node, self.warlord_load[1] - 1)
+
+    # ------------------------------------------------------------------------ Miliz 25 ----
+    def _militia_costs(self, p: int, target: int, budget: int) -> dict[int, int]:
+        """Regions from which p's pieces reach ``target`` over land for at most ``budget`` MP (war-wagon
+        step costs), crossing only regions p may enter without an entry effect."""
+        best = {target: 0}
+        frontier = [target]
+        while frontier:
+            nxt = []
+            for y in frontier:
+                for x in self.board.land_adj[y]:
+                    cost = best[y] + self.step_cost(WAR_WAGON, x, y)
+                    if cost > budget or best.get(x, budget + 1) <= cost or not self.playable[x]:
+                        continue
+                    ctrl = self.controller(x)
+                    if (self._opposing_army(p, x) or self._step_banned(p, x, y, True)
+                            or not (ctrl == p or self.may_pass(p, ctrl))):
+                        continue
+                    best[x] = cost
+                    nxt.append(x)
+            frontier = nxt
+        del best[target]
+        return best
+
+    def _militia_moves(self, p: int, left: int, wagon: int = -1) -> list[tuple]:
+        """Miliz 25 follow-up: a unit without transport (UNIT, NODE of its region), a war wagon
+        (OBJECT; then LOAD its cargo one unit at a time, DONE drives in), or DONE. Each piece pays the
+        MP of its way. ASSUMPTION: outside its own movement a transport carries nothing, so its cargo
+        is loaded in its region first; only unstopped units move."""
+        u, st = self.units[p], self.stopped[p]
+        if wagon >= 0:
+            o = self.objs[wagon]
+            base = o[3] * NUM_UNIT_TYPES
+            room = self.unit_capacity(wagon) - sum(self.cargo[wagon])
+            return [(DONE,)] + [((Head.LOAD, t),) for t in range(NUM_UNIT_TYPES)
+                                if room > 0 and u[base + t] - st[base + t] > 0]
+        costs = self._militia_costs(p, self.bt["node"], left)
+        out = []
+        for n in sorted(costs):
+            out += [((Head.UNIT, t), (Head.NODE, n)) for t in range(NUM_UNIT_TYPES)
+                    if u[n * NUM_UNIT_TYPES + t] - st[n * NUM_UNIT_TYPES + t] > 0]
+        out += [((Head.OBJECT, s),) for s, oid in enumerate(self.slots[p]) if oid >= 0
+                and self.objs[oid][1] == WAR_WAGON and self.objs[oid][3] in costs]
+        return [(DONE,)] + out if out else []
+
+    def _militia_apply(self, p: int, opt: tuple) -> bool:
+        """Apply a Miliz 25 choice; False when the card's movement is over."""
+        ctx = self.card_ctx
+        target = self.bt["node"]
+        wagon = ctx.get("wagon", -1)
+        if wagon >= 0:
+            o = self.objs[wagon]
+            if opt[0][0] == Head.LOAD:
+                self._add_units(p, o[3], opt[0][1], -1)
+                self.cargo[wagon][opt[0][1]] += 1
+                return True
+            ctx["left"] -= ctx["wagon_cost"]
+            o[3] = target
+            self._disembark_militia(p, wagon, target)
+            ctx["wagon"] = -1
+            return True
+        if opt[0] == DONE:
+            return False
+        if opt[0][0] == Head.OBJECT:
+            oid = self.slots[p][opt[0][1]]
+            ctx["wagon"] = oid
+            ctx["wagon_cost"] = self._militia_costs(p, target, ctx["left"])[self.objs[oid][3]]  # before loading
+            return True
+        t, n = opt[0][1], opt[1][1]
+        ctx["left"] -= self._militia_costs(p, target, ctx["left"])[n]
+        self._add_units(p, n, t, -1)
+        self._add_units(p, target, t, 1)
+        self.stopped[p][target * NUM_UNIT_TYPES + t] += self.stage == Stage.WAR  # it moved (phase 5)
+        return True
+
+    def _disembark_militia(self, p: int, wagon: int, node: int) -> None:
+        cargo = self.cargo[wagon]
+        for t in range(NUM_UNIT_TYPES):
+            k, cargo[t] = cargo[t], 0
+            if k:
+                self._add_units(p, node, t, k)
+                self.stopped[p][node * NUM_UNIT_TYPES + t] += k if self.stage == Stage.WAR else 0
+
+    # ---------------------------------------------------------------------- Jäger 55 / 56 ----
+    def _hunter_targets(self, p: int, cid: int) -> list[tuple]:
+        """55: one own transport that carries units (OBJECT); 56: every such transport in a region
+        (NODE). ASSUMPTION: the phase 5 movement only (trade vehicles keep their G46 limits)."""
+        places: dict[int, list[int]] = {}
+        for s, oid in enumerate(self.slots[p]):
+            if oid >= 0 and self.objs[oid][3] >= 0 and self.hunters.get(oid) != self.round and \
+                    self.war_kind(oid) in (WAR_WAGON, GALLEY):
+                places.setdefault(self.objs[oid][3], []).append(s)
+        if cid == 55:
+            return [((Head.OBJECT, s),) for slots in places.values() for s in slots]
+        return [((Head.NODE, n),) for n in sorted(places)]
+
+    def _make_hunters(self, p: int, cid: int, target: tuple) -> None:
+        if cid == 55:
+            oids = [self.slots[p][target[1]]]
+        else:
+            oids = [oid for oid in self.slots[p] if oid >= 0 and self.objs[oid][3] == target[1]
+                    and self.war_kind(oid) in (WAR_WAGON, GALLEY)]
+        for oid in oids:
+            self.hunters[oid] = self.round
+
+    def _entry_reacts(self, p: int, y: int) -> bool:
+        """Would entering y with cargo set off a battle, resistance or a takeover (spec 5.9)?"""
+        if self.board.is_sea[y]:
+            return self._hostile_galleys(p, y)
+        ctrl = self.controller(y)
+        return self._opposing_army(p, y) or not (ctrl == p or self.may_pass(p, ctrl))
+
+    def hunter_passes(self, p: int, y: int) -> bool:
+        """Movement hook on every step: a hunting carrier with cargo enters y without any reaction;
+        the reaction waits for the end of the movement, if it ends there."""
+        self.hunter_pending = -1
+        c = self.carrier
+        if c < 0 or self.hunters.get(c) != self.round or not sum(self.carrier_cargo()):
+            return False
+        if not self._entry_reacts(p, y):
+            return False
+        self.hunter_pending = y
+        return True
+
+    def hunter_moves(self, p: int) -> list[tuple[int, int]]:
+        """In a region passed through: step on or end the movement (then the region reacts); no
+        loading, unloading or changing carriers, so no army stands there outside a battle."""
+        o = self.objs[self.carrier]
+        steps = self._step_targets(p, self.war_kind(self.carrier), o[3], armed=True, mp=o[4]) if o[4] >= 1 else []
+        return [DONE] + [(Head.NODE, y) for y in steps]
+
+    def hunter_arrival(self) -> bool:
+        """Movement hook where it ends: a movement ending in a region passed through gets that
+        region's entry effect now. True when the effect took over (a battle, a takeover, ...)."""
+        y, self.hunter_pending = self.hunter_pending, -1
+        if (y < 0 or self.carrier not in self.objs or self.objs[self.carrier][3] != y
+                or not self._entry_reacts(self.mover, y)):
+            return False
+        self._entry_effects(self.mover, y)
+        return True
 
     def card_build_cost(self, card: int, fl: int, tp: int) -> tuple[int, int]:
         """Architekt 32 / 33 lower the fl price of one building; Verwalter 69 / 70 build for free."""
@@ -533,7 +811,7 @@ class CardsMixin:
                 n = o[3]
                 if n < 0 or self.board.is_sea[n] or not self.board.inhabited[n]:
                     continue
-                if sum(self.goods[oid]) < self.comp.capacity[o[1]] * o[2]:
+                if sum(self.goods[oid]) < self.goods_capacity(oid):
                     out += [((Head.OBJECT, s), (Head.GOOD, g)) for g in range(len(self.goods_supply))
                             if self.goods_supply[g] > 0]
             return out
@@ -541,6 +819,8 @@ class CardsMixin:
             return self._camel_moves()
         if cid == 64:
             return [()] if self.route_of(p) is not None and self.round_effects.get(c) != (self.round, p) else []
+        if cid == 31:
+            return [()] if self._seller_moves(p, ()) else []
         if cid == 30:
             route = self.route_of(p)
             return [()] if route is not None and route["vehicle"] >= 0 and self.round_effects.get(c) != (
@@ -550,14 +830,22 @@ class CardsMixin:
         if cid in (34, 35):
             return [((Head.UNIT, t), (Head.NODE, n)) for n in self._templar_regions(p, cid)
                     for t in (LI, HI, AR, CA) if self.unit_supply[p][t] > 0]
-        if cid in (24, 26):
+        if cid in (24, 25, 26):
             if window != W_INVADE or not self._invaded_now(p):
                 return []
+            if cid == 25:
+                return [()] if self._militia_moves(p, par["25"]["mp"]) else []
             if cid == 26:
                 node = self.bt["node"]
                 blocked = self.mil[node] and self.mil_owner[node] != p  # another player's building stands there
                 return [] if blocked or self.militia_tower.get(node) == (self.round, p) else [()]
             return [((Head.UNIT, t),) for t in (LI, HI, AR, CA) if self.unit_supply[p][t] > 0]
+        if cid in (11, 54):
+            return self._vehicle_card_targets(p, c, window)
+        if cid == 6:
+            return [()] if window == W_MOVE and self._warlord_usable(p) else []
+        if cid in (55, 56):
+            return self._hunter_targets(p, cid)
         if cid == 53:
             if window != W_MOVE:
                 return []
@@ -954,6 +1242,9 @@ class CardsMixin:
             a, g, b = subs[0][1], subs[1][1], subs[2][1]
             self.cubes[a][g] -= 1
             self.cubes[b][g] += 1
+        elif cid == 31:
+            self.card_ctx["moved"] = ()
+            return self._follow_up()
         elif cid in (30, 64):
             self.round_effects[c] = (self.round, p)
             if cid == 30:
@@ -997,8 +1288,17 @@ class CardsMixin:
             self._add_units(p, self.bt["node"], t, 1)
         elif cid == 26:
             self.militia_tower[self.bt["node"]] = (self.round, p)
+        elif cid == 25:
+            self.card_ctx["left"] = par["25"]["mp"]
+            return self._follow_up()
         elif cid == 53:
             self.escort_free = (self.slots[p][subs[0][1]], self.round)
+        elif cid in (11, 54):
+            self._give_vehicle_card(p, c, subs[0][1])
+        elif cid == 6:
+            self.warlord_step = {}  # armed for the next step into another player's region
+        elif cid in (55, 56):
+            self._make_hunters(p, cid, subs[0])
         elif cid in (44, 45):
             if cid == 45:
                 self._bank(p, -par["45"]["cost"])
@@ -1093,6 +1393,21 @@ class CardsMixin:
         return [(PLAY, (Head.CARD, _c(30)), (Head.OBJECT, s)) for s, oid in self._traders_of(p)
                 if self.objs[oid][1] == self.route_vehicle_kind[p] and self.objs[oid][3] >= 0]
 
+    def _seller_moves(self, p: int, moved: tuple) -> list[tuple]:
+        """Verkäufer 31: (NODE marker, NODE new place) for each stage marker of p's unfinished route
+        not yet moved in this activation. ASSUMPTION: the destination marker stays; a marker keeps
+        its side (an established stage stays established, a planned one stays planned); a new place
+        is an inhabited region on the route graph of the route's kind, not its start and not already
+        holding one of its markers."""
+        route = self.route_of(p)
+        if route is None or "start" not in route:
+            return []
+        stages = route["stages"]
+        graph = self._route_graph(route["kind"])
+        free = [n for n in sorted(graph) if graph[n] and n != route["start"] and n not in stages]
+        return [((Head.NODE, a), (Head.NODE, b)) for i, a in enumerate(stages[:-1]) if i not in moved
+                for b in free]
+
     def route_keeps_market_bonus(self, p: int) -> bool:
         """Kameltreiber 64: the route-completing sale also gets the market bonus."""
         return self.round_effects.get(_c(64)) == (self.round, p)
@@ -1135,6 +1450,11 @@ class CardsMixin:
         if cid == 20:
             sales = self._cheap_sales(p)
             return [(DONE,)] + sales if sales else []
+        if cid == 31:
+            moves = self._seller_moves(p, ctx["moved"])
+            return [(DONE,)] + moves if moves else []
+        if cid == 25:
+            return self._militia_moves(p, ctx["left"], ctx.get("wagon", -1)) if self.bt is not None else []
         if cid == 71:
             colours = [k for k in range(NUM_COLOURS) if self.tp[p][k]]
             return [(DONE,)] + [((Head.COLOUR, k),) for k in colours] if colours else []
@@ -1152,6 +1472,10 @@ class CardsMixin:
     def _apply_card_follow(self, opt: tuple) -> None:
         ctx = self.card_ctx
         p, cid = ctx["player"], ctx["card"] + 1
+        if cid == 25 and self._militia_apply(p, opt):  # Miliz 25: its own DONE inside a war wagon
+            if not self._follow_up():
+                self._card_continue(p)
+            return
         if opt[0] == DONE:
             self._card_continue(p)
             return
@@ -1172,6 +1496,11 @@ class CardsMixin:
             ctx["left"] = 0
             if not self.side_size(0) or not self.side_size(1):
                 self.bt["tasks"] = ["end_round"]
+        elif cid == 31:
+            stages = self.route_of(p)["stages"]
+            i = stages.index(opt[0][1])
+            stages[i] = opt[1][1]
+            ctx["moved"] += (i,)
         elif cid == 20:
             self._unload_cube(self.slots[p][opt[0][1]], opt[1][1])
             self._bank(p, par["20"]["fl_per_cube"])
@@ -1233,4 +1562,40 @@ def encode_card_effects(e, seat: int, v) -> None:
         v[base + 6 + (e.cw["resume"] is None and e.cw["window"] == W_TRADE_TURN)] = 1
 
 
-__all__ = ["CardsMixin", "ABILITY_WINDOWS", "ability_params", "encode_card_choice", "encode_card_effects"]
+def card_move_fields(n: int) -> list:
+    """Observation fields (appended at the end of the layout) of the movement and vehicle cards."""
+    from ..core.encoder import Field
+    from .constants import NUM_SLOTS
+    return [
+        Field("card_vehicles", n * NUM_SLOTS * 3, "per relative seat and ownership slot: the vehicle has a "
+              "card's extra properties this round: Wissenschaftler 11 (caravan <-> war wagon), Kanonier 54 "
+              "(siege engine carries 3), Jäger 55 / 56 (passes regions without reactions)"),
+        Field("card_movement", 4, "the movement in progress: Kriegsfürst 6 armed; units that may still move on "
+              "after its entry / 9; the carrier stands in a region it passes without reaction (Jäger); Miliz 25: "
+              "a war wagon is being loaded"),
+    ]
+
+
+def encode_card_moves(e, out, slices: dict, rel: list[int]) -> None:
+    """Public: the cards were played in the open."""
+    from .constants import NUM_SLOTS
+    v = out[slices["card_vehicles"]]
+    for i, p in enumerate(rel):
+        for s, oid in enumerate(e.slots[p]):
+            if oid < 0:
+                continue
+            base = (i * NUM_SLOTS + s) * 3
+            card = e._vehicle_card(oid)
+            v[base] = card == _c(11)
+            v[base + 1] = card == _c(54)
+            v[base + 2] = e.hunters.get(oid) == e.round
+    m = out[slices["card_movement"]]
+    m[0] = e.warlord_step is not None
+    m[1] = min(1.0, e.warlord_load[1] / 9) if e.warlord_load is not None else 0.0
+    m[2] = e.hunter_pending >= 0
+    ctx = e.card_ctx
+    m[3] = ctx is not None and ctx.get("wagon", -1) >= 0
+
+
+__all__ = ["CardsMixin", "ABILITY_WINDOWS", "ability_params", "card_move_fields", "encode_card_choice",
+           "encode_card_effects", "encode_card_moves"]

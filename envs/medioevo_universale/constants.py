@@ -76,13 +76,14 @@ class Ctrl:
     DEMAND = 25  # diplomacy offer: the addressee pays a one-off sum
     SECRET = 26  # diplomacy offer: the treaty is secret (DONE = public)
     SPEND_BLOOD = 27  # variant 8.3: spend one blood marker for +1 attack this battle round
+    REMOVE = 28  # spec 5.17: take an own unit, transport, siege engine or goods cube off the board
 
 
 CTRL_NAMES = ("DONE", "TAKE_LOAN", "REPAY_LOAN", "CLAIM_GOAL", "SACRIFICE", "SUPER_REDUCE", "SUPER_DAMAGE",
               "KEEP", "PLUNDER", "RETREAT", "CAPITULATE", "DEMAND_CAPITULATION", "ACCEPT", "REJECT",
               "TARGET_UNITS", "TARGET_BUILDINGS", "CAPTURE", "BUY",
               "START_ROUTE", "ABANDON_ROUTE", "POINT_EP", "POINT_FL", "PLAY_CARD",
-              "SALE_FEE", "PAY", "DEMAND", "SECRET", "SPEND_BLOOD")
+              "SALE_FEE", "PAY", "DEMAND", "SECRET", "SPEND_BLOOD", "REMOVE")
 # captain slot choices (spec 5.11): mode * 4 + ability, modes act-as / enable-own / cancel-enemy
 CAPTAIN_MODES = ("act_as", "enable_own", "cancel_enemy")
 ABILITY_TYPES = (2, 0, 1, 3)  # AR, LI, HI, CA as unit types (check order of spec 5.11)

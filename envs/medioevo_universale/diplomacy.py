@@ -25,6 +25,9 @@ demanded sum) or ``CTRL(REJECT)``; payments are transferred on acceptance.
   through the partner's regions like right of way (otherwise they could only stand still or attack).
   The term is 1-5 rounds (the current round counts as the first) or until the game ends; a treaty
   may be secret (only its parties see it).
+* Ending a state treaty early by agreement (spec 5.19 "at any time if all parties agree"): ``TREATY(k)``
+  of a kind already in force between the two is an offer to end it; then the payment steps, no term,
+  fee or secrecy. On acceptance it ends like a treaty whose term is over (no breach).
 * Payment only; prisoner release (all prisoners the two hold of each other go home).
 * Breaches are detected automatically (G71, no votes): the only breaches the engine lets happen are
   attacking a treaty partner and declaring war on one; each broken treaty costs the breaker 2 EP.
@@ -303,7 +306,7 @@ class DiplomacyMixin:
         kinds = []
         if not war and not declared:
             kinds.append(Treaty.DECLARE_WAR)
-            kinds += [k for k in STATE_TREATIES if not self.has_treaty(p, q, k)]
+            kinds += list(STATE_TREATIES)  # a kind in force: an offer to end it early by agreement
         else:
             if not self.in_ceasefire(p, q):
                 kinds.append(Treaty.CEASEFIRE)
@@ -352,7 +355,7 @@ class DiplomacyMixin:
                 return
             q = (p + arg + 1) % self.num_players
             self.offer = {"from": p, "to": q, "kind": -1, "term": -1, "fee": 0, "payer": -1, "amount": 0,
-                          "secret": False, "step": "kind"}
+                          "secret": False, "step": "kind", "ending": False}
             self.phase = Phase.OFFER
             return
         o = self.offer
@@ -368,7 +371,8 @@ class DiplomacyMixin:
                 self._declare_war(p, o["to"])
                 self._after_offer()
                 return
-            o["step"] = "term" if arg in STATE_TREATIES else "payment"
+            o["ending"] = arg in STATE_TREATIES and self.has_treaty(p, o["to"], arg)
+            o["step"] = "term" if arg in STATE_TREATIES and not o["ending"] else "payment"
         elif step == "term":
             o["term"] = arg
             o["step"] = "fee" if o["kind"] == Treaty.TRADE else "payment"
@@ -391,7 +395,7 @@ class DiplomacyMixin:
             self._send_offer(o)
 
     def _offer_drafted(self, o: dict) -> None:
-        if o["kind"] in STATE_TREATIES:
+        if o["kind"] in STATE_TREATIES and not o.get("ending"):
             o["step"] = "secret"
         else:
             self._send_offer(o)
@@ -433,6 +437,8 @@ class DiplomacyMixin:
                     if k:
                         self.prisoners[captor][owner][t] = 0
                         self.unit_supply[owner][min(t, 4)] += k
+        elif o.get("ending"):  # both agree: it ends like a treaty whose term is over
+            self._end_treaties([t for t in self.treaties if t["kind"] == kind and set(t["parties"]) == {p, q}])
         elif kind in STATE_TREATIES:
             until = 0 if o["term"] == UNTIL_END else self.round + o["term"]  # term index 0 = 1 round
             self.treaties.append({"kind": kind, "parties": (p, q), "until": until, "secret": o["secret"],

@@ -15,7 +15,7 @@ import copy
 import numpy as np
 
 from ..core.encoder import Field, ObservationEncoder, ObsLayout
-from .cards import encode_card_choice, encode_card_effects
+from .cards import card_move_fields, encode_card_choice, encode_card_effects, encode_card_moves
 from .codec import MedioevoCodec
 from .constants import NUM_PHASES as _ALL_PHASES, NUM_SLOTS, NUM_UNIT_TYPES, PHASE_NAMES, STAGE_NAMES, Phase
 from .data import EMPIRES, GOAL_KEYS, VEHICLE_KINDS, game_data
@@ -160,6 +160,7 @@ class MedioevoEncoder(ObservationEncoder):
         fields += variant_fields(n)
         fields += diplomacy_fields(n)
         fields += technology_fields(nn)
+        fields += card_move_fields(n)  # Kriegsfürst 6, Wissenschaftler 11, Miliz 25, Kanonier 54, Jäger 55 / 56
         self.layout = ObsLayout(fields)
         static = np.zeros((nn, STATIC_FEATURES), dtype=np.float32)
         for i in range(nn):
@@ -374,6 +375,7 @@ class MedioevoEncoder(ObservationEncoder):
         encode_technologies(e, out, L)
         encode_card_effects(e, seat, out[L["card_effects"]])
         encode_card_choice(e, seat, out[L["my_card_choice"]])
+        encode_card_moves(e, out, L, rel)
         return out
 
     # ------------------------------------------------------------------------ caches ----

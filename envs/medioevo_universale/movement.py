@@ -14,7 +14,7 @@ war turns of the round (G32). Caravans and merchant ships do not move in phase 5
 from __future__ import annotations
 
 from .constants import (
-    CARAVAN, GALLEY, MERCHANT_SHIP, NUM_UNIT_TYPES, O_KIND, O_LEVEL, O_MP, O_NODE, O_STOP, SIEGE, WAR_WAGON, Ctrl,
+    CARAVAN, GALLEY, MERCHANT_SHIP, NUM_UNIT_TYPES, O_KIND, O_MP, O_NODE, O_STOP, SIEGE, WAR_WAGON, Ctrl,
     Head, Phase, Stage,
 )
 
@@ -75,7 +75,7 @@ class WarMixin:
 
     def _carrier_usable(self, p: int, oid: int) -> bool:
         o = self.objs[oid]
-        kind = o[O_KIND]
+        kind = self.war_kind(oid)  # Wissenschaftler 11 (cards.py)
         movers = (WAR_WAGON, GALLEY, SIEGE) + ((CARAVAN, MERCHANT_SHIP) if self.config.trade_vehicles_in_war else ())
         if o[O_MP] < 1 or kind not in movers or o[O_NODE] < 0:
             return False
@@ -85,7 +85,7 @@ class WarMixin:
             return False
         if self._step_targets(p, kind, o[O_NODE], armed=False, mp=o[O_MP]):
             return True
-        if kind in (WAR_WAGON, GALLEY) and (sum(self.cargo[oid]) or self._loadable(p, oid)):
+        if self.unit_capacity(oid) and (sum(self.cargo[oid]) or self._loadable(p, oid)):
             return bool(self._step_targets(p, kind, o[O_NODE], armed=True, mp=o[O_MP]))
         return False
 
@@ -120,7 +120,7 @@ class WarMixin:
         node = o[O_NODE]
         if self.board.is_sea[node]:
             return False
-        room = self.comp.capacity[o[O_KIND]] * o[O_LEVEL] - sum(self.cargo[oid]) - len(self.aboard.get(oid, ()))
+        room = self.unit_capacity(oid) - sum(self.cargo[oid]) - len(self.aboard.get(oid, ()))
         return room > 0 and self._unstopped_units(p, node) > 0
 
     def _step_targets(self, p: int, kind: int, x: int, armed: bool, mp: int | None = None) -> list[int]:
@@ -171,6 +171,8 @@ class WarMixin:
     def move_moves(self) -> list[tuple[int, int]]:
         p = self.actor
         c = self.carrier
+        if self.hunter_pending >= 0:  # Jäger 55 / 56: passing through, the cargo stays aboard (cards.py)
+            return self.hunter_moves(p)
         moves = [DONE]
         node = self.carrier_node()
         cargo = self.carrier_cargo()
@@ -188,13 +190,13 @@ class WarMixin:
                           and not self._step_banned(p, node, y, True)]  # Bischof 1 / 3 (cards.py)
             return moves
         o = self.objs[c]
-        kind = o[O_KIND]
+        kind = self.war_kind(c)  # Wissenschaftler 11 (cards.py)
         land = not self.board.is_sea[node]
-        carries_units = kind in (WAR_WAGON, GALLEY)
+        carries_units = self.unit_capacity(c) > 0  # Kanonier 54: a siege engine too (cards.py)
         if carries_units and land:
-            room = self.comp.capacity[kind] * o[O_LEVEL] - sum(cargo) - len(self.aboard.get(c, ()))
+            room = self.unit_capacity(c) - sum(cargo) - len(self.aboard.get(c, ()))
             for t in range(NT):
-                if room > 0 and u[base + t] - st[base + t] > 0:
+                if room > 0 and (u[base + t] - st[base + t] > 0 or self.warlord_loads(p, node, t)):  # Kriegsfürst 6
                     moves.append((Head.LOAD, t))
             for t in range(NT):
                 if cargo[t]:
@@ -206,7 +208,7 @@ class WarMixin:
                     o2 = self.objs[oid]
                     if room > 0 and o2[O_NODE] == node and (
                             (o2[O_KIND] == WAR_WAGON and not sum(self.cargo[oid]))
-                            or (o2[O_KIND] == SIEGE and not o2[O_STOP])):
+                            or (o2[O_KIND] == SIEGE and not o2[O_STOP] and not sum(self.cargo.get(oid, ())))):
                         moves.append((Head.EMBARK, s))
                     elif self.carried_by.get(oid) == c:
                         moves.append((Head.DISEMBARK, s))
@@ -227,9 +229,9 @@ class WarMixin:
                 if oid < 0 or oid == c:
                     continue
                 o2 = self.objs[oid]
-                if (o2[O_NODE] == node and o2[O_KIND] in (WAR_WAGON, GALLEY) and o2[O_MP] >= 1
+                if (o2[O_NODE] == node and self.war_kind(oid) in (WAR_WAGON, GALLEY) and o2[O_MP] >= 1
                         and not self.cargo_stopped.get(oid)
-                        and self.comp.capacity[o2[O_KIND]] * o2[O_LEVEL]
+                        and self.unit_capacity(oid)
                         >= need + sum(self.cargo[oid]) + len(self.aboard.get(oid, ()))):
                     moves.append((Head.OBJECT, s))
         return moves
@@ -240,13 +242,15 @@ class WarMixin:
         node = self.carrier_node()
         cargo = self.carrier_cargo()
         if head == Head.LOAD:
+            if self.warlord_load is not None:
+                self.warlord_board(p, node, arg)  # Kriegsfürst 6 (cards.py)
             self._add_units(p, node, arg, -1)
             cargo[arg] += 1
         elif head == Head.UNLOAD:
             cargo[arg] -= 1
             self._add_units(p, node, arg, 1)
             self.stopped[p][node * NT + arg] += 1  # units left behind get a stop marker
-        elif head in (Head.EMBARK, Head.DISEMBARK) and self.objs[self.carrier][O_KIND] == WAR_WAGON:
+        elif head in (Head.EMBARK, Head.DISEMBARK) and self.war_kind(self.carrier) == WAR_WAGON:
             oid = self.slots[p][arg]
             if head == Head.EMBARK:
                 self.escort.append(oid)
@@ -300,8 +304,14 @@ class WarMixin:
                 else:
                     e[O_STOP] = True  # out of MP: it stays behind
                     self.escort.remove(oid)
+        if self.hunter_passes(p, y):  # Jäger 55 / 56: nobody reacts until the movement ends (cards.py)
+            return
         if self.decree_step:  # Erlass: no barbarian resistance here (technologies.py)
             return
+        self._entry_effects(p, y)
+
+    def _entry_effects(self, p: int, y: int) -> None:
+        """Spec 5.9: what entering y with the carrier's cargo sets off."""
         cargo = self.carrier_cargo()
         if not sum(cargo):
             return
@@ -317,6 +327,7 @@ class WarMixin:
             if self.carrier == FOOT:
                 self._end_movement()
             return
+        self.warlord_entry(p, y)  # Kriegsfürst 6: remember the MP the entry takes (cards.py)
         self._stop_carrier()
         self._disembark(p, y)
         if hostile:
@@ -382,6 +393,10 @@ class WarMixin:
                 st[node * NT + t] += k
 
     def _end_movement(self) -> None:
+        if self.hunter_arrival():  # Jäger 55 / 56: the end region reacts now (cards.py)
+            return
+        if self.warlord_resume():  # Kriegsfürst 6: half of the units move on (cards.py)
+            return
         p = self.actor = self.mover
         for oid in self.escort:  # siege engines that moved are stopped for the round (G85)
             if oid in self.objs:
@@ -425,7 +440,7 @@ class WarMixin:
                     cargo[t] = 0
         else:
             self.cycle_moved = True
-            if self.carrier != FOOT and self.objs[self.carrier][O_KIND] in (SIEGE, CARAVAN, MERCHANT_SHIP):
+            if self.carrier != FOOT and self.war_kind(self.carrier) in (SIEGE, CARAVAN, MERCHANT_SHIP):
                 self.objs[self.carrier][O_STOP] = True
             if not self.board.is_sea[node]:
                 self._disembark(p, node)

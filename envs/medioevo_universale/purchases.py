@@ -100,6 +100,7 @@ class PurchaseMixin:
         opts += self._ransom_options(p)
         opts += self.purchase_tech_options(p)  # technology activations (technologies.py)
         opts += self._card_play_options(p, "purchase")  # W-PURCHASE (cards.py)
+        opts += self._removal_options(p)  # spec 5.17
         if (not self.card_bought[p] and self.deck
                 and self.money[p] >= self.card_price(p)):
             opts.append(((P, Purchase.CARD),))
@@ -360,6 +361,8 @@ class PurchaseMixin:
                 self._claim_goal(p, opt)
             elif arg == Ctrl.PLAY_CARD:
                 self._play_card(p, opt[1:])  # cards.py
+            elif arg == Ctrl.REMOVE:
+                self._remove_own(p, opt[1:])
             else:
                 self._loan(p, arg)
         elif head == Head.CARD:
@@ -473,6 +476,34 @@ class PurchaseMixin:
         self.drawn = []
         self.phase = Phase.PURCHASE
         self._open_tree(self._purchase_options(p))
+
+    # ------------------------------------------------------------------ removal (5.17) ----
+    def _removal_options(self, p: int) -> list[tuple]:
+        """Spec 5.17: in the own turn a player may put own units (``UNIT``, ``NODE``), transports and
+        siege engines (``OBJECT``) and goods cubes (``GOOD``, ``OBJECT`` of the vehicle) back into the
+        supply, one at a time; never units in a battle (there is none in phase 4). ASSUMPTION: offered
+        in the own purchase turn, which reaches every effect (upkeep, unit limit, ownership markers,
+        cargo space before phase 6). Units aboard go with their carrier."""
+        remove = (Head.CTRL, Ctrl.REMOVE)
+        u = self.units[p]
+        opts = [(remove, (Head.UNIT, t), (Head.NODE, n)) for n in range(self.board.num_nodes) if self.army[p][n]
+                for t in range(NT) if u[n * NT + t]]
+        for s, oid in enumerate(self.slots[p]):
+            if oid >= 0:
+                opts.append((remove, (Head.OBJECT, s)))
+                opts += [(remove, (Head.GOOD, g), (Head.OBJECT, s)) for g, k in enumerate(self.goods.get(oid, ())) if k]
+        return opts
+
+    def _remove_own(self, p: int, moves: tuple) -> None:
+        head, arg = moves[0]
+        if head == Head.UNIT:
+            self._add_units(p, moves[1][1], arg, -1)
+            self.unit_supply[p][min(arg, 4)] += 1  # captains: one supply of figures for every level
+        elif head == Head.GOOD:
+            self.goods[self.slots[p][moves[1][1]]][arg] -= 1
+            self.goods_supply[arg] += 1
+        else:
+            self._remove_object(self.slots[p][arg])
 
     def _claim_goal(self, p: int, opt: tuple) -> None:
         card = opt[1][1]

@@ -126,6 +126,7 @@ class ScoringMixin:
             for i in range(len(st)):
                 st[i] = 0
         self.cargo_stopped = {}
+        self._vehicle_cards_round_end()  # cards.py: Wissenschaftler 11, Kanonier 54
         self.conquered_round = set()
         self.battle_nodes = set()
         self._diplomacy_end_round()

@@ -27,7 +27,7 @@ armies cannot be entered, G46) - the suicide move is masked.
 from __future__ import annotations
 
 from .constants import (
-    CARAVAN, MERCHANT_SHIP, NUM_UNIT_TYPES, O_KIND, O_LEVEL, O_MP, O_NODE, ROUTE_LENGTHS, Ctrl, Head, Phase, Stage,
+    CARAVAN, MERCHANT_SHIP, NUM_UNIT_TYPES, O_KIND, O_MP, O_NODE, ROUTE_LENGTHS, Ctrl, Head, Phase, Stage,
 )
 from .data import route_graph
 from .diplomacy import Treaty
@@ -64,7 +64,7 @@ class TradeMixin:
     def _trade_vehicles(self, p: int) -> list[int]:
         """Slots of p's trade vehicles that can do something (they have MP)."""
         return [s for s, oid in enumerate(self.slots[p])
-                if oid >= 0 and self.objs[oid][O_KIND] in TRADERS and self.objs[oid][O_MP] >= 1]
+                if oid >= 0 and self.trade_kind(oid) in TRADERS and self.objs[oid][O_MP] >= 1]  # Wissenschaftler 11
 
     def trade_turn_moves(self) -> list[tuple[int, int]]:
         return ([DONE] + [(Head.OBJECT, s) for s in self._trade_vehicles(self.actor)]
@@ -149,7 +149,7 @@ class TradeMixin:
                              if y != draft["start"] and y not in draft["stages"]]
         if self.phase == Phase.ROUTE_POINTS:
             return [(Head.CTRL, Ctrl.POINT_EP), (Head.CTRL, Ctrl.POINT_FL)]
-        room = self.comp.capacity[o[O_KIND]] * o[O_LEVEL] - sum(goods)
+        room = self.goods_capacity(oid) - sum(goods)  # cards.py: Wissenschaftler 11
         if self.trade_action == "buy":
             moves = [DONE]
             g = self.board.good[node]
@@ -330,7 +330,8 @@ class TradeMixin:
             return
         k = draft["length"]
         self.route[p] = {"vehicle": oid, "stages": list(draft["stages"]), "established": [False] * k,
-                         "points": self.route_points[ROUTE_LENGTHS.index(k)]}
+                         "points": self.route_points[ROUTE_LENGTHS.index(k)],
+                         "start": draft["start"], "kind": draft["kind"]}  # Verkäufer 31 re-places markers
         self.route_draft = None
         self.bought_at = -1
         self.phase = Phase.TRADE

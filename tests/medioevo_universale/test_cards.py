@@ -61,7 +61,7 @@ def choose_taxes(e):
 # ------------------------------------------------------------------------------ framework ----
 def test_every_window_card_has_parameters_where_it_needs_numbers():
     params = ability_params()
-    for cid in (13, 15, 22, 23, 32, 33, 36, 37, 38, 45, 57, 58, 60, 71, 72):
+    for cid in (13, 15, 22, 23, 32, 33, 36, 37, 38, 45, 54, 57, 58, 60, 71, 72):
         assert str(cid) in params and cid - 1 in ABILITY_WINDOWS
 
 
@@ -956,3 +956,318 @@ def test_verkaeufer_30_keeps_the_route_of_a_lost_vehicle_for_another_vehicle():
     e._remove_object(other)
     e.round += 1  # the markers stay only until the end of the round
     assert e.route_of(p) is None
+
+
+def test_verkaeufer_31_rearranges_the_markers_of_an_unfinished_route():
+    """Card 31: "Du darfst beliebige Straßenmarker einer unvollendeten Handelsstraße (von fertigen
+    oder geplanten Etappen, unabhängig von der Position des Handelsfahrzeuges) neu auf dem Spielplan
+    anordnen." Each stage marker moves at most once per activation and keeps its side; the
+    destination (the clover marker) stays."""
+    e = engine_at_purchase()
+    p = 0
+    give(e, p, 31)
+    slot, oid = trade_turn(e, p, node("Prag"), [0] * 8)
+    assert PLAY not in e.legal_moves()  # no route in progress
+    graph = e._route_graph("land")
+    start = node("Prag")
+    stages = [node("Franken"), node("Schwaben"), node("Mailand"), node("Genua")]
+    e.route[p] = {"vehicle": oid, "stages": list(stages), "established": [True, False, False, False],
+                  "points": 2, "start": start, "kind": "land"}
+    e.play(PLAY)
+    buy(e, PLAY, card(31))
+    assert e.phase == Phase.CARD_FOLLOW
+    markers = {o[0] for o in e.tree if o != (DONE,)}
+    assert markers == {(Head.NODE, n) for n in stages[:3]}  # not the destination
+    targets = {o[1][1] for o in e.tree if o[0] == (Head.NODE, stages[0])}
+    assert targets and start not in targets and not targets & set(stages)
+    assert all(graph[n] and BOARD.inhabited[n] for n in targets)
+    a, b = sorted(targets)[:2]
+    buy(e, (Head.NODE, stages[0]), (Head.NODE, a))  # the established marker moves and stays established
+    assert (Head.NODE, a) not in {o[0] for o in e.tree}  # a marker is moved once per activation
+    buy(e, (Head.NODE, stages[1]), (Head.NODE, b))
+    buy(e, DONE)
+    assert e.route[p]["stages"] == [a, b, stages[2], stages[3]]
+    assert e.route[p]["established"] == [True, False, False, False]
+    assert e.phase == Phase.TRADE_TURN and 30 in e.rotated[p]
+
+
+def test_wissenschaftler_11_caravan_carries_units_and_war_wagon_trades_this_round():
+    """Card 11: "In dieser Spielrunde bekommt 1 Karawane zusätzlich die Eigenschaften eines
+    Kampfwagens der gleichen Stufe oder umgekehrt." A caravan I carries 3 units in phase 5 (a war
+    wagon's capacity); a war wagon I trades with a caravan's capacity of 2 cubes in phase 6."""
+    from .test_war import play, war_engine
+    from envs.medioevo_universale.constants import CARAVAN, WAR_WAGON
+    e = war_engine()
+    deal(e, 0, 11)
+    e.hand[0].append(e.deck.pop())  # a second copy is not in the deck: card 11 is used twice below
+    aachen, franken, prag = node("Aachen"), node("Franken"), node("Prag")
+    caravan = e._new_object(0, CARAVAN, 1, aachen)
+    e.goods[caravan][0] = 1
+    e.goods_supply[0] -= 1
+    e._add_units(0, aachen, HI, 4)
+    menu(e, 0)
+    assert (PLAY, card(11), (Head.OBJECT, 0)) in {o[:3] for o in e.tree}
+    buy(e, PLAY, card(11), (Head.OBJECT, 0))
+    assert e.war_kind(caravan) == WAR_WAGON and e.unit_capacity(caravan) == 3
+    e._start_war()
+    play(e, (Head.OBJECT, 0), (Head.LOAD, HI), (Head.LOAD, HI), (Head.LOAD, HI))
+    assert (Head.LOAD, HI) not in e.legal_moves()  # full at 3
+    play(e, (Head.NODE, franken), DONE)
+    assert e.units[0][franken * 7 + HI] == 3 and e.goods[caravan][0] == 1  # it is still a caravan
+    e.round += 1
+    assert e.war_kind(caravan) == CARAVAN and e.unit_capacity(caravan) == 0  # only this round
+    # the reverse: a war wagon trades
+    wagon = e._new_object(0, WAR_WAGON, 1, prag)
+    e.rotated[0] = []
+    e.stage, e.actor, e.phase = Stage.TRADE, 0, Phase.TRADE_TURN
+    slot = e.slots[0].index(wagon)
+    assert (Head.OBJECT, slot) not in e.legal_moves()  # not a trade vehicle
+    e.play(PLAY)
+    targets = {o[2] for o in e.tree if o[:2] == (PLAY, card(11))}
+    assert targets == {(Head.OBJECT, slot)}  # in the trade turn only a war wagon gains anything
+    buy(e, PLAY, card(11), (Head.OBJECT, slot))
+    money = e.money[0]
+    buy(e, (Head.OBJECT, slot), (Head.CTRL, Ctrl.BUY), (Head.CTRL, Ctrl.BUY))
+    assert (Head.CTRL, Ctrl.BUY) not in e.legal_moves()  # a caravan I holds 2 cubes
+    g = BOARD.good[prag]
+    assert e.goods[wagon][g] == 2 and e.money[0] == money - 200
+    supply = e.goods_supply[g]
+    e._vehicle_cards_round_end()  # ASSUMPTION: cubes left on the war wagon go back to the supply
+    assert wagon not in e.goods and e.goods_supply[g] == supply + 2
+
+
+def test_kanonier_54_a_siege_engine_carries_3_units_this_round():
+    """Card 54: "1 deiner Belagerungsmaschinen hat in dieser Spielrunde eine Transportkapazität von 3
+    (statt 0)." Played in the engine's own movement (W-MOVE), it loads 3 units and moves them."""
+    from .test_war import play, war_engine
+    from envs.medioevo_universale.constants import SIEGE
+    e = war_engine()
+    deal(e, 0, 54)
+    aachen, franken = node("Aachen"), node("Franken")
+    engine = e._new_object(0, SIEGE, 1, aachen)
+    e._add_units(0, aachen, LI, 4)
+    e._start_war()
+    play(e, (Head.OBJECT, 0))
+    assert (Head.LOAD, LI) not in e.legal_moves()  # capacity 0
+    play(e, PLAY)
+    buy(e, PLAY, card(54), (Head.OBJECT, 0))
+    assert e.phase == Phase.MOVE and e.unit_capacity(engine) == ability_params()["54"]["transport_capacity"]
+    play(e, (Head.LOAD, LI), (Head.LOAD, LI), (Head.LOAD, LI))
+    assert (Head.LOAD, LI) not in e.legal_moves()
+    play(e, (Head.NODE, franken), DONE)
+    assert e.units[0][franken * 7 + LI] == 3 and e.objs[engine][3] == franken
+    assert e.round == 2 and e.unit_capacity(engine) == 0 and engine not in e.cargo  # nobody else moved: next round
+
+
+def test_kriegsfuerst_6_half_the_units_move_on_after_entering_another_players_region():
+    """Card 6: "Wenn du dich in das Gebiet eines anderen Spielers bewegst, behält die Hälfte
+    (aufgerundet) deiner Einheiten ihre verbliebenen Bewegungspunkte und darf sich ggf.
+    weiterbewegen. Die anderen Einheiten müssen wie üblich stoppen. Gilt nur für 1 Schritt in ein
+    Gebiet." 3 HI take over Pressburg; 2 of them go on with the war wagon's MP to Buda."""
+    from .test_war import play, war_engine
+    from envs.medioevo_universale.constants import WAR_WAGON
+    e = war_engine()
+    deal(e, 0, 6)
+    prag, pressburg, buda = node("Prag"), node("Pressburg"), node("Buda")
+    wagon = e._new_object(0, WAR_WAGON, 1, prag)
+    e._add_units(0, prag, HI, 3)
+    e._new_object(2, WAR_WAGON, 1, node("Konstantinopel"))  # another seat can move: the phase goes on
+    e._add_units(2, node("Konstantinopel"), LI, 1)
+    e._start_war()
+    play(e, (Head.OBJECT, 0))
+    assert PLAY not in e.legal_moves()  # nothing aboard yet
+    play(e, (Head.LOAD, HI), (Head.LOAD, HI), (Head.LOAD, HI), PLAY)
+    buy(e, PLAY, card(6))
+    mp = e.objs[wagon][4]
+    play(e, (Head.NODE, pressburg))  # a takeover (act of war), then the conquest decisions
+    while e.phase == Phase.CONQUEST:
+        e.play(e.legal_moves()[0])
+    assert e.phase == Phase.MOVE and e.actor == 0 and e.objs[wagon][4] == mp - 1
+    assert e.stopped[0][pressburg * 7 + HI] == 3
+    play(e, (Head.LOAD, HI), (Head.LOAD, HI))
+    assert (Head.LOAD, HI) not in e.legal_moves()  # half of 3, rounded up
+    assert e.stopped[0][pressburg * 7 + HI] == 1 and e.units[0][pressburg * 7 + HI] == 1
+    play(e, (Head.NODE, buda))  # only one step into a region: this entry stops as usual
+    while e.phase == Phase.CONQUEST:
+        e.play(e.legal_moves()[0])
+    assert e.units[0][buda * 7 + HI] == e.stopped[0][buda * 7 + HI] == 2 and e.objs[wagon][4] == 0
+    assert e.phase == Phase.WAR_TURN and e.actor == 2
+
+
+def test_miliz_25_three_mp_bring_units_and_a_loaded_war_wagon_into_the_invaded_region():
+    """Card 25: "... bekommst du 3 BP. Du darfst sie verwenden, um Transportmittel mit ihrer Ladung
+    oder ausnahmsweise auch Einheiten ohne Transportmittel in dieses Gebiet zu verlegen; sie müssen
+    das Gebiet aber mit dieser Bewegung tatsächlich erreichen. Die Bewegungskosten für Einheiten
+    entsprechen denen des eigentlich nötigen Transportmittels." A HI from Buda (1 MP) and a war
+    wagon from Slawonien with 2 LI (1 MP) join the defence of Pressburg; 1 MP is left."""
+    from .test_war import ScriptedRng, put
+    from envs.medioevo_universale.constants import WAR_WAGON
+    e = battle_engine(1, 25)
+    n = put(e, 1, "Pressburg", HI=1)
+    buda = put(e, 1, "Buda", HI=2)
+    slawonien = put(e, 1, "Slawonien", LI=3)
+    wagon = e._new_object(1, WAR_WAGON, 1, slawonien)
+    put(e, 0, "Pressburg", HI=2)  # the attacker has just entered
+    e.stage = Stage.WAR
+    e.carrier, e.foot_node, e.foot_cargo, e.move_steps = -1, n, [0] * 7, 1
+    e.actor = e.mover = 0
+    e.rng = ScriptedRng([1] * 12)
+    e._invaded(n, 0, 1)
+    assert e.phase == Phase.CARD_WINDOW and e.actor == 1
+    buy(e, PLAY, card(25))
+    assert e.phase == Phase.CARD_FOLLOW
+    sources = {o[1][1] for o in e.tree if o[0][0] == Head.UNIT}
+    assert {buda, slawonien} <= sources and all(BOARD.dist[s][n] <= 3 for s in sources)
+    buy(e, (Head.UNIT, HI), (Head.NODE, buda))
+    buy(e, (Head.OBJECT, e.slots[1].index(wagon)), (Head.LOAD, LI), (Head.LOAD, LI), DONE)
+    assert e.units[1][n * 7 + HI] == 2 and e.units[1][n * 7 + LI] == 2 and e.objs[wagon][3] == n
+    assert e.units[1][buda * 7 + HI] == 1 and e.units[1][slawonien * 7 + LI] == 1
+    assert e.card_ctx["left"] == 1
+    assert all(BOARD.dist[o[1][1]][n] == 1 for o in e.tree if o[0][0] == Head.UNIT)  # 1 MP left
+    buy(e, DONE)
+    assert e.phase != Phase.CARD_FOLLOW and e.bt["owners"] == [0, 1]
+
+
+def test_jaeger_55_a_transport_passes_an_army_without_a_battle_and_the_end_region_reacts():
+    """Card 55: "1 ... Transportmittel ... und ihre Ladung dürfen sich in der laufenden Spielrunde
+    durch Gebiete hindurch bewegen, ohne dass andere Spieler oder Barbaren darauf reagieren können.
+    Das gilt nicht für das Gebiet, in dem die Bewegung endet." The war wagon crosses Pressburg (a
+    Hungarian army) without a battle; Buda, where the movement ends, is taken over."""
+    from .test_war import play, war_engine
+    from envs.medioevo_universale.constants import WAR_WAGON
+    e = war_engine()
+    deal(e, 0, 55)
+    prag, pressburg, buda = node("Prag"), node("Pressburg"), node("Buda")
+    wagon = e._new_object(0, WAR_WAGON, 1, prag)
+    e._add_units(0, prag, HI, 2)
+    e._add_units(1, pressburg, LI, 1)
+    e._new_object(2, WAR_WAGON, 1, node("Konstantinopel"))  # another seat can move: the phase goes on
+    e._add_units(2, node("Konstantinopel"), LI, 1)
+    e._start_war()
+    play(e, (Head.OBJECT, 0), (Head.LOAD, HI), (Head.LOAD, HI), PLAY)
+    buy(e, PLAY, card(55), (Head.OBJECT, 0))
+    play(e, (Head.NODE, pressburg))
+    assert e.phase == Phase.MOVE and e.bt is None and e.hunter_pending == pressburg
+    legal = e.legal_moves()
+    assert (Head.UNLOAD, HI) not in legal and (Head.NODE, buda) in legal and DONE in legal
+    play(e, (Head.NODE, buda), DONE)  # the end region reacts: a takeover (act of war)
+    while e.phase == Phase.CONQUEST:
+        e.play(e.legal_moves()[0])
+    assert e.units[0][buda * 7 + HI] == 2 and e.units[1][pressburg * 7 + LI] == 1
+    assert e.objs[wagon][3] == buda and e.objs[wagon][4] == 0 and e.at_war[0][1]
+    assert e.phase == Phase.WAR_TURN and e.actor == 2
+
+
+def test_jaeger_56_a_movement_ending_in_a_passed_region_fights_there():
+    from .test_war import play, war_engine
+    from envs.medioevo_universale.constants import WAR_WAGON
+    e = war_engine()
+    deal(e, 0, 56)
+    prag, pressburg = node("Prag"), node("Pressburg")
+    e._new_object(0, WAR_WAGON, 1, prag)
+    e._new_object(0, WAR_WAGON, 1, prag)
+    e._add_units(0, prag, HI, 2)
+    e._add_units(1, pressburg, LI, 1)
+    e._start_war()
+    play(e, (Head.OBJECT, 0), (Head.LOAD, HI), PLAY)
+    assert (PLAY, card(56), (Head.NODE, prag)) in {o[:3] for o in e.tree}
+    buy(e, PLAY, card(56), (Head.NODE, prag))
+    assert e.hunters == {e.slots[0][0]: e.round, e.slots[0][1]: e.round}
+    play(e, (Head.NODE, pressburg))
+    assert e.bt is None
+    e.play(DONE)
+    assert e.bt is not None and e.bt["node"] == pressburg and e.bt["owners"] == [0, 1]
+
+
+def test_random_play_with_the_movement_trade_and_militia_cards_keeps_the_invariants():
+    """Cards 6, 11, 25, 31, 54, 55, 56 in random play: every seat starts with extra war wagons,
+    siege engines, caravans and units on its borders; an unused card follows the seat deciding a
+    movement or trade step (25: a random seat, it is a defender's card), and the random player prefers
+    card plays, loading and trade routes, so the cards come up. The package invariants hold after every
+    step and every seat's observation stays in [0, 1]."""
+    from envs.medioevo_universale.constants import CARAVAN, SIEGE, WAR_WAGON
+    new = [c - 1 for c in (6, 11, 25, 31, 54, 55, 56)]
+    env = TabletopEnv(SPEC, num_players=4, num_rounds=8, max_turns=100_000, diplomacy_offers=0)
+    played = [0] * 72
+    for g in range(6):
+        env.reset(seed=500 + g)
+        e = env.engine
+        rng = np.random.default_rng(g)
+        for i, c in enumerate(new):
+            e.deck.remove(c)
+            e.hand[(i + g) % 4].append(c)
+        for q in range(4):
+            home = [n for n in e.land_nodes if e.controller(n) == q]
+            home = [n for n in home if any(e.controller(y) not in (-1, q) for y in BOARD.land_adj[n])] or home
+            for kind in (WAR_WAGON, SIEGE, CARAVAN, WAR_WAGON):
+                supply = e.siege_supply if kind == SIEGE else e.vehicle_supply
+                if e.free_slot(q) < 0 or supply[0 if kind == SIEGE else kind] == 0:
+                    continue
+                supply[0 if kind == SIEGE else kind] -= 1
+                where = home[int(rng.integers(len(home)))]
+                oid = e._new_object(q, kind, 1, where)
+                graph = e._route_graph("land")
+                if kind == CARAVAN and graph.get(where):  # a trade route in progress, for card 31
+                    stages = [int(rng.choice(sorted(graph[where])))]
+                    while len(stages) < 4 and [y for y in graph[stages[-1]] if y != where and y not in stages]:
+                        stages.append(int(rng.choice(sorted(y for y in graph[stages[-1]]
+                                                            if y != where and y not in stages))))
+                    e.route[q] = {"vehicle": oid, "stages": stages, "established": [False] * len(stages),
+                                  "points": 2, "start": where, "kind": "land"}
+                if e.unit_supply[q][LI] >= 2:
+                    e.unit_supply[q][LI] -= 2
+                    e._add_units(q, where, LI, 2)
+        steps = 0
+        while not e.is_over:
+            if e.phase in (Phase.MOVE, Phase.TRADE, Phase.TRADE_TURN):
+                for c in new:  # live move lists only: no decision tree holds the card
+                    to = int(rng.integers(4)) if c == 24 else e.actor
+                    for q in range(4):
+                        if q != to and c in e.hand[q] and c not in e.rotated[q]:
+                            e.hand[q].remove(c)
+                            e.hand[to].append(c)
+                env._legal = None
+            legal = env.legal_actions()
+            assert len(legal), f"seed {500 + g}: empty mask"
+            names = [env.action_name(int(a)) for a in legal]
+            liked = [a for a, name in zip(legal, names) if "PLAY_CARD" in name or name.startswith(("CARD(", "LOAD"))
+                     or name == "CTRL(BUY)" or ("ROUTE" in name and "ABANDON" not in name)]
+            pool = liked if liked and rng.random() < 0.7 else legal
+            env.step(int(pool[rng.integers(len(pool))]))
+            check_invariants(env)
+            steps += 1
+            if steps % 25 == 0:
+                for s in range(4):
+                    obs = env.encoder.encode(e, s)
+                    assert obs.min() >= 0 and obs.max() <= 1
+            assert steps < 100_000
+        played = [a + b for a, b in zip(played, e.cards_played)]
+    assert sum(1 for c in new if played[c]) >= 6, {c + 1: played[c] for c in new}
+
+
+def test_kriegsfuerst_6_after_a_won_battle_half_the_survivors_move_on():
+    """Card 6 when the entered region holds the other player's army: the battle is fought as usual;
+    the mover wins it, and half (rounded up) of its survivors may go on with the war wagon's MP."""
+    from .test_war import play, war_engine
+    from envs.medioevo_universale.constants import WAR_WAGON
+    e = war_engine()
+    e.rng = np.random.default_rng(1)
+    deal(e, 0, 6)
+    prag, pressburg = node("Prag"), node("Pressburg")
+    wagon = e._new_object(0, WAR_WAGON, 1, prag)
+    e._add_units(0, prag, HI, 3)
+    e._add_units(1, pressburg, LI, 1)
+    e._new_object(2, WAR_WAGON, 1, node("Konstantinopel"))  # another seat can move: the phase goes on
+    e._add_units(2, node("Konstantinopel"), LI, 1)
+    e._start_war()
+    play(e, (Head.OBJECT, 0), (Head.LOAD, HI), (Head.LOAD, HI), (Head.LOAD, HI), PLAY)
+    buy(e, PLAY, card(6))
+    mp = e.objs[wagon][4] - 1  # after the step into Pressburg
+    e.play((Head.NODE, pressburg))
+    assert e.bt is not None and e.bt["owners"] == [0, 1]
+    while e.bt is not None or e.phase == Phase.CONQUEST:
+        e.play(e.legal_moves()[0])
+    survivors = e.army[0][pressburg]
+    assert survivors and not e.army[1][pressburg]  # 3 HI against 1 LI: the mover holds the region
+    assert e.phase == Phase.MOVE and e.actor == 0 and e.objs[wagon][4] == mp
+    assert e.warlord_load == (pressburg, (survivors + 1) // 2)

@@ -318,3 +318,33 @@ def test_schemer_barbarians_next_to_a_treaty_guest_keep_the_battle_two_sided():
     env = TabletopEnv(SPEC, num_players=4, num_rounds=8, max_turns=100_000, diplomacy_offers=2, teams="pairs")
     result = testing.play_random_game(env, seed=5065, on_step=check_invariants, check_observations=False)
     assert result.terminated and not result.truncated
+
+
+def test_a_state_treaty_ends_early_when_both_agree():
+    """Spec 5.19: a state treaty "ends automatically at the end of its term, or at any time if all
+    parties agree". TREATY(k) of a kind in force is the offer to end it (payment steps only); on
+    acceptance it ends without a breach penalty and the guest's army leaves the host's region."""
+    e = dip_engine(offers=2)
+    buda = node("Buda")
+    propose(e, HUN, Treaty.RIGHT_OF_WAY, (Head.DURATION, 4), DONE, DONE)
+    play(e, ACCEPT)
+    put(e, HRE, "Buda", HI=1)  # a guest army in the host's region
+    assert e.controller(buda) == HUN and e.phase == Phase.DIPLOMACY and e.actor == HRE
+    ep = list(e.ep)
+    propose(e, HUN, Treaty.RIGHT_OF_WAY)
+    assert e.offer["ending"] and set(e.legal_moves()) == {DONE, PAY, DEMAND}  # no term, fee or secrecy
+    play(e, PAY, coin(50), DONE)
+    assert e.phase == Phase.OFFER_ANSWER and e.actor == HUN
+    play(e, REJECT)
+    assert len(e.treaties) == 1  # a refusal keeps it
+    close_window(e)
+    e.dip_done = ()
+    e.stage = Stage.PURCHASES
+    e._diplomacy_window("purchases")
+    assert e.phase == Phase.DIPLOMACY and e.actor == HRE
+    money = list(e.money)
+    propose(e, HUN, Treaty.RIGHT_OF_WAY, PAY, coin(50), DONE)
+    play(e, ACCEPT)
+    assert e.treaties == [] and e.ep == ep and "treaty_breach" not in e.ep_events[HRE]
+    assert e.money[HRE] == money[HRE] - 50 and e.money[HUN] == money[HUN] + 50
+    assert e.units[HRE][buda * NT + HI] == 0 and e.controller(buda) == HUN  # the guest went home

@@ -63,7 +63,7 @@ def check_invariants(env) -> None:
         assert e.goods_supply[g] + on_board == COMP.raw["goods_cubes_per_colour"] and e.goods_supply[g] >= 0
     for oid, c in e.goods.items():
         o = e.objs[oid]
-        assert sum(c) <= COMP.capacity[o[1]] * o[2]
+        assert sum(c) <= COMP.capacity[o[1]] * o[2] and sum(c) <= e.goods_capacity(oid)
     cards = list(e.deck) + list(e.drawn) + [c for h in e.hand for c in h]
     assert sorted(cards) == list(range(72))
     for p in range(n):
@@ -80,9 +80,8 @@ def check_invariants(env) -> None:
     for p in range(n):
         assert e.ep[p] == COMP.raw["starting_ep"] + sum(e.ep_events[p].values())
     # war wagons and galleys within capacity; battles leave one side (or none) in a region
-    for oid, c in e.cargo.items():
-        o = e.objs[oid]
-        assert sum(c) + len(e.aboard.get(oid, ())) <= COMP.capacity[o[1]] * o[2]
+    for oid, c in e.cargo.items():  # Wissenschaftler 11 / Kanonier 54 lend capacity for a round
+        assert sum(c) + len(e.aboard.get(oid, ())) <= e.unit_capacity(oid)
     for galley, carried in e.aboard.items():
         assert all(e.carried_by[c] == galley and e.objs[c][3] == -1 and e.objs[c][0] == e.objs[galley][0]
                    for c in carried)

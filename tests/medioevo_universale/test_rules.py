@@ -623,3 +623,35 @@ def test_bankruptcy_revolt_on_own_units_is_fought_at_once():
     e.play((Head.DICE, 0))  # 8/1 against 1/1: the barbarian dies; the HI absorbs the loss value
     assert e.bt is None and e.barb_total[target] == 0 and e.army[p][target] == 1
     assert e.phase == Phase.DEFICIT and e.actor == p
+
+
+def test_own_units_transports_and_cubes_can_be_taken_off_the_board_in_the_own_turn():
+    """Spec 5.17 ("Du darfst während deines Zuges jederzeit einige oder alle deiner Einheiten,
+    Transportmittel, Belagerungsmaschinen und Warenwürfel vom Spielbrett nehmen und zurück in den
+    jeweiligen Vorrat legen."): offered in the own purchase turn, one piece at a time; each lowers the
+    upkeep by 20 fl."""
+    e = engine_at_purchase()
+    p = e.actor
+    remove = (Head.CTRL, Ctrl.REMOVE)
+    assert all(opt[0] != remove or opt[1][0] != Head.NODE for opt in e.tree)
+    n, t = next((n, t) for n in range(BOARD.num_nodes) for t in range(NT) if e.units[p][n * NT + t])
+    upkeep, supply, units = e.upkeep(p), e.unit_supply[p][min(t, 4)], e.units[p][n * NT + t]
+    buy(e, remove, (Head.UNIT, t), (Head.NODE, n))
+    assert e.units[p][n * NT + t] == units - 1 and e.unit_supply[p][min(t, 4)] == supply + 1
+    assert e.upkeep(p) == upkeep - 20 and e.phase == Phase.PURCHASE and e.actor == p
+    slot = next(s for s, oid in enumerate(e.slots[p]) if oid >= 0 and oid in e.goods)
+    oid = e.slots[p][slot]
+    e.goods[oid][3] += 1
+    e.goods_supply[3] -= 1
+    menu(e, p)
+    cubes = e.goods_supply[3]
+    buy(e, remove, (Head.GOOD, 3), (Head.OBJECT, slot))
+    assert e.goods[oid][3] == 0 and e.goods_supply[3] == cubes + 1
+    kind = e.objs[oid][1]
+    vehicles = e.vehicle_supply[kind]
+    buy(e, remove, (Head.OBJECT, slot))
+    assert oid not in e.objs and e.slots[p][slot] == -1 and e.vehicle_supply[kind] == vehicles + 1
+    assert e.upkeep(p) == upkeep - 40
+    other = (p + 1) % e.num_players
+    assert not any(opt[0] == remove and opt[1] == (Head.OBJECT, s) for opt in e.tree
+                   for s, o in enumerate(e.slots[other]) if o >= 0 and o not in e.slots[p])
