@@ -605,10 +605,12 @@ class CardsMixin:
         return (self.board.is_sea[self.bt["node"]] or t not in (HI, CA) or (t == HI and not sup[LI])
                 or (t == CA and not sup[HI] and not sup[LI]))
 
-    def _note_loss(self, side: int, t: int, captor: int) -> None:
-        """Chirurg 28: a unit that dies (not captured) this battle round can be bought back next round."""
+    def _note_loss(self, side: int, t: int, captor: int, dies: bool | None = None) -> None:
+        """Chirurg 28: a unit that dies (not captured) this battle round can be bought back next round.
+        ``dies``: already known (an appointed unit, Ernennung)."""
         p = self.bt["owners"][side]
-        if p < 0 or captor >= 0 or not self._card_flag("buyback", side) or not self._dies(side, t):
+        if p < 0 or captor >= 0 or not self._card_flag("buyback", side) or not (
+                self._dies(side, t) if dies is None else dies):
             return
         if self.buyback_round[p] != self.round + 1:
             self.buyback[p] = [0] * 7
@@ -1014,6 +1016,8 @@ class CardsMixin:
         bt = self.bt
         node = bt["node"]
         q = bt["owners"][side]
+        if "appointed" in bt:
+            t = self.take_appointed_piece(side, t)  # Ernennung: the piece that counts as t (technologies.py)
         if q < 0:
             k = {LI: B_LI, AR: B_AR}.get(t, B_CP)
             self._add_barb(node, k, -1)
@@ -1571,8 +1575,8 @@ def card_move_fields(n: int) -> list:
               "card's extra properties this round: Wissenschaftler 11 (caravan <-> war wagon), Kanonier 54 "
               "(siege engine carries 3), Jäger 55 / 56 (passes regions without reactions)"),
         Field("card_movement", 4, "the movement in progress: Kriegsfürst 6 armed; units that may still move on "
-              "after its entry / 9; the carrier stands in a region it passes without reaction (Jäger); Miliz 25: "
-              "a war wagon is being loaded"),
+              "after its entry (or board again after a won battle: Kartografie) / 9; the carrier stands in a "
+              "region it passes without reaction (Jäger); Miliz 25: a war wagon is being loaded"),
     ]
 
 

@@ -41,8 +41,8 @@ class BattleMixin:
     def side_owner(self, side: int) -> int:
         return self.bt["owners"][side]
 
-    def side_units(self, side: int) -> list[int]:
-        """Unit counts of a side in the battle region, per type (barbarians: LI, AR, CP1)."""
+    def side_pieces(self, side: int) -> list[int]:
+        """The pieces of a side in the battle region, per real type (barbarians: LI, AR, CP1)."""
         node = self.bt["node"]
         p = self.bt["owners"][side]
         if p < 0:
@@ -50,6 +50,11 @@ class BattleMixin:
             return [self.barb[b + B_LI], 0, self.barb[b + B_AR], 0, self.barb[b + B_CP], 0, 0]
         base = node * NT
         return self.units[p][base:base + NT]
+
+    def side_units(self, side: int) -> list[int]:
+        """Unit counts of a side per type as the battle treats them (Ernennung, technologies.py)."""
+        u = self.side_pieces(side)
+        return self.appointed_view(side, u) if "appointed" in self.bt else u
 
     def side_size(self, side: int) -> int:
         p = self.bt["owners"][side]
@@ -212,12 +217,12 @@ class BattleMixin:
         if name == "sacrifice":
             side = task[1]
             u = self.fighting_units(side)
-            if not bt["active"][side][LI] or not u[LI]:
-                return False
+            if not bt["active"][side][LI] or not u[LI] or not self.sacrifices_left(side):
+                return False  # appointed LI (Ernennung) are not sacrificed: sacrifices_left
             if self.side_owner(side) < 0:
                 # 5.20: only with fewer units than the opponent and >= 2 LI: 2-3 LI -> 1, >= 4 -> 2
                 if self.side_size(side) < self.side_size(1 - side) and u[LI] >= 2:
-                    k = 1 if u[LI] <= 3 else 2
+                    k = min(1 if u[LI] <= 3 else 2, self.sacrifices_left(side))
                     for _ in range(k):
                         self._sacrifice(side)
                 return False
@@ -448,7 +453,8 @@ class BattleMixin:
             targets = self.damage_targets(side, restricted)
             if self.side_owner(side) < 0:
                 u = self.side_units(side)
-                t = LI if u[LI] else AR if u[AR] else CP1  # G51
+                # G51; HI and cavalry only by Ernennung (technologies.py)
+                t = LI if u[LI] else AR if u[AR] else CP1 if u[CP1] else HI if u[HI] else CA
             elif len(targets) == 1:
                 t = targets[0]
             else:
@@ -463,6 +469,8 @@ class BattleMixin:
     def _hit(self, side: int, t: int) -> None:
         """One damage point: LI, AR, CP die; HI becomes LI and CA becomes HI (or LI) from the supply."""
         if self._surgeon_saves(side):  # Chirurg 27 (cards.py)
+            return
+        if "appointed" in self.bt and self.appointed_hit(side, t):  # Ernennung (technologies.py)
             return
         captor = self._hit_captor(side, t)  # Kerkermeister 39 (cards.py)
         self._note_loss(side, t, captor)  # Chirurg 28 (cards.py)
@@ -723,6 +731,7 @@ class BattleMixin:
                 self.conquered_round.add(node)
                 self.stat_conquered[att] += 1
                 self._gain_ep(att, ep, "conquest")
+        self.note_won_entry(node, alive)  # Kartografie may move the carrier on (technologies.py)
         if bt["naval"]:
             self._end_naval(bt)
         self.bt = None

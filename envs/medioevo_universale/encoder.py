@@ -20,7 +20,7 @@ from .codec import MedioevoCodec
 from .constants import NUM_PHASES as _ALL_PHASES, NUM_SLOTS, NUM_UNIT_TYPES, PHASE_NAMES, STAGE_NAMES, Phase
 from .data import EMPIRES, GOAL_KEYS, VEHICLE_KINDS, game_data
 from .diplomacy import diplomacy_fields, encode_diplomacy
-from .technologies import encode_technologies, technology_fields
+from .technologies import appointment_fields, encode_appointments, encode_technologies, technology_fields
 from .variants import encode_variants, variant_fields
 
 NT = NUM_UNIT_TYPES
@@ -161,6 +161,7 @@ class MedioevoEncoder(ObservationEncoder):
         fields += diplomacy_fields(n)
         fields += technology_fields(nn)
         fields += card_move_fields(n)  # Kriegsfürst 6, Wissenschaftler 11, Miliz 25, Kanonier 54, Jäger 55 / 56
+        fields += appointment_fields()  # Ernennung
         self.layout = ObsLayout(fields)
         static = np.zeros((nn, STATIC_FEATURES), dtype=np.float32)
         for i in range(nn):
@@ -376,6 +377,7 @@ class MedioevoEncoder(ObservationEncoder):
         encode_card_effects(e, seat, out[L["card_effects"]])
         encode_card_choice(e, seat, out[L["my_card_choice"]])
         encode_card_moves(e, out, L, rel)
+        encode_appointments(e, out, L)
         return out
 
     # ------------------------------------------------------------------------ caches ----

@@ -397,6 +397,8 @@ class WarMixin:
             return
         if self.warlord_resume():  # Kriegsfürst 6: half of the units move on (cards.py)
             return
+        if self.kartografie_after_battle():  # after a won battle the carrier may move on (technologies.py)
+            return
         p = self.actor = self.mover
         for oid in self.escort:  # siege engines that moved are stopped for the round (G85)
             if oid in self.objs:

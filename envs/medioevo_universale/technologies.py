@@ -20,10 +20,14 @@ unit of effect). This module holds
   - own war turn: Nationalstaat (per barbarian unit, G13), Einfluss (a whole barbarian army),
     Kartografie (one unit steps without a transport: the turn's movement, G72);
   - battle rounds (a window per player side before step 2): Maschinenbau, Strategie, Einfluss (per
-    unit), Kartografie (a unit joins from an adjacent region, G70); the winner's window before the
-    combat result is assigned: Taktik.
+    unit), Kartografie (a unit joins from an adjacent region, G70), Ernennung (a unit of either side
+    counts as another type for the rest of the battle); the winner's window before the combat result
+    is assigned: Taktik;
+  - after the mover won the battle its entry started: the movement goes on with the carrier (its
+    units may board again), so that Kartografie can give it 1 MP (the rulebook's example).
 
-Not built (docs list them): Ernennung, Kartografie for an ally's battle and after a battle.
+Not built (docs list it): Kartografie for an ally's battle (G70: the ally's unit would fight inside
+another player's side).
 """
 from __future__ import annotations
 
@@ -31,7 +35,7 @@ import itertools
 
 from ..core.encoder import Field
 from .constants import (
-    AR, B_AR, B_CP, B_LI, BLUE, CARAVAN, CASTLE, CITY, CP1, FORTRESS, GALLEY, GREEN, LI, MERCHANT_SHIP,
+    AR, B_AR, B_CP, B_LI, BLUE, CA, CARAVAN, CASTLE, CITY, CP1, FORTRESS, GALLEY, GREEN, HI, LI, MERCHANT_SHIP,
     NUM_UNIT_TYPES, O_KIND, O_LEVEL, O_MP, O_NODE, ORANGE, RED, RELIGION_B, SIEGE, TOWER, TOWN, VILLAGE, VIOLET,
     WAR_WAGON, YELLOW, Ctrl, Head, Phase,
 )
@@ -59,6 +63,8 @@ MARKT_STEP = 50
 UPGRADE_OF = {VILLAGE: TOWN, TOWN: CITY, TOWER: FORTRESS, FORTRESS: CASTLE}
 BARB_AS_UNIT = {B_LI: LI, B_AR: AR, B_CP: CP1}  # barbarian captains are level I (G30)
 UNIT_AS_BARB = {LI: B_LI, AR: B_AR, CP1: B_CP}
+APPOINTED_TYPES = (LI, HI, AR, CA, CP1)  # Ernennung: what a unit may count as (a captain: level I)
+STEP_DOWN = {HI: LI, CA: HI}  # one damage point on land (spec 2.4)
 MAX_ALT_COMBOS = 512  # "/" cards enumerated for the best case of a payment; greedy beyond
 
 
@@ -73,6 +79,7 @@ class TechnologyMixin:
         self.decree_steps = -1  # Erlass: the carrier stands in the decree region after this many steps
         self.logistik = -1  # Logistik: the vehicle of the current movement / trade activation
         self.machines_freed: dict[int, int] = {}  # Maschinenbau: siege engine -> round its crew fights
+        self.won_entry: tuple[int, int] | None = None  # (region, movement steps) of a battle the mover won
 
     # ======================================================================= TP payment ====
     def has_tech(self, p: int, t: int) -> bool:
@@ -309,7 +316,8 @@ class TechnologyMixin:
                      (KARTOGRAFIE, "_kartografie_unit_options")),
         "taktik": ((TAKTIK, "_taktik_options"),),
         "battle": ((MASCHINENBAU, "_maschinenbau_options"), (STRATEGIE, "_strategie_options"),
-                   (EINFLUSS, "_einfluss_battle_options"), (KARTOGRAFIE, "_kartografie_battle_options")),
+                   (EINFLUSS, "_einfluss_battle_options"), (KARTOGRAFIE, "_kartografie_battle_options"),
+                   (ERNENNUNG, "_ernennung_options")),
     }
 
     def _payable_options(self, p: int, window: str) -> list[tuple]:
@@ -433,6 +441,7 @@ class TechnologyMixin:
         BESCHAFFUNG: "_do_beschaffung", GILDEN: "_do_gilden", KARTOGRAFIE: "_do_kartografie", ERLASS: "_do_erlass",
         NATIONALSTAAT: "_do_nationalstaat", EINFLUSS: "_do_einfluss", STRATEGIE: "_do_strategie",
         MASCHINENBAU: "_do_maschinenbau", TAKTIK: "_do_taktik", LOGISTIK: "_do_logistik",
+        ERNENNUNG: "_do_ernennung",
     }
 
     # ====================================================================== phase 4 ====
@@ -941,6 +950,162 @@ class TechnologyMixin:
         self._resume_battle_window(("damage", enemy, self._protected(enemy, 1, 1), False))
         return True
 
+    # ==================================================================== Ernennung ====
+    # Appointments are kept per battle side as {(real type, appointed type): units}. The battle reads
+    # a side through ``side_units`` (combat.py), which shows appointed units as their new type, so every
+    # ability, captain and damage rule sees them so; the pieces on the board keep their real type, and
+    # nothing is left to undo when the battle ends (ASSUMPTION: "this round" = the rest of the battle).
+    def _appointments(self, side: int, real: list[int]) -> list[tuple[int, int, int]]:
+        """(real type, appointed type, units) of a side, each limited to the pieces still there: a piece
+        another effect removes by its real type is an unappointed one while the side has one."""
+        left = list(real)
+        out = []
+        for (a, b), k in sorted(self.bt["appointed"][side].items()):
+            k = min(k, left[a])
+            if k > 0:
+                left[a] -= k
+                out.append((a, b, k))
+        return out
+
+    def appointed_view(self, side: int, real: list[int]) -> list[int]:
+        view = list(real)
+        for a, b, k in self._appointments(side, real):
+            view[a] -= k
+            view[b] += k
+        return view
+
+    def unappointed_pieces(self, side: int) -> list[int]:
+        """Pieces per real type that keep their own type in this battle."""
+        real = list(self.side_pieces(side))
+        if "appointed" in self.bt:
+            for a, _, k in self._appointments(side, real):
+                real[a] -= k
+        return real
+
+    def _settled_appointments(self, side: int) -> dict:
+        """The side's stored appointments without those no piece backs any more."""
+        apps = self.bt["appointed"][side]
+        kept = self._appointments(side, self.side_pieces(side))
+        apps.clear()
+        for a, b, k in kept:
+            apps[(a, b)] = k
+        return apps
+
+    def _appointed_piece(self, side: int, t: int) -> int:
+        """The real type of the appointed piece that counts as t and takes an effect meant for a unit of
+        type t; -1 while the side has a piece really of type t (ASSUMPTION: those go first)."""
+        apps = self._settled_appointments(side)
+        if self.unappointed_pieces(side)[t]:
+            return -1
+        a = next((a for a, b in sorted(apps) if b == t), -1)
+        if a >= 0:
+            apps[(a, t)] -= 1
+            if not apps[(a, t)]:
+                del apps[(a, t)]
+        return a
+
+    def take_appointed_piece(self, side: int, t: int) -> int:
+        """A unit counted as t leaves the battle (spy cards): the real type of the piece that goes."""
+        a = self._appointed_piece(side, t)
+        return t if a < 0 else a
+
+    def appointed_hit(self, side: int, t: int) -> bool:
+        """A damage point on type t that falls on an appointed unit (no piece really of type t left):
+        it takes the point as a unit of type t. ASSUMPTION: on land HI and cavalry step down in the
+        appointment (no figure from the supply), any other type dies and its real piece leaves (to the
+        supply, or to the captor as a prisoner of its real type). True when it did."""
+        a = self._appointed_piece(side, t)
+        if a < 0:
+            return False
+        bt = self.bt
+        down = None if bt["naval"] else STEP_DOWN.get(t)
+        if down is not None:
+            if down != a:
+                apps = bt["appointed"][side]
+                apps[(a, down)] = apps.get((a, down), 0) + 1
+        else:
+            self._appointed_dies(side, a, t)
+        crew, u = bt["crew"][side], self.side_units(side)
+        for k in range(NT):
+            if crew[k] > u[k]:
+                crew[k] = u[k]
+        return True
+
+    def _appointed_dies(self, side: int, a: int, t: int) -> None:
+        bt = self.bt
+        p, node = bt["owners"][side], bt["node"]
+        if p < 0:
+            k = UNIT_AS_BARB[a]
+            self._add_barb(node, k, -1)
+            self.barb_supply[k] += 1
+            return
+        captor = self._hit_captor(side, t)  # capture, Kerkermeister 39 (cards.py)
+        self._note_loss(side, a, captor, dies=True)  # Chirurg 28 (cards.py)
+        self._add_units(p, node, a, -1)
+        if captor >= 0:
+            self.prisoners[captor][p][a] += 1
+            bt["taken"].append((p, a))
+        else:
+            self.unit_supply[p][min(a, 4)] += 1
+
+    def _ernennung_options(self, p: int) -> list[tuple]:
+        """Per red TP one unit of either side (p's, an opponent's, barbarians') counts as another type
+        for the rest of the battle: SIDE, its real type, the type it counts as. ASSUMPTION: a captain
+        is one type (no other level); a unit counted as a captain is a level I captain; an appointed unit is not
+        appointed again; units crewing a siege engine this round are not offered."""
+        out = []
+        for s in (0, 1):
+            free, fighting = self.unappointed_pieces(s), self.fighting_units(s)
+            for a in range(NT):
+                if free[a] and fighting[a]:
+                    out += [(((Head.SIDE, s), (Head.UNIT, a), (Head.UNIT, b)), 0, ((RED, 1),))
+                            for b in APPOINTED_TYPES if b != a and not (a >= CP1 and b == CP1)]
+        return out
+
+    def _do_ernennung(self, p: int, moves: tuple) -> bool:
+        side, a, b = moves[0][1], moves[1][1], moves[2][1]
+        if "appointed" not in self.bt:
+            self.bt["appointed"] = [{}, {}]
+        apps = self._settled_appointments(side)
+        apps[(a, b)] = apps.get((a, b), 0) + 1
+        self._resume_battle_window()
+        return True
+
+    # ========================================================== after a won battle ====
+    def note_won_entry(self, node: int, alive: list[bool]) -> None:
+        """End of a battle: remember it when the mover won the battle its entry started."""
+        att = self.bt["owners"][0]
+        won = self.battle_after == "move" and att >= 0 and att == self.mover and alive[0] and not alive[1]
+        self.won_entry = (node, self.move_steps) if won else None
+
+    def kartografie_after_battle(self) -> bool:
+        """``_end_movement`` hook, the rulebook's example ("you win the battle against the barbarian army,
+        then pay 1 TP and may move the war wagon one region further"): when the mover won the battle
+        its entry started and Kartografie can give the carrier the MP for one more step, the movement
+        goes on instead of ending: the mover's units in the region may board again (their stop markers
+        are lifted as they board), ``TECH(Kartografie)`` gives the carrier 1 MP, DONE ends the movement.
+        True when it goes on."""
+        won, self.won_entry = self.won_entry, None
+        c, p = self.carrier, self.mover
+        if won is None or won[1] != self.move_steps or c < 0 or c not in self.objs:
+            return False
+        o = self.objs[c]
+        y = o[O_NODE]
+        if o[0] != p or y != won[0] or o[O_MP] > 0 or o[O_KIND] not in (WAR_WAGON, GALLEY, SIEGE):
+            return False
+        access = self._access(p, KARTOGRAFIE, self._neighbour_techs(p) if self.has_tech(p, WELTLICHE_MACHT) else None)
+        if access is None or not self.tp_payable(p, 0, ((BLUE, 1),) + access[1]):
+            return False
+        board_again = self.unit_capacity(c) > 0 and not self.board.is_sea[y] and self.army[p][y] > 0
+        loads = {sum(self.carrier_cargo()) > 0} | ({True} if board_again else set())
+        if not any(self._step_targets(p, o[O_KIND], y, armed, mp=1) for armed in loads):
+            return False
+        if board_again:  # the LOAD allowance of Kriegsfürst 6 (cards.py): stopped units may board
+            self.warlord_load = (y, self.army[p][y])
+        self.actor = p
+        self.phase = Phase.MOVE
+        return True
+
 
 # ------------------------------------------------------------------------------ observation ----
 WINDOW_KINDS = ("revolt", "battle", "taktik", "move", "war_turn", "trade", "buy", "sale")
@@ -976,4 +1141,22 @@ def encode_technologies(e, out, slices: dict) -> None:
         v[6] = min(1.0, pay["fl"] / 1000)
 
 
-__all__ = ["TechnologyMixin", "encode_technologies", "tech_id", "technology_fields"]
+def appointment_fields() -> list[Field]:
+    return [Field("tech_appointed", 2 * NT * len(APPOINTED_TYPES), "Ernennung in the battle in progress: per side "
+                  "(attacker, defender) and real unit type, the units counted as LI, HI, AR, CA, captain / 5")]
+
+
+def encode_appointments(e, out, slices: dict) -> None:
+    """Public: appointments are made in the open."""
+    bt = e.bt
+    if bt is None or "appointed" not in bt:
+        return
+    v = out[slices["tech_appointed"]]
+    for side in (0, 1):
+        for a, b, k in e._appointments(side, e.side_pieces(side)):
+            i = (side * NT + a) * len(APPOINTED_TYPES) + APPOINTED_TYPES.index(b)
+            v[i] = min(1.0, k / 5)
+
+
+__all__ = ["TechnologyMixin", "appointment_fields", "encode_appointments", "encode_technologies", "tech_id",
+           "technology_fields"]

@@ -402,7 +402,7 @@ class VariantsMixin:
 
     def sacrifices_left(self, side: int) -> int:
         """LI the side may still sacrifice this round (per unit: only the LI using their ability)."""
-        li = self.side_units(side)[LI]
+        li = self.unappointed_pieces(side)[LI]  # Ernennung: LI appointed to or from another type are not sacrificed
         if self.config.captains_per_unit:
             return min(li, max(0, self.bt["count"][side][LI] - self.bt["sac"][side]))
         return li

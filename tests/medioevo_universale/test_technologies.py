@@ -9,18 +9,18 @@ from envs.core import TabletopEnv, testing
 from envs.core.errors import IllegalActionError
 from envs.medioevo_universale import SPEC
 from envs.medioevo_universale.constants import (
-    AR, BLUE, CARAVAN, CP1, GREEN, LI, MERCHANT_SHIP, ORANGE, RED, SIEGE, TOWN, VILLAGE, VIOLET, WAR_WAGON, YELLOW,
-    Ctrl, Head, Phase, Stage,
+    AR, BLUE, CA, CARAVAN, CP1, GALLEY, GREEN, HI, LI, MERCHANT_SHIP, ORANGE, RED, SIEGE, TOWN, VILLAGE, VIOLET,
+    WAR_WAGON, YELLOW, Ctrl, Head, Phase, Stage,
 )
 from envs.medioevo_universale.data import game_data
 from envs.medioevo_universale.technologies import (
-    BESCHAFFUNG, EINFLUSS, ERLASS, GESETZE, GILDEN, HANDEL, INGENIEURSKUNST, KARTOGRAFIE, LOGISTIK, MARKT,
+    BESCHAFFUNG, EINFLUSS, ERLASS, ERNENNUNG, GESETZE, GILDEN, HANDEL, INGENIEURSKUNST, KARTOGRAFIE, LOGISTIK, MARKT,
     MASCHINENBAU, NATIONALSTAAT, STRATEGIE, TAKTIK, WELTLICHE_MACHT,
 )
 
 from .test_fuzz import check_invariants
 from .test_rules import menu
-from .test_war import fight, node, play, put, units_at, war_engine
+from .test_war import ScriptedRng, fight, node, play, put, units_at, war_engine
 
 DONE = (Head.CTRL, Ctrl.DONE)
 BUY = (Head.CTRL, Ctrl.BUY)
@@ -570,6 +570,8 @@ def test_taktik_places_the_combat_result():
     e.stage = Stage.WAR  # the battle's phase: TP made now stay for it
     e.tp[winner][RED] = 2
     fight(e, "Toskana", winner, yellow, dice=[8, 1, 1, 1])  # the yellow archer misses; the attack roll
+    assert e.phase == Phase.TECH_USE  # the battle window: Taktik's owner has Ernennung (red II) too
+    play(e, DONE)
     assert e.phase == Phase.ATTACK_REROLL
     e.bt["tasks"] = [("taktik", 1, 2), "end_round"]  # the combat result of step 9
     e._battle_run()
@@ -646,3 +648,221 @@ def test_kartografie_brings_a_unit_into_a_battle():
     play(e, tech(KARTOGRAFIE), (Head.NODE, node("Genua")), (Head.UNIT, 3))
     assert units_at(e, green, "Toskana")[3] == 1 and units_at(e, green, "Genua")[3] == 0
     assert e.side_units(1)[3] == 1 and e.tp[green][BLUE] == 0 and e.money[green] == money
+
+
+# ------------------------------------------------------------------------------- Ernennung ----
+def appoint(side, real, as_type):
+    return tech(ERNENNUNG), (Head.SIDE, side), (Head.UNIT, real), (Head.UNIT, as_type)
+
+
+def test_ernennung_infantry_as_cavalry_and_the_barbarian_captain_as_infantry():
+    """2.7 Ernennung: "you fight with 1 light infantry against a barbarian army of 1 infantry and 1
+    captain. You spend 2 TP; your infantry counts as cavalry and the barbarian captain as plain
+    infantry." Then no side has a captain (no barbarian captain slot), the cavalry ability works (no
+    enemy cavalry) and deals +2; the cavalry steps down to HI from a damage point (ASSUMPTION: as a
+    cavalry would, without a figure from the supply); the pieces keep their real types."""
+    e = quiet_engine()
+    p = 0
+    tosk = put(e, p, "Toskana", LI=1)
+    e.unit_supply[p][LI] -= 1
+    for k in (0, 2):  # barbarian LI and CP
+        e._add_barb(tosk, k, 1)
+        e.barb_supply[k] -= 1
+    e.tech[p][RED] = 2
+    e.stage = Stage.WAR  # the battle's phase: TP made now stay for it
+    e.tp[p][RED] = 2
+    e.barb_dice = [1, 1, 1]
+    money, hi_supply = e.money[p], e.unit_supply[p][HI]
+    fight(e, "Toskana", p, -1, dice=[1, 1, 8])  # p's roll: attack 8, loss value 1
+    assert e.phase == Phase.TECH_USE and e.actor == p
+    play(e, *appoint(0, LI, CA))
+    play(e, *appoint(1, CP1, LI)[:3])
+    assert set(e.legal_moves()) == {(Head.UNIT, t) for t in (LI, HI, AR, CA)}  # a captain stays no captain
+    play(e, (Head.UNIT, LI), DONE)
+    assert e.phase == Phase.ATTACK_REROLL and e.tp[p][RED] == 0 and e.money[p] == money
+    assert e.side_units(0) == [0, 0, 0, 1, 0, 0, 0] and e.side_units(1) == [2, 0, 0, 0, 0, 0, 0]
+    assert e.captain_levels(1) == 0 and e.bt["cap"] == [[], []]  # no captain: no slot
+    assert e.bt["active"][0][CA]
+    assert units_at(e, p, "Toskana")[LI] == 1 and e.barb[tosk * 3:tosk * 3 + 3] == [1, 0, 1]  # real pieces
+    play(e, (Head.DICE, 0))
+    # 8 against 1: combat result 1 (one melee unit) + 2 (cavalry) = 3 points: both barbarians die,
+    # the captain as the infantry it counts as; p's loss value 1 steps the cavalry down
+    assert not e.barb_total[tosk] and e.bt is None
+    assert units_at(e, p, "Toskana")[:4] == [1, 0, 0, 0] and e.unit_supply[p][HI] == hi_supply
+
+
+def test_ernennung_enemy_cavalry_as_infantry_dies_from_one_point():
+    """Ernennung on an opponent's unit: its cavalry counts as LI, so the first damage point kills it
+    (ASSUMPTION: as an LI would) and its piece goes back to the owner's supply."""
+    e = quiet_engine()
+    p, q = 0, 1
+    put(e, p, "Toskana", HI=3)
+    put(e, q, "Toskana", CA=1, LI=1)
+    e.unit_supply[p][HI] -= 3
+    e.unit_supply[q][CA] -= 1
+    e.unit_supply[q][LI] -= 1
+    e.tech[p][RED] = 2
+    e.stage = Stage.WAR
+    e.tp[p][RED] = 1
+    fight(e, "Toskana", p, q, dice=[1, 1, 1])
+    assert e.phase == Phase.TECH_USE and e.actor == p
+    assert tech(ERNENNUNG) in e.legal_moves()
+    play(e, *appoint(1, CA, LI), DONE)
+    assert e.side_units(1)[:4] == [2, 0, 0, 0]
+    ca_supply = e.unit_supply[q][CA]
+    e._hit(1, LI)  # q's real LI first (ASSUMPTION), then the appointed cavalry
+    assert units_at(e, q, "Toskana")[:4] == [0, 0, 0, 1] and e.side_units(1)[:4] == [1, 0, 0, 0]
+    e._hit(1, LI)
+    assert units_at(e, q, "Toskana")[:4] == [0, 0, 0, 0] and e.unit_supply[q][CA] == ca_supply + 1
+
+
+def test_ernennung_appointed_units_are_not_sacrificed_and_end_with_the_battle():
+    """An archer counted as LI gives its side the LI ability but is not sacrificed (like a captain
+    acting as LI, 5.11); the appointment ends with the battle: the survivor is an archer again."""
+    e = quiet_engine()
+    p = 0
+    tosk = put(e, p, "Toskana", AR=2)
+    e.unit_supply[p][AR] -= 2
+    e._add_barb(tosk, 2, 1)  # a barbarian captain alone
+    e.barb_supply[2] -= 1
+    e.tech[p][RED] = 2
+    e.stage = Stage.WAR
+    e.tp[p][RED] = 1
+    e.barb_dice = [1, 1, 1]
+    fight(e, "Toskana", p, -1, dice=[1, 3, 4])  # p's roll: attack 4, loss value 1
+    play(e, *appoint(0, AR, LI), DONE)
+    assert e.bt["active"][0][LI] and e.sacrifices_left(0) == 0
+    assert e.phase == Phase.ATTACK_REROLL  # no SACRIFICE decision: nothing to sacrifice
+    play(e, (Head.DICE, 0))  # 4 against 1 kills the captain; p's loss value 1: p picks the unit
+    assert e.phase == Phase.DAMAGE and set(e.legal_moves()) == {(Head.UNIT, LI), (Head.UNIT, AR)}
+    play(e, (Head.UNIT, LI))  # the appointed archer dies as the LI it counts as
+    assert e.bt is None and units_at(e, p, "Toskana")[:4] == [0, 0, 1, 0] and e.unit_supply[p][AR] >= 1
+
+
+def test_ernennung_illegal_appointment_leaves_the_state_unchanged():
+    """A captain cannot be appointed as a captain (no level change): the move is refused, nothing changes."""
+    e = quiet_engine()
+    p = 0
+    tosk = put(e, p, "Toskana", LI=1)
+    e.unit_supply[p][LI] -= 1
+    e._add_barb(tosk, 2, 1)
+    e.barb_supply[2] -= 1
+    e.tech[p][RED] = 2
+    e.stage = Stage.WAR
+    fight(e, "Toskana", p, -1, dice=[])
+    play(e, *appoint(1, CP1, LI)[:3])
+    before = testing.state_bytes(e)
+    with pytest.raises(IllegalActionError):
+        e.play((Head.UNIT, CP1))
+    assert testing.state_bytes(e) == before and "appointed" not in e.bt
+
+
+# ------------------------------------------------------------------ Kartografie after a battle ----
+def test_kartografie_after_beating_barbarians_moves_the_war_wagon_one_region_further():
+    """2.7 Kartografie: "you move a war wagon with units into a barbarian region. You win the battle
+    against the barbarian army, then pay 1 TP and may move the war wagon one region further." The
+    units that fought may board again (ASSUMPTION: every own unit in the region), and the step is the
+    movement's: they arrive stopped."""
+    e, oid = moving_wagon(where="Mailand", units=3)
+    tosk, genua = node("Toskana"), node("Genua")
+    e.tech[0][BLUE] = 4
+    e.tp[0][BLUE] = 1
+    e.horde = [1, 0, 0]
+    e.barb_dice = [1, 1, 1]
+    e.rng = ScriptedRng([1, 1, 8])  # p's roll: 8 against 1, loss value 1
+    play(e, (Head.NODE, tosk), (Head.DICE, 0))
+    assert e.bt is None and not e.barb_total[tosk] and units_at(e, 0, "Toskana")[LI] == 2
+    assert e.phase == Phase.MOVE and e.actor == 0 and e.objs[oid][3] == tosk and e.objs[oid][4] == 0
+    assert set(e.legal_moves()) == {DONE, (Head.LOAD, LI), tech(KARTOGRAFIE)}
+    play(e, (Head.LOAD, LI), (Head.LOAD, LI), tech(KARTOGRAFIE))
+    assert e.objs[oid][4] == 1 and e.tp[0][BLUE] == 0
+    play(e, (Head.NODE, genua))
+    assert e.objs[oid][3] == genua and e.objs[oid][4] == 0
+    if e.phase == Phase.MOVE:
+        play(e, DONE)
+    assert units_at(e, 0, "Genua")[LI] == 2 and units_at(e, 0, "Toskana")[LI] == 0 and not sum(e.cargo[oid])
+
+
+def test_no_step_after_the_battle_without_kartografie_or_its_price():
+    """Without Kartografie (or without the money for its TP) the movement ends with the battle."""
+    for owned, money in ((0, 5000), (4, 0)):
+        e, oid = moving_wagon(where="Mailand", units=3)
+        e.tech[0][BLUE] = owned
+        e.money[0] = money
+        e.horde = [1, 0, 0]
+        e.barb_dice = [1, 1, 1]
+        e.rng = ScriptedRng([1, 1, 8])
+        play(e, (Head.NODE, node("Toskana")), (Head.DICE, 0))
+        assert e.phase != Phase.MOVE and e.carrier == -1 and units_at(e, 0, "Toskana")[LI] == 2
+
+
+def test_kartografie_after_the_battle_done_ends_the_movement():
+    e, oid = moving_wagon(where="Mailand", units=3)
+    e.tech[0][BLUE] = 4
+    e.horde = [1, 0, 0]
+    e.barb_dice = [1, 1, 1]
+    e.rng = ScriptedRng([1, 1, 8])
+    play(e, (Head.NODE, node("Toskana")), (Head.DICE, 0), (Head.LOAD, LI), DONE)
+    assert e.phase != Phase.MOVE and e.carrier == -1  # the movement is over
+    assert units_at(e, 0, "Toskana")[LI] == 2 and not sum(e.cargo[oid])  # the boarded unit got off again
+
+
+def test_fuzz_ernennung_and_kartografie_after_a_battle(monkeypatch):
+    """Random play as in the technology fuzz (every seat owns the technologies and prefers activations,
+    armies by the transports are stronger, movements prefer steps) until Ernennung has taken damage on
+    appointed units, an appointed player's unit has died and a movement went on after a won battle;
+    the package's invariants after every step."""
+    from envs.medioevo_universale.engine import MedioevoEngine
+
+    seen = {"appointed_hit": 0, "appointed_dies": 0, "resumed": 0}
+
+    def counted(name, key, player_only=False):
+        original = getattr(MedioevoEngine, name)
+
+        def wrapper(self, *args):
+            result = original(self, *args)
+            if result is not False and (not player_only or self.bt is None or self.bt["owners"][args[0]] >= 0):
+                seen[key] += 1
+            return result
+        monkeypatch.setattr(MedioevoEngine, name, wrapper)
+
+    counted("appointed_hit", "appointed_hit")
+    counted("_appointed_dies", "appointed_dies", player_only=True)
+    counted("kartografie_after_battle", "resumed")
+    n = 4
+    env = TabletopEnv(SPEC, num_players=n, num_rounds=8, max_turns=100_000, diplomacy_offers=0)
+    for seed in range(12):
+        env.reset(seed=seed)
+        pick = random.Random(seed)
+        granted = False
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            e = env.engine
+            if not granted and e.setup_done:
+                for p in range(n):
+                    e.tech[p] = [4] * 6
+                    e._bank(p, 3000)
+                    for oid in e.slots[p]:  # stronger armies by the transports win more entry battles
+                        if oid >= 0 and e.objs[oid][1] in (WAR_WAGON, GALLEY) and e.objs[oid][3] >= 0:
+                            k = min(4, e.unit_supply[p][HI])
+                            e.unit_supply[p][HI] -= k
+                            e._add_units(p, e.objs[oid][3], HI, k)
+                granted = True
+            legal = [int(i) for i in np.flatnonzero(obs["action_mask"])]
+            techs = [i for i in legal if env.action_name(i).startswith("TECH(")]
+            if techs and e.phase != Phase.PURCHASE and pick.random() < 0.7:
+                legal = techs
+            elif e.phase in (Phase.TECH_USE, Phase.TP_PAY) and len(legal) > 1 and pick.random() < 0.7:
+                legal = [i for i in legal if env.action_name(i) != "CTRL(DONE)"]
+            elif e.phase == Phase.MOVE and pick.random() < 0.5:  # movements that go somewhere
+                legal = [i for i in legal if env.action_name(i).startswith(("NODE(", "LOAD("))] or legal
+            if pick.random() < 0.05:
+                testing.observation_in_space(env, agent, obs)
+            env.step(pick.choice(legal))
+            check_invariants(env)
+        if all(seen.values()):
+            break
+    assert all(seen.values()), seen
