@@ -73,14 +73,33 @@ class KingsburgCodec(ActionCodec):
             self._first[moves[i][0]] = i
         assert all(self._first[op] + arg == i for i, (op, arg) in enumerate(moves))
         self.num_players = num_players
+        self._indices_of: dict = {}  # id of a shared move tuple -> (the tuple, its indices)
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state["_indices_of"] = {}  # keyed by object ids, which mean nothing in a copy
+        return state
 
     def action_name(self, index: int) -> str:
         return self._names[index]
 
     def legal_actions(self, engine) -> list[int]:
         # the engine lists every decision's moves in this layout's order (the fuzz test checks it)
+        moves = engine._moves
+        if type(moves) is tuple:
+            # a shared tuple from one of the engine's move caches: its indices are remembered by
+            # identity (the entry holds the tuple, so its id cannot be reused while remembered)
+            hit = self._indices_of.get(id(moves))
+            if hit is not None and hit[0] is moves:
+                return list(hit[1])
+            if len(self._indices_of) > 100_000:
+                self._indices_of.clear()
+            first = self._first
+            indices = tuple([first[op] + arg for op, arg in moves])
+            self._indices_of[id(moves)] = (moves, indices)
+            return list(indices)
         first = self._first
-        return [first[op] + arg for op, arg in engine._moves]
+        return [first[op] + arg for op, arg in moves]
 
     def decode(self, index: int) -> tuple[int, int]:
         return self._moves[index]

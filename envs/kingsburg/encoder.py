@@ -22,6 +22,14 @@ _CONTEXT_DECISIONS = frozenset((Decision.MODIFIERS, Decision.PICK_GOOD, Decision
                                 Decision.RECRUIT, Decision.GOVERNOR))
 _FLOAT32, _UINT8 = np.dtype(np.float32), np.dtype(np.uint8)
 _DIE_ONEHOT = tuple(tuple(1 if v == d else 0 for v in range(1, 7)) for d in range(7))
+# Scaled float32 bytes of the parts whose content and scale are the same for every player count and
+# module choice, shared by all encoders of the process (kept out of pickles) and keyed by their inputs:
+# a seat's dice, its buildings (built per row), its advisor bit mask, and the decision context
+# (only without modules 2 and 3, whose private parts make the context observer-dependent).
+_DICE_BLOCKS: dict = {}
+_BUILDING_BLOCKS: dict = {}
+_ADVISOR_BLOCKS: dict = {}
+_CONTEXT_BLOCKS: dict = {}
 
 
 class KingsburgEncoder(ObservationEncoder):
@@ -97,10 +105,7 @@ class KingsburgEncoder(ObservationEncoder):
         self._zeros_gov = (0,) * ngov
         self._zeros_val = (0,) * nval
         self._zeros_enemy = (0,) * (1 + ntypes + 1 + 11)
-        self._building_cache: dict = {}
-        self._dice_cache: dict = {}
         self._enemy_cache: dict = {}
-        self._context_cache: dict = {}
 
         def onehot(size, i):
             v = [0] * size
@@ -123,7 +128,6 @@ class KingsburgEncoder(ObservationEncoder):
         self._zeros_battle = bytes(2 * n)
         # module 2 and 3 private parts can be non-zero outside their decisions
         self._private_parts = config.module_governors or config.module_army_tokens
-        self._mask18_cache: dict = {}
         self._zeros_decision_part = bytes(8 + 5 + PICK_SOURCES + ngov + nval)
         self._cached_engine = None
         self._seat_blocks: list = []
@@ -295,9 +299,8 @@ class KingsburgEncoder(ObservationEncoder):
             v += self._zeros_val
         return bytes(v)
 
-    def _dice_block(self, key: tuple) -> bytes:
-        """Dice slots of one seat from (player dice, placed mask, bonus dice, placed mask), cached."""
-        pd, pplaced, bd, bplaced = key
+    def _dice_block(self, key: tuple, pd: list, pplaced: int, bd: list, bplaced: int) -> bytes:
+        """Dice slots of one seat (cached under ``key``)."""
         bits = []
         for i in range(3):
             if i < len(pd):
@@ -313,9 +316,9 @@ class KingsburgEncoder(ObservationEncoder):
             else:
                 bits += (0,) * 8
         bits.append(sum(pd) + sum(bd))
-        if len(self._dice_cache) > 200_000:
-            self._dice_cache.clear()
-        block = self._dice_cache[key] = self._as_floats(bytes(bits), self._dice_start)
+        if len(_DICE_BLOCKS) > 200_000:
+            _DICE_BLOCKS.clear()
+        block = _DICE_BLOCKS[key] = self._as_floats(bytes(bits), self._dice_start)
         return block
 
     def _buildings_block(self, key: tuple) -> bytes:
@@ -324,12 +327,12 @@ class KingsburgEncoder(ObservationEncoder):
         for r, built in enumerate(key):
             for col in range(built):
                 bits[r * 4 + col] = 1
-        block = self._building_cache[key] = self._as_floats(bytes(bits), self._buildings_start)
+        block = _BUILDING_BLOCKS[key] = self._as_floats(bytes(bits), self._buildings_start)
         return block
 
     def _advisors_block(self, mask: int) -> bytes:
         """Advisor ranks a seat has dice on, from its bit mask, cached."""
-        block = self._mask18_cache[mask] = self._as_floats(bytes(mask >> i & 1 for i in range(18)),
+        block = _ADVISOR_BLOCKS[mask] = self._as_floats(bytes(mask >> i & 1 for i in range(18)),
                                                            self._advisors_start)
         return block
 
@@ -353,7 +356,7 @@ class KingsburgEncoder(ObservationEncoder):
         return self._as_floats(bytes(tail), self._modules_start)
 
     def seat_block(self, e, p: int) -> bytes:
-        """Seat p's public block as scaled float32 bytes (the same for every observer), without caching."""
+        """Seat p's public block as scaled float32 bytes (the same for every observer), from cached pieces."""
         vp = e.vp[p] + VP_OFFSET
         g0, g1, g2 = e.goods[p]
         plus2, soldiers = e.plus2[p], e.soldiers[p]
@@ -362,16 +365,17 @@ class KingsburgEncoder(ObservationEncoder):
         unit = self._unit
         mask = e.advisor_mask[p]
         rows = tuple(e.rows[p])
-        dice = (tuple(e.pdice[p]), e.pplaced[p], tuple(e.bdice[p]), e.bplaced[p])
+        pd, bd = e.pdice[p], e.bdice[p]
+        dice = (e.pplaced[p], e.bplaced[p], *pd, 0, *bd)  # dice are 1..6: 0 separates the groups
         return b"".join((
             self._vp_floats[vp if 0 <= vp <= VP_RANGE else (0 if vp < 0 else VP_RANGE)],
             count[g0 if g0 < cap else cap], count[g1 if g1 < cap else cap], count[g2 if g2 < cap else cap],
             count[plus2 if plus2 < cap else cap], count[soldiers if soldiers < cap else cap],
             unit[e.plus2_used[p]], unit[e.market_used[p]], unit[e.statue_used[p]], unit[e.chapel_used[p]],
             unit[e.passed[p]], unit[e.favour_die[p]], unit[e.farms_die[p]],
-            self._mask18_cache.get(mask) or self._advisors_block(mask),
-            self._building_cache.get(rows) or self._buildings_block(rows),
-            self._dice_cache.get(dice) or self._dice_block(dice),
+            _ADVISOR_BLOCKS.get(mask) or self._advisors_block(mask),
+            _BUILDING_BLOCKS.get(rows) or self._buildings_block(rows),
+            _DICE_BLOCKS.get(dice) or self._dice_block(dice, pd, e.pplaced[p], bd, e.bplaced[p]),
             self._modules_block(e, p) if self._private_parts else self._zeros_modules))
 
     def encode(self, engine, seat: int) -> np.ndarray:
@@ -401,11 +405,11 @@ class KingsburgEncoder(ObservationEncoder):
             # without modules 2 and 3 the context is the same for every observer: cache it by its inputs
             key = (decision, e.pending_dice, e.pending_sum, e.picks_left, e.pick_from, e.pick_min, e.pick_source,
                    decision == Decision.RECRUIT and e.owns(acting, e.s_barracks))
-            context = self._context_cache.get(key)
+            context = _CONTEXT_BLOCKS.get(key)
             if context is None:
-                if len(self._context_cache) > 100_000:
-                    self._context_cache.clear()
-                context = self._context_cache[key] = self._as_floats(self._decision_part(e, seat, mine, acting),
+                if len(_CONTEXT_BLOCKS) > 100_000:
+                    _CONTEXT_BLOCKS.clear()
+                context = _CONTEXT_BLOCKS[key] = self._as_floats(self._decision_part(e, seat, mine, acting),
                                                                      self._context_start)
         else:
             context = self._zeros_context

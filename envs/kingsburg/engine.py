@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
+from operator import itemgetter
 
 import numpy as np
 
@@ -97,9 +98,11 @@ RECRUIT_PAYMENT_NAMES = tuple("".join("GWST"[k] * c[k] for k in range(4)) for c 
 
 PASS = (Op.PASS, 0)
 YES = (Op.YES, 0)
+_PASS_YES = (PASS, YES)
 _GOOD_MOVES = ((Op.GOOD, 0), (Op.GOOD, 1), (Op.GOOD, 2))
 _BUILD_MOVES = tuple((Op.BUILD, r) for r in range(NUM_ROWS))
 _NEUTRAL = -1
+_RANK_OF = itemgetter(0)  # of a (rank, seat) placement
 _NO_DECISION = Decision.NONE
 
 
@@ -133,12 +136,14 @@ _SUBSET_CACHE: dict = {}
 _CHOICES_CACHE: dict = {}
 _DICE_MOVES = tuple((Op.DICE, a) for a in range(112))
 _MOD_MOVES = tuple((Op.MODIFIERS, a) for a in range(12))
-# rank offsets a placement may add: _OFFSETS[+2 token usable][Market usable]
-_OFFSETS = (((0,), (-1, 0, 1)), ((0, 2), (-1, 0, 1, 2, 3)))
+# MODIFIERS arg 6 t + 2 (m + 1) + e -> (+2 token used, Market shift, envoy used)
+_MODIFIER_PARTS = tuple((a // 6, a % 6 // 2 - 1, a & 1) for a in range(12))
+# legal moves by the inputs they depend on (see the methods that fill them): shared, hence tuples
+_MODIFIER_MOVES: dict = {}
+_RECRUIT_MOVES: dict = {}
+_BUILD_MOVE_LISTS: dict = {}
+_PICK_MOVES: dict = {}
 _ALL_RANKS = sum(1 << r for r in range(1, 19))
-# _REACH[+2 usable][Market usable][dice sum]: bit r set for every advisor rank r the sum can reach
-_REACH = tuple(tuple(tuple(sum(1 << (s + o) for o in offsets if 0 < s + o <= 18) for s in range(43))
-                     for offsets in by_market) for by_market in _OFFSETS)
 
 
 def canonical_subsets(values: tuple[int, ...], placed: int, need_one: bool):
@@ -149,17 +154,18 @@ def canonical_subsets(values: tuple[int, ...], placed: int, need_one: bool):
     return hit
 
 
-def dice_choices(pdice: tuple, pplaced: int, bdice: tuple, bplaced: int):
-    """(DICE arg, sum) of every canonical placement of unplaced dice with at least one player die,
-    and the same as a dict arg -> sum."""
-    key = (pdice, pplaced, bdice, bplaced)
-    hit = _CHOICES_CACHE.get(key)
-    if hit is None:
-        pairs = []
-        for pm, ps in canonical_subsets(pdice, pplaced, True):
-            for bm, bs in canonical_subsets(bdice, bplaced, False):
-                pairs.append((((pm - 1) << 4) | bm, ps + bs))
-        hit = _CHOICES_CACHE[key] = (tuple(pairs), dict(pairs))
+def _dice_choice_entry(key: tuple, pdice: tuple, pplaced: int, bdice: tuple, bplaced: int) -> tuple:
+    """Cache entry of one dice state (``key`` as built in _dice_moves): the (DICE arg, sum) of every
+    canonical placement of unplaced dice with at least one player die, the same as a dict arg -> sum,
+    the bit set of those sums, and the legal DICE moves built so far, by the set of placeable sums."""
+    pairs = []
+    for pm, ps in canonical_subsets(pdice, pplaced, True):
+        for bm, bs in canonical_subsets(bdice, bplaced, False):
+            pairs.append((((pm - 1) << 4) | bm, ps + bs))
+    sum_bits = 0
+    for _, total in pairs:
+        sum_bits |= 1 << total
+    hit = _CHOICES_CACHE[key] = (tuple(pairs), dict(pairs), sum_bits, {})
     return hit
 
 
@@ -178,6 +184,12 @@ def _board_constants(more_buildings: bool) -> dict:
     if hit is None:
         t = tables(more_buildings)
         hit = {attr: t.effect_slot.get(effect, -1) for attr, effect in _EFFECT_ATTRIBUTES}
+        # row and column of each effect for the inlined test rows[p][r_x] > c_x (= owns(p, s_x));
+        # an effect not in play gets column NUM_COLS, which no row exceeds
+        for attr, _ in _EFFECT_ATTRIBUTES:
+            slot = hit[attr]
+            row_col = (slot // NUM_COLS, slot % NUM_COLS) if slot >= 0 else (0, NUM_COLS)
+            hit["r" + attr[1:]], hit["c" + attr[1:]] = row_col
         hit["build_cost"] = tuple(b.cost if b else (0, 0, 0) for b in t.buildings)
         hit["build_vp"] = tuple(b.vp if b else 0 for b in t.buildings)
         hit["row_in_play"] = tuple(r in t.rows for r in range(NUM_ROWS))
@@ -235,9 +247,10 @@ class KingsburgEngine(RulesEngine):
         self.turn = 0
         self.winners: list[int] = []
         self.winner = -1
-        self.actor = self.order[0]
+        self.actor = self.current_player = self.order[0]
+        self.is_over = False
         self.decision = Decision.NONE
-        self._moves: list[tuple[int, int]] = []
+        self._moves: list | tuple = ()  # a fresh list, or a shared tuple from a move cache
         self.pending_dice = 0  # DICE arg chosen, awaiting MODIFIERS
         self.pending_sum = 0
         self._sums: dict = {}
@@ -247,7 +260,7 @@ class KingsburgEngine(RulesEngine):
         self.pick_source = 0  # advisor rank, 0 = King's favour, 19 = battle, 20 = tax collector
         self.cursor = 0
         self.sub = 0
-        self.reward_rank = 1
+        self.reward_queue: list[tuple[int, int]] = []  # step c: (rank, seat) to reward, in order
         self.reward_i = 0
         self.favour_list: list[int] = []
         self.battle_picks = 0
@@ -262,13 +275,10 @@ class KingsburgEngine(RulesEngine):
         self._advance()
 
     # ---------------------------------------------------------------- RulesEngine protocol ----
-    @property
-    def current_player(self) -> int:
-        return -1 if self.stage == ST_OVER else self.actor
-
-    @property
-    def is_over(self) -> bool:
-        return self.stage == ST_OVER
+    # plain attributes rather than properties (read several times per step): the seat of the
+    # pending decision, -1 once the game is over; set by _decide and _end_year
+    current_player: int = -1
+    is_over: bool = False
 
     def placement_scores(self) -> list[float]:
         """Spec 6.3: VP, then goods, then buildings; equal triples share the victory."""
@@ -282,6 +292,14 @@ class KingsburgEngine(RulesEngine):
         return copy.deepcopy(self)
 
     # ---------------------------------------------------------------------------- queries ----
+    @property
+    def board(self) -> list[list[int]]:
+        """Per advisor rank 0..18, the seats on it this season in placement order (-1: neutral dice)."""
+        board: list[list[int]] = [[] for _ in range(19)]
+        for r, p in self.placements:
+            board[r].append(p)
+        return board
+
     def owns(self, p: int, slot: int) -> bool:
         return slot >= 0 and self.rows[p][slot >> 2] > (slot & 3)
 
@@ -331,8 +349,9 @@ class KingsburgEngine(RulesEngine):
         self._advance()
 
     # ------------------------------------------------------------------------ the machine ----
-    def _decide(self, p: int, kind: int, moves: list) -> bool:
-        self.actor = p
+    def _decide(self, p: int, kind: int, moves: list | tuple) -> bool:
+        """Seat p decides among ``moves``: a fresh list, or a shared tuple from a move cache."""
+        self.actor = self.current_player = p
         self.decision = kind
         self._moves = moves
         return True
@@ -360,7 +379,7 @@ class KingsburgEngine(RulesEngine):
         op, arg = move
         kind = self.decision
         p = self.actor
-        self._moves = []
+        self._moves = ()
         self.decision = Decision.NONE
         if kind == Decision.DICE:
             if op == Op.PASS:
@@ -371,7 +390,12 @@ class KingsburgEngine(RulesEngine):
             # the chosen dice are only pending: the seat's own state changes with the placement
             self.pending_dice = arg
             self.pending_sum = self._sums[arg]
-            return self._decide(p, Decision.MODIFIERS, self._modifier_moves(p, arg))
+            moves = self._modifier_moves(p, arg)
+            if len(moves) == 1:  # one way to place these dice is no decision (spec 10): place them now
+                self.seat_version[p] += 1
+                self._place(p, arg, moves[0][1])
+                return False
+            return self._decide(p, Decision.MODIFIERS, moves)
         if op != Op.PASS or kind == Decision.FARMS_DIE:  # other passes change none of the seat's state
             self.seat_version[p] += 1
         if kind == Decision.MODIFIERS:
@@ -489,6 +513,15 @@ class KingsburgEngine(RulesEngine):
             dice.extend(self.rng.integers(1, 7, size=256).tolist())
         return dice.pop()
 
+    def _roll(self, k: int) -> list[int]:
+        """k dice, the same values as k calls of _die."""
+        pool = self._dice
+        if len(pool) < k:
+            return [self._die() for _ in range(k)]
+        dice = pool[:-k - 1:-1]
+        del pool[len(pool) - k:]
+        return dice
+
     def _touch_all(self) -> None:
         self.epoch += 1
 
@@ -513,14 +546,17 @@ class KingsburgEngine(RulesEngine):
         self.pick_source = source
         return self._decide(p, Decision.PICK_GOOD, self._pick_moves())
 
-    def _pick_moves(self) -> list:
+    def _pick_moves(self) -> tuple:
         # canonical order: each pick >= the previous one (permutations are one choice)
-        return [_GOOD_MOVES[g] for g in self.pick_from if g >= self.pick_min]
+        key = (self.pick_from, self.pick_min)
+        moves = _PICK_MOVES.get(key)
+        if moves is None:
+            moves = _PICK_MOVES[key] = tuple(_GOOD_MOVES[g] for g in self.pick_from if g >= self.pick_min)
+        return moves
 
     def _reset_season(self) -> None:
         n = self.num_players
-        if hasattr(self, "epoch"):
-            self.epoch += 1
+        self.epoch += 1
         self.pdice = [[] for _ in range(n)]
         self.bdice = [[] for _ in range(n)]
         self.pplaced = [0] * n
@@ -531,8 +567,7 @@ class KingsburgEngine(RulesEngine):
         self.statue_used = [False] * n
         self.chapel_used = [False] * n
         self.prince_done = [False] * n
-        self.board: list[list[int]] = [[] for _ in range(19)]
-        self.occupied = 0  # bit r set while advisor r holds any dice (kept with board)
+        self.occupied = 0  # bit r set while advisor r holds any dice (kept with placements)
         self.placements: list[tuple[int, int]] = []  # (rank, seat or -1 neutral) in placement order
         self.advisor_mask = [0] * n  # per seat: bit r - 1 set when it has dice on advisor r
         # ranks blocked by neutral dice (2 players); always replaced, never changed in place, so that
@@ -624,8 +659,7 @@ class KingsburgEngine(RulesEngine):
         self.phase = 2 + 2 * season
         self._reset_season()
         if self.num_players == 2:  # spec 3.3: neutral blocking dice before anything else
-            die = self._die
-            a, b, c, d, e = die(), die(), die(), die(), die()
+            a, b, c, d, e = self._roll(5)
             self.neutral_dice = (a, b, c, d, e)
             three = a + b + c
             blocked = [three]
@@ -637,11 +671,10 @@ class KingsburgEngine(RulesEngine):
                 blocked.append(d)
             self.neutral = blocked
             for r in blocked:
-                self.board[r].append(_NEUTRAL)
                 self.occupied |= 1 << r
                 self.placements.append((r, _NEUTRAL))
         for p in self.order:  # Merchants' guild (A56: automatic)
-            if self.owns(p, self.s_guild):
+            if self.rows[p][self.r_guild] > self.c_guild:
                 self.goods[p][0] += 1
         self.farms_die = [0] * self.num_players
         self._touch_all()
@@ -652,15 +685,14 @@ class KingsburgEngine(RulesEngine):
         n = self.num_players
         while self.cursor < n:
             p = self.order[self.cursor]
-            if self.owns(p, self.s_farms):
-                return self._decide(p, Decision.FARMS_DIE, [PASS, YES])
+            if self.rows[p][self.r_farms] > self.c_farms:
+                return self._decide(p, Decision.FARMS_DIE, _PASS_YES)
             self.cursor += 1
         # roll: every player's dice and bonus dice (spec 5.2.3)
-        die = self._die
+        roll = self._roll
         for p in range(n):
-            self.pdice[p] = [die(), die(), die()]
-            bonus = self.farms_die[p] + (self.favour_die[p] if self.season == 0 else 0)
-            self.bdice[p] = [die() for _ in range(bonus)]
+            self.pdice[p] = roll(3)
+            self.bdice[p] = roll(self.farms_die[p] + (self.favour_die[p] if self.season == 0 else 0))
         self._touch_all()
         self.cursor = 0
         self.stage = ST_REROLL
@@ -668,7 +700,7 @@ class KingsburgEngine(RulesEngine):
 
     def _reroll_moves(self, p: int) -> list:
         moves = [PASS]
-        if not self.statue_used[p] and self.owns(p, self.s_statue):
+        if not self.statue_used[p] and self.rows[p][self.r_statue] > self.c_statue:
             first = self.pdice[p][0]
             if all(v == first for v in self.pdice[p]) and all(v == first for v in self.bdice[p]):
                 moves.append((Op.STATUE, 0))
@@ -683,7 +715,7 @@ class KingsburgEngine(RulesEngine):
         n = self.num_players
         while self.cursor < n:
             p = self.order[self.cursor]
-            if self.owns(p, self.s_statue):
+            if self.rows[p][self.r_statue] > self.c_statue:
                 moves = self._reroll_moves(p)
                 if len(moves) > 1:
                     return self._decide(p, Decision.REROLL, moves)
@@ -699,7 +731,7 @@ class KingsburgEngine(RulesEngine):
                 p = self.order[self.cursor]
                 if (self._has_gov(p, "set_dice") and not self.prince_done[p]
                         and self.dice_total(p) <= self._gov(p)["max_total"]):
-                    return self._decide(p, Decision.PRINCE, [PASS, YES])
+                    return self._decide(p, Decision.PRINCE, _PASS_YES)
                 self.cursor += 1
         # spec 5.2.6: new turn order by ascending totals, ties keep their relative order
         totals = [self.dice_total(p) for p in range(n)]
@@ -715,40 +747,57 @@ class KingsburgEngine(RulesEngine):
         return False
 
     # ----------------------------------------------------------------- step b: influence ----
-    def _dice_moves(self, p: int) -> list:
-        pairs, sums = dice_choices(tuple(self.pdice[p]), self.pplaced[p], tuple(self.bdice[p]), self.bplaced[p])
-        if not pairs:
-            return []
-        self._sums = sums
-        plus = self.plus2[p] > 0 and not self.plus2_used[p]
-        market = not self.market_used[p] and self.owns(p, self.s_market)
-        reach = _REACH[plus][market]
-        # with the envoy any rank in range will do (free or occupied), otherwise a free one
+    def _dice_moves(self, p: int) -> tuple:
+        pd, bd = self.pdice[p], self.bdice[p]
+        key = (self.pplaced[p], self.bplaced[p], *pd, 0, *bd)  # dice are 1..6: 0 separates the groups
+        entry = _CHOICES_CACHE.get(key)
+        if entry is None:
+            entry = _dice_choice_entry(key, tuple(pd), self.pplaced[p], tuple(bd), self.bplaced[p])
+        # with the envoy any rank will do (free or occupied), otherwise a free one
         free = _ALL_RANKS if self.envoy == p else _ALL_RANKS & ~self.occupied
-        moves = [_DICE_MOVES[arg] for arg, s in pairs if reach[s] & free]
-        if moves:
-            moves.insert(0, PASS)
+        # sums s that reach a usable rank s + offset: +2 token offset 2, Market -1 / +1 (A11: combinable)
+        if self.plus2[p] > 0 and not self.plus2_used[p]:
+            if not self.market_used[p] and self.rows[p][self.r_market] > self.c_market:
+                reach = free << 1 | free | free >> 1 | free >> 2 | free >> 3
+            else:
+                reach = free | free >> 2
+        elif not self.market_used[p] and self.rows[p][self.r_market] > self.c_market:
+            reach = free << 1 | free | free >> 1
+        else:
+            reach = free
+        placeable = entry[2] & reach
+        if not placeable:
+            return ()
+        self._sums = entry[1]
+        by_placeable = entry[3]
+        moves = by_placeable.get(placeable)
+        if moves is None:
+            moves = by_placeable[placeable] = (PASS, *(_DICE_MOVES[arg] for arg, s in entry[0] if placeable >> s & 1))
         return moves
 
-    def _modifier_moves(self, p: int, arg: int) -> list:
+    def _modifier_moves(self, p: int, arg: int) -> tuple:
         s = self.pending_sum
-        plus = (0, 1) if (self.plus2[p] > 0 and not self.plus2_used[p]) else (0,)
-        market = (-1, 0, 1) if (not self.market_used[p] and self.owns(p, self.s_market)) else (0,)
-        envoy = (0, 1) if self.envoy == p else (0,)
-        board = self.board
-        moves = []
-        for t in plus:
-            for m in market:
-                r = s + 2 * t + m
-                if 0 < r <= 18:
-                    for e in envoy:
-                        if bool(board[r]) == bool(e):  # free without the envoy, occupied with it (A17)
-                            moves.append(_MOD_MOVES[6 * t + 2 * (m + 1) + e])
+        plus = self.plus2[p] > 0 and not self.plus2_used[p]
+        market = not self.market_used[p] and self.rows[p][self.r_market] > self.c_market
+        envoy = self.envoy == p
+        # the moves depend only on these and on which of the ranks s - 1 .. s + 3 are occupied
+        key = (s << 8) | (plus << 7) | (market << 6) | (envoy << 5) | (self.occupied >> (s - 1) & 31)
+        moves = _MODIFIER_MOVES.get(key)
+        if moves is None:
+            moves = []
+            occupied = self.occupied
+            for t in ((0, 1) if plus else (0,)):
+                for m in ((-1, 0, 1) if market else (0,)):
+                    r = s + 2 * t + m
+                    if 0 < r <= 18:
+                        for e in ((0, 1) if envoy else (0,)):
+                            if bool(occupied >> r & 1) == bool(e):  # free without the envoy, occupied with it (A17)
+                                moves.append(_MOD_MOVES[6 * t + 2 * (m + 1) + e])
+            moves = _MODIFIER_MOVES[key] = tuple(moves)
         return moves
 
     def _place(self, p: int, dice_arg: int, mod_arg: int) -> None:
-        t, rest = divmod(mod_arg, 6)
-        m, e = rest // 2 - 1, rest & 1
+        t, m, e = _MODIFIER_PARTS[mod_arg]
         r = self.pending_sum + 2 * t + m
         self.pplaced[p] |= (dice_arg >> 4) + 1
         self.bplaced[p] |= dice_arg & 15
@@ -760,7 +809,6 @@ class KingsburgEngine(RulesEngine):
         if e:
             self.envoy = -1  # used: back to its space (spec 5.8)
             self.envoy_rank = r
-        self.board[r].append(p)
         self.occupied |= 1 << r
         self.placements.append((r, p))
         self.advisor_mask[p] |= 1 << (r - 1)
@@ -779,35 +827,28 @@ class KingsburgEngine(RulesEngine):
                 self.active_count -= 1
                 continue
             return self._decide(p, Decision.DICE, moves)
-        self.reward_rank = 1
+        self.reward_queue = sorted([placed for placed in self.placements if placed[1] >= 0], key=_RANK_OF)
         self.reward_i = 0
         self.stage = ST_REWARDS
         return False
 
     # ------------------------------------------------------------------- step c: rewards ----
     def _step_rewards(self) -> bool:
-        board = self.board
-        rank, i = self.reward_rank, self.reward_i
-        while rank <= 18:
-            occ = board[rank]
-            if i < len(occ):
-                p = occ[i]
-                i += 1
-                if p >= 0:
-                    self.reward_rank, self.reward_i = rank, i  # resumed here after the decision
-                    if self._grant(rank, p):
-                        return True
-                continue
-            rank += 1
-            i = 0
-        self.reward_rank, self.reward_i = rank, i
+        # the players' placements by ascending rank, in placement order on one advisor (A9)
+        queue = self.reward_queue
+        i = self.reward_i
+        while i < len(queue):
+            rank, p = queue[i]
+            i += 1
+            self.reward_i = i  # resumed here after a decision
+            if self._grant(rank, p):
+                return True
         # dice back to their owners (used +2 tokens were paid when placed), all bonus dice to the supply
         n = self.num_players
         self.pdice = [[] for _ in range(n)]
         self.bdice = [[] for _ in range(n)]
         self.pplaced = [0] * n
         self.bplaced = [0] * n
-        self.board = [[] for _ in range(19)]
         self.occupied = 0
         self.placements = []
         self.advisor_mask = [0] * n
@@ -823,7 +864,7 @@ class KingsburgEngine(RulesEngine):
         adv = self.tables.advisors[rank - 1]
         if adv.optional_pay_vp:
             self.pick_source = rank
-            return self._decide(p, Decision.SMUGGLER, [PASS, YES])
+            return self._decide(p, Decision.SMUGGLER, _PASS_YES)
         if adv.exchange:
             g = self.goods[p]
             moves = [PASS] + [_GOOD_MOVES[k] for k in range(3) if g[k] > 0]
@@ -838,20 +879,25 @@ class KingsburgEngine(RulesEngine):
         if vp:
             self._add_vp(p, vp, EV_ADVISOR, rank)
         if soldiers:
-            self.soldiers[p] += soldiers + (1 if self.owns(p, self.s_stables) else 0)
+            self.soldiers[p] += soldiers + (1 if self.rows[p][self.r_stables] > self.c_stables else 0)
         self.plus2[p] += plus2
         if adv.peek:
             self.peeked[p] = True
             self.public_version += 1
-        return self._start_picks(p, adv.picks, adv.pick_from, rank)
+        return self._start_picks(p, adv.picks, adv.pick_from, rank) if adv.picks else False
 
     # -------------------------------------------------------------------- step d: build ----
-    def _build_moves(self, p: int, pay: bool = True) -> list:
+    def _build_moves(self, p: int, pay: bool = True) -> tuple:
+        """PASS and the rows seat p can build in (paying unless ``pay`` is False), or () if none."""
         rows = self.rows[p]
         gold, wood, stone = self.goods[p]
+        crane = self.rows[p][self.r_crane] > self.c_crane
+        key = (self.config.module_more_buildings, pay, crane, gold, wood, stone, *rows)
+        moves = _BUILD_MOVE_LISTS.get(key)
+        if moves is not None:
+            return moves
         costs = self.build_cost
-        crane = self.owns(p, self.s_crane)
-        moves = []
+        moves = [PASS]
         for r in self.tables.rows:
             c = rows[r]
             if c < NUM_COLS:
@@ -862,6 +908,9 @@ class KingsburgEngine(RulesEngine):
                     if cg > gold or cw > wood or cs > stone:
                         continue
                 moves.append(_BUILD_MOVES[r])
+        if len(_BUILD_MOVE_LISTS) > 100_000:
+            _BUILD_MOVE_LISTS.clear()
+        moves = _BUILD_MOVE_LISTS[key] = tuple(moves) if len(moves) > 1 else ()
         return moves
 
     def _build(self, p: int, row: int, pay: bool = True) -> None:
@@ -889,13 +938,13 @@ class KingsburgEngine(RulesEngine):
                 if self.envoy == p:
                     moves = self._build_moves(p)
                     if moves:
-                        return self._decide(p, Decision.ENVOY_BUILD, [PASS] + moves)
+                        return self._decide(p, Decision.ENVOY_BUILD, moves)
                 self.sub = 0
                 self.cursor += 1
                 continue
             moves = self._build_moves(p)
             if moves:
-                return self._decide(p, Decision.BUILD, [PASS] + moves)
+                return self._decide(p, Decision.BUILD, moves)
             self.cursor += 1
         if self.config.module_governors and not all(self.built_this_step):
             for p in self.order:  # Preacher (A42 reconstruction)
@@ -915,9 +964,9 @@ class KingsburgEngine(RulesEngine):
             p = self.order[self.cursor]
             if self.sub == 0:
                 self.seat_version[p] += 1
-                if season == 1 and self.owns(p, self.s_inn):
+                if season == 1 and self.rows[p][self.r_inn] > self.c_inn:
                     self.plus2[p] += 1
-                if season == 2 and self.owns(p, self.s_training):
+                if season == 2 and self.rows[p][self.r_training] > self.c_training:
                     params = self.tables.buildings[self.s_training].params
                     if self.soldiers[p] <= params.get("max_soldiers", 1):
                         self.soldiers[p] += params.get("soldiers", 1)
@@ -928,18 +977,18 @@ class KingsburgEngine(RulesEngine):
                     pay = self.tables.buildings[slot].params["pay"]
                     g = self.goods[p]
                     if g[0] >= pay[0] and g[1] >= pay[1] and g[2] >= pay[2]:
-                        return self._decide(p, Decision.CONVERSION, [PASS, YES])
+                        return self._decide(p, Decision.CONVERSION, _PASS_YES)
                 self.sub += 1
             if self.sub < 9:
                 self.sub = 9
-                if self.owns(p, self.s_town_hall):
+                if self.rows[p][self.r_town_hall] > self.c_town_hall:
                     g = self.goods[p]
                     moves = [PASS] + [_GOOD_MOVES[k] for k in range(3) if g[k] > 0]
                     if self.plus2[p] > 0:
                         moves.append((Op.PAY_PLUS2, 0))
                     if len(moves) > 1:
                         return self._decide(p, Decision.TOWN_HALL, moves)
-            if self.owns(p, self.s_embassy):
+            if self.rows[p][self.r_embassy] > self.c_embassy:
                 self._add_vp(p, 1, EV_EMBASSY, 0)
             self.sub = 0
             self.cursor += 1
@@ -972,18 +1021,18 @@ class KingsburgEngine(RulesEngine):
         return False
 
     # -------------------------------------------------------------- phase 7: recruit ----
-    def _recruit_moves(self, p: int) -> list:
-        g = self.goods[p]
-        tokens = self.plus2[p] if self.owns(p, self.s_recruiting) else 0
-        have = (g[0], g[1], g[2], tokens)
-        single = self.owns(p, self.s_barracks)
-        moves = []
-        for i, pay in enumerate(RECRUIT_PAYMENTS):
-            if (i >= 10) == single and pay[0] <= have[0] and pay[1] <= have[1] and pay[2] <= have[2] \
-                    and pay[3] <= have[3]:
-                moves.append((Op.RECRUIT, i))
-        if moves:
-            moves.insert(0, PASS)
+    def _recruit_moves(self, p: int) -> tuple:
+        g0, g1, g2 = self.goods[p]
+        tokens = self.plus2[p] if self.rows[p][self.r_recruiting] > self.c_recruiting else 0
+        # a payment takes at most 2 of anything, so the moves depend on the counts capped at 2
+        key = ((g0 if g0 < 2 else 2), (g1 if g1 < 2 else 2), (g2 if g2 < 2 else 2), (tokens if tokens < 2 else 2),
+               self.rows[p][self.r_barracks] > self.c_barracks)
+        moves = _RECRUIT_MOVES.get(key)
+        if moves is None:
+            *have, single = key
+            payments = tuple((Op.RECRUIT, i) for i, pay in enumerate(RECRUIT_PAYMENTS)
+                             if (i >= 10) == single and all(need <= own for need, own in zip(pay, have)))
+            moves = _RECRUIT_MOVES[key] = (PASS, *payments) if payments else ()
         return moves
 
     def _step_recruit(self) -> bool:
@@ -1088,7 +1137,7 @@ class KingsburgEngine(RulesEngine):
             if self.battle_builds > 0:
                 moves = self._build_moves(p, pay=False)
                 if moves:
-                    return self._decide(p, Decision.FREE_BUILD, [PASS] + moves)
+                    return self._decide(p, Decision.FREE_BUILD, moves)
                 self.battle_builds = 0
             self.sub = 0
             self.cursor += 1
@@ -1143,8 +1192,10 @@ class KingsburgEngine(RulesEngine):
         self.winners = [p for p in range(self.num_players) if placement[p] == best]
         self.winner = self.winners[0]
         self.stage = ST_OVER
+        self.is_over = True
+        self.current_player = -1
         self.decision = Decision.NONE
-        self._moves = []
+        self._moves = ()
 
     # ------------------------------------------------------------------------- rendering ----
     def render_text(self) -> str:
@@ -1155,8 +1206,8 @@ class KingsburgEngine(RulesEngine):
                  f"to move: seat {self.current_player} ({DECISION_NAMES[self.decision]})",
                  "turn order: " + " ".join(str(p) for p in self.order)
                  + f"  envoy: {'seat ' + str(self.envoy) if self.envoy >= 0 else 'on the track'}"]
-        occupied = [f"{r}:{','.join('N' if s < 0 else str(s) for s in self.board[r])}"
-                    for r in range(1, 19) if self.board[r]]
+        board = self.board
+        occupied = [f"{r}:{','.join('N' if s < 0 else str(s) for s in board[r])}" for r in range(1, 19) if board[r]]
         if occupied:
             lines.append("advisors " + " ".join(occupied))
         if self.revealed:

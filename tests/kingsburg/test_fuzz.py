@@ -5,11 +5,17 @@ import pytest
 import envs
 from envs.core import testing
 from envs.kingsburg.data import NUM_COLS
+from envs.kingsburg import encoder as encoder_module
+from envs.kingsburg import engine as engine_module
 from envs.kingsburg.encoder import KingsburgEncoder
 from envs.kingsburg.engine import (
     EV_ADVISOR, EV_ARMY_TOKEN, EV_BUILD, EV_BUILD_NO_VP, EV_CATHEDRAL, EV_DEFEAT, EV_DESTROY, EV_EMBASSY,
     EV_FORTRESS, EV_GOVERNOR, EV_HONOUR, EV_PREACHER, EV_SMUGGLER, EV_TOP_STRENGTH, EV_TOWN_HALL, EV_VICTORY,
 )
+
+SHARED_ENCODER_CACHES = ("_DICE_BLOCKS", "_BUILDING_BLOCKS", "_ADVISOR_BLOCKS", "_CONTEXT_BLOCKS")
+ENGINE_MOVE_CACHES = (engine_module._SUBSET_CACHE, engine_module._CHOICES_CACHE, engine_module._MODIFIER_MOVES,
+                      engine_module._RECRUIT_MOVES, engine_module._BUILD_MOVE_LISTS, engine_module._PICK_MOVES)
 
 # complete games per player count in the default run (base game), then per module set
 DEFAULT_GAMES = {2: 200, 3: 120, 4: 80, 5: 60}
@@ -132,8 +138,21 @@ def test_random_play_fuzz_with_modules(options):
         _fuzz(n, 25, seed0=77 * n, options=options, check_all_seats_every=5)
 
 
+def _fresh_encoding(env, seat: int) -> np.ndarray:
+    """The observation from a new encoder that does not see the process-wide block caches either."""
+    saved = {name: getattr(encoder_module, name) for name in SHARED_ENCODER_CACHES}
+    try:
+        for name in SHARED_ENCODER_CACHES:
+            setattr(encoder_module, name, {})
+        return KingsburgEncoder(env.config, env.num_players).encode(env.engine, seat)
+    finally:
+        for name, cache in saved.items():
+            setattr(encoder_module, name, cache)
+
+
 def test_cached_observation_blocks_equal_fresh_encoding():
-    """The encoder reuses per-seat blocks while the engine's seat versions are unchanged."""
+    """The encoder reuses per-seat blocks while the engine's seat versions are unchanged, and parts
+    cached process-wide by their inputs (warmed here by earlier games)."""
     for options in ({}, MODULE_SETS[-1]):
         for n in (2, 4):
             env = envs.make("kingsburg", num_players=n, **options)
@@ -142,10 +161,51 @@ def test_cached_observation_blocks_equal_fresh_encoding():
                 pick = np.random.default_rng(g)
                 while not env.engine.is_over:
                     for seat in range(n):
-                        fresh = KingsburgEncoder(env.config, n).encode(env.engine, seat)
-                        assert np.array_equal(env.encoder.encode(env.engine, seat), fresh)
+                        assert np.array_equal(env.encoder.encode(env.engine, seat), _fresh_encoding(env, seat))
                     legal = env.legal_actions()
                     env.step(int(legal[pick.integers(len(legal))]))
+
+
+def test_cached_legal_moves_equal_moves_computed_afresh():
+    """The engine keeps legal moves in process-wide caches keyed by what they depend on: games played
+    with caches warmed by many earlier games must list the same moves at every step as the same
+    games replayed with every such cache emptied before each step."""
+    for options in ({}, MODULE_SETS[-1]):
+        for n in (2, 3):
+            env = envs.make("kingsburg", num_players=n, **options)
+            for g in range(40):
+                testing.play_random_game(env, seed=500 + g)  # other games fill the caches first
+            games = []
+            for g in range(20):
+                env.reset(seed=g)
+                pick = np.random.default_rng(g)
+                steps = []
+                while not env.engine.is_over:
+                    legal = env.legal_actions()
+                    steps.append((legal, int(legal[pick.integers(len(legal))])))
+                    env.step(steps[-1][1])
+                games.append(steps)
+            for g, steps in enumerate(games):
+                env.reset(seed=g)
+                for legal, action in steps:
+                    assert env.legal_actions() == legal
+                    for cache in ENGINE_MOVE_CACHES:
+                        cache.clear()
+                    env.step(action)  # the next decision's moves are computed from empty caches
+                assert env.engine.is_over
+
+
+def test_rolling_several_dice_draws_what_single_dice_would():
+    """_roll(k) takes k dice at once from the pre-drawn pool, also across a refill of the pool."""
+    env = envs.make("kingsburg", num_players=2)
+    env.reset(seed=3)
+    for left in (0, 1, 2, 4, 5, 9):
+        one_by_one, at_once = env.engine.clone(), env.engine.clone()
+        one_by_one._dice = one_by_one._dice[:left]
+        at_once._dice = at_once._dice[:left]
+        for k in (5, 0, 3, 1, 4):
+            assert at_once._roll(k) == [one_by_one._die() for _ in range(k)]
+        assert at_once._dice == one_by_one._dice
 
 
 @pytest.mark.slow

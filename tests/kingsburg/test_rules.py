@@ -396,8 +396,10 @@ def test_T12_two_players_neutral_dice_block_advisors():
 def _rewards(e, placements, order=(0, 1)):
     e.order = list(order)
     for r, p in placements:
-        e.board[r].append(p)
-    e.reward_rank, e.reward_i = 1, 0
+        e.occupied |= 1 << r
+        e.placements.append((r, p))
+    e.reward_queue = [(r, p) for r in range(1, 19) for p in e.board[r] if p >= 0]  # as step b leaves it
+    e.reward_i = 0
     run_stage(e, ST_REWARDS, season=1)  # summer: no honour VP afterwards
 
 
