@@ -44,6 +44,45 @@ PER_PLAYER_BOARD = (  # from the map, cached per board version
 _SEL_CELL_PHASES = frozenset((9, 11, 12, 13, 14, 15, 19))
 _SEL_ITEM_PHASES = frozenset((8, 9))
 CELL_STATIC = len(TERRAINS) + len(PRINTED) + len(PORTALS) - 1
+_ONE_HOT4 = [np.eye(4, dtype=np.float32)[i].tobytes() for i in range(4)]
+_MEMO_MAX = 1 << 15  # entries per memo (a full one holds about 12 MB)
+_MEMOS: dict[str, dict[bytes, bytes]] = {}
+_SEAT_BYTES = [bytes((seat,)) for seat in range(8)]
+_ROWS: dict[tuple, bytes] = {}  # a seat's public row inputs -> its scaled float32 bytes
+
+
+class _Scaled:
+    """Raw values (bytes) -> float32 bytes scaled by a fixed vector, memoised: the same blocks recur all
+    the time. One memo per kind of block, shared by all encoders (a block's length fixes the player
+    count and so its scale), cleared when full to bound the memory."""
+
+    __slots__ = ("memo", "scale")
+
+    def __init__(self, kind: str, scale: np.ndarray):
+        self.memo = _MEMOS.setdefault(kind, {})
+        self.scale = scale
+
+    def __call__(self, raw: bytes) -> bytes:
+        out = self.memo.get(raw)
+        if out is None:
+            if len(self.memo) >= _MEMO_MAX:
+                self.memo.clear()
+            out = self.memo[raw] = (np.frombuffer(raw, np.uint8) * self.scale).tobytes()
+        return out
+
+
+class _SeatView:
+    """One seat's observation as float32 bytes, without the live part (zero there but for the seat's own
+    allocation), and what of the engine it shows: versions, position in the log of changed cells, cells."""
+
+    __slots__ = ("frame", "version", "pversion", "rev_all", "logged", "shown", "alloc")
+
+    def __init__(self, size: int):
+        self.frame = bytearray(4 * size)
+        self.version = self.pversion = self.rev_all = -1
+        self.logged = 0  # entries of the engine's log of changed cells already shown
+        self.shown: list = []  # per cell the shared block entry shown
+        self.alloc: list[int] = []  # the seat's own allocation shown
 
 
 class SeventhStoneEncoder(ObservationEncoder):
@@ -125,7 +164,6 @@ class SeventhStoneEncoder(ObservationEncoder):
         self._scale = np.asarray(scale, dtype=np.float32)
         self._rules = (int(config.advanced_terrain), int(config.wall_bypass), int(config.no_time),
                        int(config.double_move), int(config.four_islands))
-        self._static_cache: dict = {}
         self._off = {name: sl.start for name, sl in self.layout.slices.items()}
         self._off["players"] = self.layout["seat0_permanent_ts"].start
         self._head = self.layout["year"].start  # the live part's size
@@ -133,15 +171,39 @@ class SeventhStoneEncoder(ObservationEncoder):
         self._tail_head = self.layout["seat0_ts"].start - self._tail_start
         self._tail_off = {k: v - self._tail_start for k, v in self._off.items()}
         self._seat_orders = [[(seat + d) % n for d in range(n)] for seat in range(n)]
-        self._rel = [[(p - seat) % n for p in range(n)] for seat in range(n)]
         self._empty_cell = bytes(self.per_cell_dynamic)
-        # scales of the three parts, each converted to float32 once per cache entry
-        head, board_start = self._head, self.layout["seat0_ts"].start
-        self._scale_live = self._scale[:head]
-        self._live_scale = [float(x) for x in self._scale_live]
-        self._scale_public = self._scale[head:board_start]
-        self._scale_board = self._scale[board_start:]
-        self._board_start = board_start
+        head = self._head
+        self._scale_live = self._scale[:self.layout["my_allocation"].start]  # for the fight fields
+        self._live_scale = [float(x) for x in self._scale[:head]]  # for the values set one by one
+        # byte offsets and scales of the board part's pieces in a seat's frame
+        stats, static = self.layout["seat0_ts"].start, self.layout["cell_static"]
+        dynamic, stones = self.layout["cell_dynamic"], self.layout["my_stones"]
+        self._stats_byte, self._static_byte = 4 * stats, 4 * static.start
+        self._dynamic_byte, self._stones_byte = 4 * dynamic.start, 4 * stones.start
+        self._scaled_stats = _Scaled("stats", self._scale[stats:stats + len(PER_PLAYER_BOARD)])
+        self._scale_static = self._scale[static]
+        # absolute cell block + observer seat -> the block's scaled float32 bytes from that seat's view
+        self._cell_memo = _MEMOS.setdefault("cell", {})
+        self._scale_cell = self._scale[dynamic.start:dynamic.start + self.per_cell_dynamic]
+        # (start, stop, width per seat, end of the following seat-free values) of the cell block's
+        # per-seat parts: controller, capital people, armies, defender
+        self._seat_parts = ((1, 1 + n, 1, 2 + n), (2 + n, 2 + 2 * n, 1, 7 + 2 * n),
+                            (7 + 2 * n, 7 + 10 * n, 8, 8 + 10 * n), (8 + 10 * n, 8 + 11 * n, 1, 8 + 11 * n))
+        self._stats_width = 4 * len(PER_PLAYER_BOARD)
+        self._row_width = 4 * len(PER_PLAYER)
+        lay, sc = self.layout, self._scale
+        self._scaled_head = _Scaled("head", sc[lay["year"].start:lay["turn_order"].start])
+        self._scaled_order = _Scaled("order", sc[lay["turn_order"].start:lay["rules"].start])
+        self._rules_floats = (np.asarray(self._rules, np.uint8) * sc[lay["rules"]]).tobytes()
+        row = lay["seat0_permanent_ts"].start
+        self._scale_row = sc[row:row + len(PER_PLAYER)]
+        self._scaled_offer = _Scaled("offer", sc[lay["offer_kind"]])
+        self._scaled_piles = _Scaled("piles", sc[lay["discard"].start:lay["my_hand"].start])
+        self._scaled_hand = _Scaled("hand", sc[lay["my_hand"]])
+        self._alloc_byte = 4 * lay["my_allocation"].start
+        self._live_size = lay["my_allocation"].start  # the live part before the seat's own allocation
+        self._scaled_alloc = _Scaled("alloc", sc[lay["my_allocation"]])
+        self._mine_bytes = [(np.float32(k) * self._scale[stones.start]).tobytes() for k in range(NUM_KINDS + 1)]
 
     def unscale(self, observation: np.ndarray) -> np.ndarray:
         """Raw integer values (counts, flags) of an observation, e.g. for rule-based agents."""
@@ -165,30 +227,75 @@ class SeventhStoneEncoder(ObservationEncoder):
             board.static_bytes = block  # the map never changes during a game
         return block
 
-    def _board_stats(self, e) -> list[tuple[int, int, int, int, int, int]]:
-        """Per absolute seat: TS from control, P, U and armies per type (cached per board version)."""
-        cache = e.obs_cache
-        if cache.get("version") != e.version:
-            cache.clear()
-            cache["version"] = e.version
-        stats = cache.get("stats")
-        if stats is None:
-            key = (tuple(e.controller), tuple(e.capital_of), e.manufactory_rev)
-            control = e.cell_blocks.get("control")  # changes far less often than the board version
-            if control is None or control[0] != key:
-                control = e.cell_blocks["control"] = (key, *e.control_stats())
-            _, cts, prod = control
-            upk, types = e.army_stats()
-            stats = []
+    def _totals(self, e) -> list:
+        """[rev_all, log entries seen, holdings per cell, (TS from control, P, U, armies per type) per seat,
+        revision of these totals]: ``control_stats`` and ``army_stats`` kept up to date from the log of
+        changed cells."""
+        totals = e.obs_cache.get("totals")
+        log = e.touched
+        if totals is None or totals[0] != e.rev_all:
+            held = [e.cell_holdings(c) for c in range(NUM_CELLS)]
+            revision = 0 if totals is None else totals[4] + 1
+            totals = e.obs_cache["totals"] = [e.rev_all, len(log), held, (*e.control_stats(), *e.army_stats()),
+                                              revision]
+        elif totals[1] < len(log):
+            held = totals[2]
+            cts, prod, upk, types = sums = totals[3]
+            before = None
+            for c in set(log[totals[1]:]):
+                now = e.cell_holdings(c)
+                old = held[c]
+                if now == old:
+                    continue
+                if before is None:
+                    before = (cts[:], prod[:], upk[:], [t[:] for t in types])
+                k, ts, value, armies = old
+                if k >= 0:
+                    cts[k] -= ts
+                    prod[k] -= value
+                for p, mil, t in armies:
+                    upk[p] -= mil
+                    types[p][t] -= 1
+                k, ts, value, armies = now
+                if k >= 0:
+                    cts[k] += ts
+                    prod[k] += value
+                for p, mil, t in armies:
+                    upk[p] += mil
+                    types[p][t] += 1
+                held[c] = now
+            totals[1] = len(log)
+            if before is not None and before != sums:
+                totals[4] += 1
+        return totals
+
+    def _board_stats(self, e) -> bytes:
+        """Per absolute seat: TS from control and the permanent ones, P, U and armies per type, scaled
+        float32 bytes (one per version, shared by all seats; rebuilt only when a value changed)."""
+        cached = e.obs_cache.get("stats")
+        if cached is not None and cached[0] == e.version:
+            return cached[1]
+        totals = self._totals(e)
+        wins, tear = e.tourn_wins, e.tear_bought
+        if cached is not None and cached[2] == totals[4] and cached[3] == wins and cached[4] == tear:
+            stats = cached[1]
+        else:
+            cts, prod, upk, types = totals[3]
+            scaled = self._scaled_stats
+            rows = []
             for p in range(self.num_players):
                 m, r, c = types[p]
-                stats.append((cts[p], prod[p] if prod[p] < BIG else BIG, upk[p] if upk[p] < BIG else BIG,
-                              m if m < 15 else 15, r if r < 15 else 15, c if c < 15 else 15))
-            cache["stats"] = stats
+                ts = cts[p] + wins[p] + (1 if tear[p] else 0)
+                rows.append(scaled(bytes((
+                    ts if ts < TS_MAX else TS_MAX, prod[p] if prod[p] < BIG else BIG,
+                    upk[p] if upk[p] < BIG else BIG, m if m < 15 else 15, r if r < 15 else 15, c if c < 15 else 15))))
+            stats = b"".join(rows)
+        e.obs_cache["stats"] = (e.version, stats, totals[4], wins[:], tear[:])
         return stats
 
-    def _cell_block(self, e, c: int, seat: int) -> tuple[bytes, int]:
-        """One cell's public block from seat's view, and the kind + 1 of seat's stone there."""
+    def _cell_block(self, e, c: int) -> tuple[bytes, bytes | None]:
+        """One cell's public block with absolute seats (``_rotated`` turns it to an observer's view), and
+        per seat the kind + 1 of its stone there (None without stones)."""
         n = self.num_players
         here = e.armies[c]
         k = e.controller[c]
@@ -196,17 +303,16 @@ class SeventhStoneEncoder(ObservationEncoder):
         cap = e.capital_of[c]
         d = e.conflicts.get(c, -1)
         if k < 0 and not here and not bl and not e.lava[c] and cap < 0 and d < 0:
-            return self._empty_cell, 0
-        rel = self._rel[seat]
+            return self._empty_cell, None
         buf = bytearray(self.per_cell_dynamic)
-        mine = 0
+        stones = None
         if e.lava[c]:
             buf[0] = 1
         if k >= 0:
-            buf[1 + rel[k]] = 1
+            buf[1 + k] = 1
         if cap >= 0:
             buf[1 + n] = 1
-            buf[2 + n + rel[cap]] = 1
+            buf[2 + n + cap] = 1
         bld_off = 2 + 2 * n
         for b in bl:
             t = b[0]
@@ -219,7 +325,7 @@ class SeventhStoneEncoder(ObservationEncoder):
             buf[bld_off + slot] += 1
         army_off = bld_off + 5
         for a in here:
-            base = army_off + 8 * rel[a.owner]
+            base = army_off + 8 * a.owner
             mil, merc = a.mil, a.merc
             v = buf[base] + len(mil)
             buf[base] = v if v < UNITS else UNITS
@@ -228,8 +334,9 @@ class SeventhStoneEncoder(ObservationEncoder):
             buf[base + 2 + a.utype] = 1
             if a.stones:
                 buf[base + 5] = 1
-                if a.owner == seat:
-                    mine = a.stones[0] + 1
+                if stones is None:
+                    stones = bytearray(n)
+                stones[a.owner] = a.stones[0] + 1
             mp = len(mil) - mil.count(0) + len(merc) - merc.count(0)
             if mp:
                 v = buf[base + 6] + mp
@@ -239,137 +346,194 @@ class SeventhStoneEncoder(ObservationEncoder):
         if d >= 0:
             conf_off = army_off + 8 * n
             buf[conf_off] = 1
-            buf[conf_off + 1 + rel[d]] = 1
-        return bytes(buf), mine
+            buf[conf_off + 1 + d] = 1
+        return bytes(buf), (None if stones is None else bytes(stones))
 
-    def _cells(self, e, seat: int) -> bytes:
-        """Per-player map stats, static map, per-cell public block and the observer's stone kinds as raw
-        bytes: rebuilt only for the cells whose revision changed."""
-        entry = e.cell_blocks.get(seat)
-        revs = e.cell_rev
-        if entry is None or entry[0] != e.rev_all:
-            parts, mine = [], bytearray(NUM_CELLS)
-            for c in range(NUM_CELLS):
-                part, mine[c] = self._cell_block(e, c, seat)
-                parts.append(part)
-            entry = e.cell_blocks[seat] = [e.rev_all, revs[:], parts, mine]
+    def _rotated(self, block: bytes, seat: int) -> bytes:
+        """A cell block with absolute seats from seat's view: every per-seat part starts at seat."""
+        if seat == 0:
+            return block
+        parts = [block[:1]]
+        for start, stop, width, after in self._seat_parts:
+            cut = start + width * seat
+            parts += (block[cut:stop], block[start:cut], block[stop:after])
+        return b"".join(parts)
+
+    def _shared_cells(self, e) -> list[tuple[bytes, bytes | None]]:
+        """Per cell its ``_cell_block``, kept up to date from the log of changed cells (shared by all
+        seats); an entry is replaced only when its content changed."""
+        cells = e.obs_cache.get("cells")
+        log = e.touched
+        if cells is None or cells[0] != e.rev_all:
+            cells = e.obs_cache["cells"] = [e.rev_all, len(log), [self._cell_block(e, c) for c in range(NUM_CELLS)]]
+        elif cells[1] < len(log):
+            blocks = cells[2]
+            for c in set(log[cells[1]:]):
+                block = self._cell_block(e, c)
+                if block != blocks[c]:
+                    blocks[c] = block
+            cells[1] = len(log)
+        return cells[2]
+
+    def _refresh_board(self, e, seat: int, view: "_SeatView") -> None:
+        """Rewrite the board part of seat's frame: the per-player map stats, and the cell blocks and
+        stone kinds of the cells whose shared block changed since seat's frame showed them."""
+        frame = view.frame
+        log = e.touched
+        blocks = self._shared_cells(e)
+        if view.rev_all != e.rev_all:
+            changed = range(NUM_CELLS)
+            view.rev_all = e.rev_all
+            view.shown = [None] * NUM_CELLS
+        elif view.logged < len(log):
+            changed = set(log[view.logged:])
         else:
-            seen, parts, mine = entry[1], entry[2], entry[3]
-            if seen != revs:
-                for c in range(NUM_CELLS):
-                    if seen[c] != revs[c]:
-                        parts[c], mine[c] = self._cell_block(e, c, seat)
-                        seen[c] = revs[c]
+            changed = ()
+        view.logged = len(log)
+        shown = view.shown
+        width = 4 * self.per_cell_dynamic
+        dynamic, stones_at, mine_bytes = self._dynamic_byte, self._stones_byte, self._mine_bytes
+        memo = self._cell_memo
+        seat_byte = _SEAT_BYTES[seat]
+        for c in changed:
+            entry = blocks[c]
+            if entry is shown[c]:
+                continue
+            shown[c] = entry
+            block, stones = entry
+            key = block + seat_byte
+            floats = memo.get(key)
+            if floats is None:
+                if len(memo) >= _MEMO_MAX:
+                    memo.clear()
+                floats = memo[key] = (np.frombuffer(self._rotated(block, seat), np.uint8)
+                                      * self._scale_cell).tobytes()
+            o = dynamic + c * width
+            frame[o:o + width] = floats
+            o = stones_at + 4 * c
+            frame[o:o + 4] = mine_bytes[stones[seat] if stones else 0]
         stats = self._board_stats(e)
-        head = []
-        for p in self._seat_orders[seat]:
-            cts, prod, upk, m, r, c = stats[p]
-            ts = cts + e.tourn_wins[p] + (1 if e.tear_bought[p] else 0)
-            head += (ts if ts < TS_MAX else TS_MAX, prod, upk, m, r, c)
-        return b"".join((bytes(head), self._static(e.board), *entry[2], entry[3]))
+        cut = self._stats_width * seat  # rotated: the observer first
+        o = self._stats_byte
+        frame[o:o + len(stats)] = stats[cut:] + stats[:cut]
+        view.version = e.version
 
-    def _public(self, e, seat: int) -> np.ndarray:
-        """The public part between the live part and the board part, scaled; cached per public version."""
-        cache = e.pub_cache
-        if cache.get("pversion") != e.pversion:
-            cache.clear()
-            cache["pversion"] = e.pversion
-        public = cache.get(seat)
-        if public is not None:
-            return public
+    def _shared_public(self, e) -> tuple[bytes, bytes, bytes, bytes, bytes]:
+        """The public part's pieces that do not depend on the observer, as scaled float32 bytes, with
+        per-seat pieces in absolute seat order (one per public version, shared by all seats)."""
+        shared = e.obs_cache.get("public")
+        if shared is not None and shared[0] == e.pversion:
+            return shared[1]
         n = self.num_players
-        off = self._tail_off
-        buf = bytearray(self._tail_head)
-        o = off["year"]
-        buf[o] = e.year if e.year < YEARS else YEARS
-        buf[o + 1 + e.round_counter] = 1
-        buf[o + 4] = e.unit_max if e.unit_max < UNITS else UNITS
+        head = bytearray(11)
+        head[0] = e.year if e.year < YEARS else YEARS
+        head[1 + e.round_counter] = 1
+        head[4] = e.unit_max if e.unit_max < UNITS else UNITS
         if e.event >= 0:
-            buf[o + 5 + e.event] = 1
-        o = off["turn_order"]
+            head[5 + e.event] = 1
+        order = bytearray(n * n + n)  # per seat its position one-hot, then the double mover one-hot
         for pos, p in enumerate(e.order):
-            buf[o + ((p - seat) % n) * n + pos] = 1
+            order[p * n + pos] = 1
         if e.double_mover >= 0:
-            buf[off["double_mover"] + (e.double_mover - seat) % n] = 1
-        o = off["rules"]
-        buf[o:o + 5] = self._rules
+            order[n * n + e.double_mover] = 1
+        rows = []
+        memo = _ROWS
         revealed = e.revealed
-        o = off["players"]
-        width = len(PER_PLAYER)
         all_wins, all_tear, all_budget, all_stones = e.tourn_wins, e.tear_bought, e.budget, e.tstones
         all_builds, all_units, all_mercs, hands = e.pend_build, e.pend_units, e.pend_mercs, e.hands
         committed, alloc, ranks = e.committed, e.alloc, e.market_rank
-        for p in self._seat_orders[seat]:
-            # clamped to the caps of PER_PLAYER where a value can exceed them (flags, mercenaries,
-            # hand size and ranks stay within theirs by the rules)
-            wins, tear = all_wins[p], (1 if all_tear[p] else 0)
-            perm = wins + tear
-            budget, stones, builds = all_budget[p], all_stones[p], all_builds[p]
-            m, r, c = all_units[p]
-            rank = ranks[p]
-            buf[o:o + width] = bytes((
-                perm if perm < TS_MAX else TS_MAX, budget if budget < BIG else BIG,
-                stones if stones < STONES_MAX else STONES_MAX, wins if wins < TS_MAX else TS_MAX, tear,
-                builds if builds < STONES_MAX else STONES_MAX, m if m < STONES_MAX else STONES_MAX,
-                r if r < STONES_MAX else STONES_MAX, c if c < STONES_MAX else STONES_MAX, all_mercs[p],
-                sum(hands[p]), 1 if committed[p] else 0, *(
-                    [x if x < BIG else BIG for x in alloc[p]] if revealed else _HIDDEN),
-                rank[0] + 1, rank[1] + 1, rank[2] + 1, rank[3] + 1))
-            o += width
-        o = off["offer_kind"]
-        so = off["offer_status"]
+        for p in range(n):
+            # the row's inputs as the memo key (the allocation only once revealed)
+            key = (all_wins[p], all_tear[p], all_budget[p], all_stones[p], all_builds[p], *all_units[p],
+                   all_mercs[p], sum(hands[p]), committed[p], *ranks[p], *(alloc[p] if revealed else ()))
+            row = memo.get(key)
+            if row is None:
+                if len(memo) >= _MEMO_MAX:
+                    memo.clear()
+                row = memo[key] = self._player_row(key, revealed)
+            rows.append(row)
+        offer = bytearray(4 * NUM_KINDS)
         for i, k in enumerate(e.offer[:4]):
-            buf[o + i * NUM_KINDS + k] = 1
-            st = e.offer_status[i]
-            buf[so + 4 * i + (0 if st == 0 else 3 if st == 2 else 1 if e.offer_taker[i] == seat else 2)] = 1
-        o = off["discard"]
-        buf[o:o + NUM_KINDS] = bytes(e.discard)
-        o = off["stacks"]
-        for i, s in enumerate(e.stacks[:4]):
-            buf[o + i] = len(s)
-        o = off["my_hand"]
-        buf[o:o + NUM_KINDS] = bytes(e.hands[seat])
-        public = np.frombuffer(buf, dtype=np.uint8) * self._scale_public
-        cache[seat] = public
-        return public
+            offer[i * NUM_KINDS + k] = 1
+        piles = bytes(e.discard) + bytes([len(s) for s in e.stacks[:4]]).ljust(4, b"\0")
+        shared = (self._scaled_head(bytes(head)), self._scaled_order(bytes(order)), b"".join(rows),
+                  self._scaled_offer(bytes(offer)), self._scaled_piles(piles))
+        e.obs_cache["public"] = (e.pversion, shared)
+        return shared
 
-    def _frame(self, e, seat: int) -> np.ndarray:
-        """The observation with a zero live part: cached per board version, public version and seat."""
-        cache = e.obs_cache
-        if cache.get("version") != e.version:
-            cache.clear()
-            cache["version"] = e.version
-        entry = cache.get(seat)
-        if entry is not None and entry[0] == e.pversion:
-            return entry[1]
-        head, board_start = self._head, self._board_start
-        frame = np.empty(self.layout.size, dtype=np.float32)
-        frame[:head] = 0.0
-        frame[head:board_start] = self._public(e, seat)
-        if entry is not None:  # same board version: its board part still holds
-            frame[board_start:] = entry[1][board_start:]
-        else:
-            np.multiply(np.frombuffer(self._cells(e, seat), dtype=np.uint8), self._scale_board,
-                        out=frame[board_start:])
-        cache[seat] = (e.pversion, frame)
-        return frame
+    def _player_row(self, key: tuple, revealed: bool) -> bytes:
+        """A seat's PER_PLAYER values from the inputs in ``_shared_public``'s key, scaled float32 bytes (memoised
+        there by the key)."""
+        wins, tear, budget, stones, builds, m, r, c, mercs, hand, committed, *rest = key
+        tear = 1 if tear else 0
+        perm = wins + tear
+        # clamped to the caps of PER_PLAYER where a value can exceed them (flags, mercenaries, hand size
+        # and ranks stay within theirs by the rules)
+        return (np.frombuffer(bytes((
+            perm if perm < TS_MAX else TS_MAX, budget if budget < BIG else BIG,
+            stones if stones < STONES_MAX else STONES_MAX, wins if wins < TS_MAX else TS_MAX, tear,
+            builds if builds < STONES_MAX else STONES_MAX, m if m < STONES_MAX else STONES_MAX,
+            r if r < STONES_MAX else STONES_MAX, c if c < STONES_MAX else STONES_MAX, mercs, hand,
+            1 if committed else 0, *([x if x < BIG else BIG for x in rest[4:]] if revealed else _HIDDEN),
+            rest[0] + 1, rest[1] + 1, rest[2] + 1, rest[3] + 1)), np.uint8) * self._scale_row).tobytes()
+
+    def _public(self, e, seat: int) -> bytes:
+        """The public part between the live part and the board part as scaled float32 bytes."""
+        head, order, rows, offer, piles = self._shared_public(e)
+        n = self.num_players
+        # per-seat pieces rotated so that the observer comes first
+        cut, mover, mover_cut, row_cut = 4 * n * seat, 4 * n * n, 4 * (n * n + seat), self._row_width * seat
+        status = []
+        for i, st in enumerate(e.offer_status[:len(e.offer[:4])]):
+            status.append(_ONE_HOT4[0 if st == 0 else 3 if st == 2 else 1 if e.offer_taker[i] == seat else 2])
+        return b"".join((
+            head, order[cut:mover], order[:cut], order[mover_cut:], order[mover:mover_cut], self._rules_floats,
+            rows[row_cut:], rows[:row_cut], offer, b"".join(status).ljust(64, b"\0"), piles,
+            self._scaled_hand(bytes(e.hands[seat]))))
+
+    def _view(self, e, seat: int) -> "_SeatView":
+        """Seat's frame brought up to date: the parts whose versions changed are rewritten."""
+        view = e.obs_cache.get(seat)
+        if view is None:
+            view = e.obs_cache[seat] = _SeatView(self.layout.size)
+            o = self._static_byte
+            static = (np.frombuffer(self._static(e.board), np.uint8) * self._scale_static).tobytes()
+            view.frame[o:o + len(static)] = static
+        if view.version != e.version:
+            self._refresh_board(e, seat, view)
+        if view.pversion != e.pversion:
+            o = 4 * self._head
+            public = self._public(e, seat)
+            view.frame[o:o + len(public)] = public
+            view.pversion = e.pversion
+        alloc = e.alloc[seat]
+        if view.alloc != alloc:  # private, changes only while allocating and at the year's start
+            o = self._alloc_byte
+            view.frame[o:o + 32] = self._scaled_alloc(bytes([x if x < BIG else BIG for x in alloc]))
+            view.alloc = alloc[:]
+        return view
 
     def encode(self, engine, seat: int) -> np.ndarray:
         e = engine
         n = self.num_players
         off = self._off
         scale = self._live_scale
-        out = self._frame(e, seat).copy()  # the live part is set value by value: it is mostly zero
-        acting = e.current_player
-        mine_to_act = acting == seat
+        view = e.obs_cache.get(seat)
+        if (view is None or view.version != e.version or view.pversion != e.pversion
+                or view.alloc != e.alloc[seat]):
+            view = self._view(e, seat)
+        # the rest of the live part is set value by value: it is mostly zero
+        out = np.frombuffer(view.frame, np.float32).copy()
         ph = e.phase
+        acting = -1 if ph == Phase.GAME_OVER else e.actor  # e.current_player
+        mine_to_act = acting == seat
         out[ph if mine_to_act else NUM_PHASES - 1] = 1.0
         if acting >= 0:
             out[NUM_PHASES + (acting - seat) % n] = 1.0
         f = e.fight
         if f is not None:
-            out[:self._head] += np.frombuffer(self._fight_part(f, seat, mine_to_act and ph == Phase.DICE_ALLOC),
-                                              dtype=np.uint8) * self._scale_live
+            out[:self._live_size] += np.frombuffer(
+                self._fight_part(f, seat, mine_to_act and ph == Phase.DICE_ALLOC), np.uint8) * self._scale_live
         if mine_to_act:
             if ph in _SEL_CELL_PHASES and e.sel_cell >= 0:
                 out[off["selected_cell"] + e.sel_cell] = 1.0
@@ -393,18 +557,13 @@ class SeventhStoneEncoder(ObservationEncoder):
             o = off["movement"]
             out[o] = min(len(e.checkpoints), STONES_MAX) * scale[o]
             out[o + 1] = min(e.broken_depth, 7) * scale[o + 1]
-        o = off["my_allocation"]
-        for x in e.alloc[seat]:
-            if x:
-                out[o] = (x if x < BIG else BIG) * scale[o]
-            o += 1
         return out
 
     def _fight_part(self, f, seat: int, allocating: bool) -> bytearray:
         """The live part's fight fields as raw values (zero elsewhere)."""
         n = self.num_players
         off = self._off
-        buf = bytearray(self._head)
+        buf = bytearray(self._live_size)
         o = off["fight"]
         buf[o:o + 6] = bytes((1, 1 if f.overrun else 0, 1 if f.roll_phase == 1 else 0,
                               1 if f.roll_phase == 2 else 0, min(f.rounds, 15), f.guard))

@@ -155,6 +155,7 @@ HIT = (R["hit"]["melee"], R["hit"]["ranged"], R["hit"]["cavalry"])
 ALLOC_COSTS = (R["building_cost"], R["unit_cost"], R["unit_cost"], R["unit_cost"], 1, 1, 1, 1)
 _ALLOC_MOVES: dict[int, tuple] = {}  # budget left -> legal allocation moves
 MOVE = (R["move"]["melee"], R["move"]["ranged"], R["move"]["cavalry"])
+MAX_ARMIES = R["max_armies_per_type"]  # per type and player
 
 
 class Army:
@@ -314,16 +315,14 @@ class SeventhStoneEngine(RulesEngine):
         self.fight_picker = -1
         self.keep_cell = -1
         self.version = 0  # bumped whenever the board changes (observation cache key)
-        self.cell_rev = [0] * NUM_CELLS  # per cell: bumped when that cell's contents change
-        self.rev_all = 0  # bumped when any number of cells may have changed
+        self.touched: list[int] = []  # cells whose contents changed, in order (the observation caches)
+        self.rev_all = 0  # bumped when any number of cells may have changed (and the log restarts)
         self.pversion = 0  # bumped whenever other public data may change (markets, hands, ...)
         self.manufactory_rev = 0  # bumped whenever a manufactory may be built or destroyed
         self._legal: list | None = None
         self._open_nbr: tuple | None = None  # (lava, per cell: a free land neighbour)
         self._reach: tuple | None = None  # (state key, steps per destination, water-crossing ends) of a move order
-        self.obs_cache: dict = {}  # the encoder's per-seat board blocks, valid for one version
-        self.pub_cache: dict = {}  # the encoder's per-seat public blocks, valid for one pversion
-        self.cell_blocks: dict = {}  # the encoder's per-seat, per-cell blocks, valid per cell_rev
+        self.obs_cache: dict = {}  # the encoder's per-seat frames and shared blocks, tagged with the versions
         self._run()
 
     # ---------------------------------------------------------------- RulesEngine protocol ----
@@ -344,8 +343,6 @@ class SeventhStoneEngine(RulesEngine):
     def clone(self) -> "SeventhStoneEngine":
         twin = copy.deepcopy(self)
         twin.obs_cache = {}
-        twin.pub_cache = {}
-        twin.cell_blocks = {}
         return twin
 
     # ---------------------------------------------------------------------------- queries ----
@@ -354,12 +351,13 @@ class SeventhStoneEngine(RulesEngine):
         total = 0
         cap = R["capital_rs"]
         man = R["manufactory_rs"]
-        for cell in range(NUM_CELLS):
-            if self.controller[cell] == p:
-                total += self.yield_rs[cell]
-                if self.capital_of[cell] >= 0:
+        yields, capital, buildings = self.yield_rs, self.capital_of, self.buildings
+        for cell, k in enumerate(self.controller):
+            if k == p:
+                total += yields[cell]
+                if capital[cell] >= 0:
                     total += cap
-                for b in self.buildings[cell]:
+                for b in buildings[cell]:
                     if b[0] == MANUFACTORY:
                         total += man
         return total
@@ -389,6 +387,23 @@ class SeventhStoneEngine(RulesEngine):
                 prod[k] += v
         return cts, prod
 
+    def cell_holdings(self, cell: int) -> tuple[int, int, int, tuple[tuple[int, int, int], ...]]:
+        """One field's share of ``control_stats`` and ``army_stats``: its controller, the TS and P it gives
+        him (0 without one), and (owner, military units, type) per army on it."""
+        k = self.controller[cell]
+        ts = value = 0
+        if k >= 0:
+            value = self.yield_rs[cell]
+            if self.capital_of[cell] >= 0:
+                value += R["capital_rs"]
+                ts += R["capital_ts"]
+            if self.board.terrain[cell] == TEMPLE:
+                ts += 1
+            for b in self.buildings[cell]:
+                if b[0] == MANUFACTORY:
+                    value += R["manufactory_rs"]
+        return k, ts, value, tuple([(a.owner, len(a.mil), a.utype) for a in self.armies[cell]])
+
     def army_stats(self) -> tuple[list[int], list[list[int]]]:
         """Per seat U (living military units) and armies per type."""
         n = self.num_players
@@ -402,7 +417,12 @@ class SeventhStoneEngine(RulesEngine):
 
     def upkeep(self, p: int) -> int:
         """U: living military units of p."""
-        return sum(len(a.mil) for cell in self.armies for a in cell if a.owner == p)
+        total = 0
+        for here in filter(None, self.armies):
+            for a in here:
+                if a.owner == p:
+                    total += len(a.mil)
+        return total
 
     def controlled_ts(self, p: int) -> int:
         total = 0
@@ -454,7 +474,8 @@ class SeventhStoneEngine(RulesEngine):
     def capacity_ok(self, p: int, stones_too: bool = True) -> bool:
         """Section 4.4: army, mercenary, unit, equipment and army-count maximums for player p."""
         per_type = [0, 0, 0]
-        for cell in self.armies:
+        unit_max = self.unit_max
+        for cell in filter(None, self.armies):
             seen = False
             for a in cell:
                 if a.owner != p:
@@ -463,10 +484,10 @@ class SeventhStoneEngine(RulesEngine):
                     return False
                 seen = True
                 m, s = len(a.mil), len(a.merc)
-                if s > m or m + s > self.unit_max or (stones_too and len(a.stones) > 1):
+                if s > m or m + s > unit_max or (stones_too and len(a.stones) > 1):
                     return False
                 per_type[a.utype] += 1
-        return max(per_type) <= R["max_armies_per_type"]
+        return max(per_type) <= MAX_ARMIES
 
     # -------------------------------------------------------------------------- legality ----
     def legal_moves(self) -> list[tuple[int, int]]:
@@ -582,13 +603,13 @@ class SeventhStoneEngine(RulesEngine):
             return
         if ph == Phase.SETUP_CAPITAL:
             self.version += 1
-            self.cell_rev[arg] += 1
+            self.touched.append(arg)
             self.controller[arg] = p
             self.capital_of[arg] = p
             self.idx += 1
         elif ph == Phase.SETUP_BARRACKS:
             self.version += 1
-            self.cell_rev[arg] += 1
+            self.touched.append(arg)
             self.controller[arg] = p
             self.buildings[arg].append([BARRACKS, 1])  # G30: ready in year 1
             self.idx += 1
@@ -648,7 +669,7 @@ class SeventhStoneEngine(RulesEngine):
             # DONE declines: that army supports nobody this year (so declaring always ends)
             self.army_at(self.sel_cell, p).support = arg if op != Op.DONE else -2
             self.version += 1
-            self.cell_rev[self.sel_cell] += 1
+            self.touched.append(self.sel_cell)
         elif ph == Phase.FIGHT_PICK:
             self._start_fight(arg, overrun=False, invoker=p)
         elif ph == Phase.USE_EQUIPMENT:
@@ -771,25 +792,28 @@ class SeventhStoneEngine(RulesEngine):
     def _start_year(self) -> None:
         self.pversion += 1
         self.year += 1
-        rev = self.cell_rev  # only the cells that change get a new revision (observation cache)
+        if len(self.touched) > 4096:  # bounds the log; the observation caches then rebuild every cell
+            self.touched = []
+            self.rev_all += 1
+        touch = self.touched.append  # only the cells that change are logged (observation caches)
         for c in range(NUM_CELLS):
             if self.lava[c]:
-                rev[c] += 1
+                touch(c)
             for bld in self.buildings[c]:
                 if not bld[1]:
                     bld[1] = 1
-                    rev[c] += 1
+                    touch(c)
             for a in self.armies[c]:
                 if a.support != -1:
                     a.support = -1
-                    rev[c] += 1
+                    touch(c)
         self.lava = [False] * NUM_CELLS
         self.version += 1
         self.event = int(self.rng.integers(6))  # G04
         ev = self.event
         if ev == VOLCANO_ERUPTION:
             for cell in self.board.eruption_targets(self.rng, R["lava_counters"]):
-                rev[cell] += 1
+                touch(cell)
                 self.lava[cell] = True
                 for a in self.armies[cell]:
                     for k in a.stones:
@@ -798,7 +822,7 @@ class SeventhStoneEngine(RulesEngine):
         elif ev == QUICKSAND:
             for cell in range(NUM_CELLS):
                 if self.board.terrain[cell] == 6 and self.armies[cell]:  # desert fields only
-                    rev[cell] += 1
+                    touch(cell)
                     kept = []
                     for a in self.armies[cell]:
                         agility = [k for k in a.stones if KINDS[k].effect == E_AGILITY]
@@ -817,7 +841,7 @@ class SeventhStoneEngine(RulesEngine):
                 for a in here:
                     if a.merc:
                         a.merc = []
-                        rev[c] += 1
+                        touch(c)
         # A) regeneration: budget B = P - U
         n = self.num_players
         for p in range(n):
@@ -1039,7 +1063,7 @@ class SeventhStoneEngine(RulesEngine):
 
     def _place(self, p: int, item: int, cell: int, replace: int) -> None:
         self.version += 1
-        self.cell_rev[cell] += 1
+        self.touched.append(cell)
         if item < ITEM_UNIT:
             self.pend_build[p] -= 1
             blds = self.buildings[cell]
@@ -1086,7 +1110,7 @@ class SeventhStoneEngine(RulesEngine):
         for c, cell in enumerate(self.armies):
             for a in cell:
                 if a.owner == p:
-                    self.cell_rev[c] += 1
+                    self.touched.append(c)
                     mp = MOVE[a.utype] * mult
                     a.mil = [mp] * len(a.mil)
                     a.merc = [mp] * len(a.merc)
@@ -1099,35 +1123,42 @@ class SeventhStoneEngine(RulesEngine):
         return self.army_at(self.sel_cell, self.actor, self.sel_type)
 
     def _move_select_moves(self, p: int) -> list[tuple[int, int]]:
-        moves = []
-        ok = self.capacity_ok(p, stones_too=False)
-        if ok:
-            moves.append(DONE)
         if self.undos >= UNDO_LIMIT:  # bounds a movement phase: back to a legal state, then DONE
-            return [DONE] if ok else [UNDO]
-        if self.checkpoints:
-            moves.append(UNDO)
+            return [DONE] if self.capacity_ok(p, stones_too=False) else [UNDO]
         if self.broken_depth >= self.config.max_moves_over_capacity:
-            return moves
+            moves = [DONE] if self.capacity_ok(p, stones_too=False) else []
+            return moves + [UNDO] if self.checkpoints else moves
+        # one pass over p's armies: the capacity rules (as capacity_ok(p, stones_too=False)), the
+        # armies that can move and those that carry a movement stone
         conflicts = self.conflicts
         open_nbr = self._open_neighbours()
-        single_stones = True
+        unit_max = self.unit_max
+        ok = single_stones = True
+        per_type = [0, 0, 0]
+        moves = []
+        reveals = []
         for c, here in enumerate(self.armies):
             if not here:
                 continue
-            movable = stones = False
+            movable = stones = seen = False
             for a in here:
                 if a.owner != p:
                     continue
+                mil, merc = a.mil, a.merc
+                if ok:
+                    m, s = len(mil), len(merc)
+                    if seen or s > m or m + s > unit_max:
+                        ok = False
+                    per_type[a.utype] += 1
+                seen = True
                 if len(a.stones) > 1:
                     single_stones = False
-                if not movable and c not in conflicts and (a.mil.count(0) < len(a.mil) or
-                                                           a.merc.count(0) < len(a.merc)):
+                if not movable and c not in conflicts and (mil.count(0) < len(mil) or merc.count(0) < len(merc)):
                     # a free neighbouring land cell is always a destination; otherwise search
                     if open_nbr[c] or self._destinations(
                             p, c, 1, a.teleport, a.agile, a.utype, True):
                         movable = True
-                if ok and not stones:
+                if not stones:
                     for k in a.stones:
                         if KINDS[k].is_movement:
                             stones = True
@@ -1135,9 +1166,16 @@ class SeventhStoneEngine(RulesEngine):
             if movable:
                 moves.append((Op.CELL, c))
             if stones:
-                moves.append((Op.REVEAL, c))  # a hard checkpoint: only from a legal state (13.4)
-        if ok and single_stones and conflicts:
-            moves += [(Op.OVERRUN, c) for c in self._overrun_cells(p)]
+                reveals.append((Op.REVEAL, c))
+        if ok and max(per_type) > MAX_ARMIES:
+            ok = False
+        if ok:
+            moves.append(DONE)
+            moves += reveals  # a hard checkpoint: only from a legal state (13.4)
+            if single_stones and conflicts:
+                moves += [(Op.OVERRUN, c) for c in self._overrun_cells(p)]
+        if self.checkpoints:
+            moves.append(UNDO)
         moves.sort()
         return moves
 
@@ -1177,18 +1215,18 @@ class SeventhStoneEngine(RulesEngine):
     def _restore(self, snap: tuple) -> None:
         """Undo to a snapshot (consumed: its armies are put back, not copied)."""
         armies, controller, conflicts, pending, self.broken_depth = snap
-        rev = self.cell_rev  # the cells that may differ get a new revision (observation cache)
+        touch = self.touched.append  # the cells that may differ are logged (observation caches)
         for c, saved in armies:
             self.armies[c] = saved
-            rev[c] += 1
+            touch(c)
         if controller != self.controller:
             for c in range(NUM_CELLS):
                 if controller[c] != self.controller[c]:
-                    rev[c] += 1
+                    touch(c)
         if conflicts != self.conflicts:
             for c in set(conflicts) | set(self.conflicts):
                 if conflicts.get(c) != self.conflicts.get(c):
-                    rev[c] += 1
+                    touch(c)
         self.controller = controller
         self.conflicts = conflicts
         self.pending_control = pending
@@ -1290,13 +1328,17 @@ class SeventhStoneEngine(RulesEngine):
                         a.mil = [mp + kind.value for mp in a.mil]
                         a.merc = [mp + kind.value for mp in a.merc]
                     self.version += 1
-                    self.cell_rev[cell] += 1
+                    self.touched.append(cell)
                     return
 
     def _group_mp(self, a: Army, k_mil: int, k_merc: int) -> int:
-        mil = sorted((mp for mp in a.mil if mp > 0), reverse=True)[:k_mil]
-        merc = sorted((mp for mp in a.merc if mp > 0), reverse=True)[:k_merc]
-        return min(mil + merc)
+        """Movement points of the group of units with the most points left: its slowest unit's."""
+        mps = []
+        if k_mil:
+            mps += sorted([mp for mp in a.mil if mp > 0], reverse=True)[:k_mil]
+        if k_merc:
+            mps += sorted([mp for mp in a.merc if mp > 0], reverse=True)[:k_merc]
+        return min(mps)
 
     def _reach_of_selection(self, p: int) -> tuple[dict[int, int], set[int]]:
         """Destinations of the selected move order (steps used) and the water-crossing ends among them;
@@ -1387,8 +1429,8 @@ class SeventhStoneEngine(RulesEngine):
     def _move_units(self, p: int, dest: int) -> Army:
         a = self._sel_army()
         src = self.sel_cell
-        self.cell_rev[src] += 1
-        self.cell_rev[dest] += 1
+        self.touched.append(src)
+        self.touched.append(dest)
         dests, crossed = self._reach_of_selection(p)
         dist = dests[dest]
         water_end = dest in crossed
@@ -1449,7 +1491,7 @@ class SeventhStoneEngine(RulesEngine):
         q = self.controller[cell]
         self.controller[cell] = p
         self.version += 1
-        self.cell_rev[cell] += 1
+        self.touched.append(cell)
         if q >= 0 and q != p and self.upkeep(q) > self.production(q):
             self.debt_queue.append(q)
 
@@ -1462,7 +1504,7 @@ class SeventhStoneEngine(RulesEngine):
                 if a.owner == p:
                     a.mil = [0] * len(a.mil)
                     a.merc = [0] * len(a.merc)
-                    self.cell_rev[c] += 1
+                    self.touched.append(c)
         self.pending_control = set()
         self.checkpoints = []
         self.moved_done = False
@@ -1476,7 +1518,7 @@ class SeventhStoneEngine(RulesEngine):
     def _disband_one(self, p: int, cell: int) -> None:
         """G31: one military unit per RS of shortfall; surplus mercenaries leave too."""
         self.pversion += 1  # an emptied army's stone goes to the public discard pile
-        self.cell_rev[cell] += 1
+        self.touched.append(cell)
         for a in self.armies[cell]:
             if a.owner == p and a.mil:
                 a.mil.pop()
@@ -1626,7 +1668,7 @@ class SeventhStoneEngine(RulesEngine):
         f.used[p] = k
         eff = KINDS[k].effect
         self.version += 1
-        self.cell_rev[f.cell] += 1
+        self.touched.append(f.cell)
         if eff == E_BRIBERY:
             for other in self.armies[f.cell]:
                 if other.owner != p:
@@ -1809,7 +1851,7 @@ class SeventhStoneEngine(RulesEngine):
         f = self.fight
         for c, a in self._casualty_armies(p):
             a.mil, a.merc = [], []
-            self.cell_rev[c] += 1
+            self.touched.append(c)
             self._army_destroyed(c, a)
         if f.guard_owner == p:
             f.guard = 0
@@ -1831,10 +1873,10 @@ class SeventhStoneEngine(RulesEngine):
         if f.hits_pending[0][1] <= 0:
             f.hits_pending.pop(0)
         self.version += 1
-        self.cell_rev[cell] += 1
+        self.touched.append(cell)
 
     def _army_destroyed(self, cell: int, a: Army) -> None:
-        self.cell_rev[cell] += 1
+        self.touched.append(cell)
         if a in self.armies[cell]:
             self.armies[cell].remove(a)
         self.fight.captured += a.stones  # G14: unused stones go to the fight's winner
@@ -1849,7 +1891,7 @@ class SeventhStoneEngine(RulesEngine):
         self.conflicts.pop(cell, None)
         self.version += 1
         self.pversion += 1  # captured stones, discards
-        self.cell_rev[cell] += 1  # the field and its buildings; the supporters that withdraw below
+        self.touched.append(cell)  # the field and its buildings; the supporters that withdraw below
         if f.captured:
             if winner >= 0:
                 for k in f.captured:
@@ -1888,7 +1930,7 @@ class SeventhStoneEngine(RulesEngine):
             for a in self.armies[c]:
                 if a.support == cell:
                     a.support = -1
-                    self.cell_rev[c] += 1
+                    self.touched.append(c)
         if f.overrun and self.stage == Stage.MOVE:
             self.checkpoints = []  # dice were rolled: hard checkpoint (13.4)
 

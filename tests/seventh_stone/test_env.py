@@ -124,7 +124,6 @@ def _shuffle_hidden(engine, seat, rng):
             if p != seat:
                 e.alloc[p] = [int(x) for x in rng.integers(0, 9, size=8)]
     e.obs_cache = {}
-    e.pub_cache = {}
     return e
 
 

@@ -1,9 +1,12 @@
 """Random-play fuzz with the game's invariants checked after every step."""
+import pickle
+
 import numpy as np
 import pytest
 
 import envs
 from envs.core import testing
+from envs.seventh_stone import encoder as encoder_module
 from envs.seventh_stone.data import NUM_CELLS, TEMPLE
 from envs.seventh_stone.engine import KINDS, Phase, Stage
 
@@ -57,15 +60,61 @@ def check_invariants(env) -> None:
                     assert raw[layout[f"seat{i}_revealed_{f}"]][0] == 0
 
 
+def _forget_memos() -> None:
+    """Empties the encoder's memos of scaled blocks, so that the next encoding computes every value anew."""
+    for memo in (*encoder_module._MEMOS.values(), encoder_module._ROWS):
+        memo.clear()
+
+
 def check_cache(env) -> None:
-    """The observation caches (per board version, public version and cell revision) equal a fresh encoding."""
+    """The observation caches (per board version, public version and changed cell) and the memos equal a
+    fresh encoding."""
     e = env.engine
     for seat in range(e.num_players):
         cached = env.encoder.encode(e, seat)
         e.obs_cache.clear()
-        e.pub_cache.clear()
-        e.cell_blocks.clear()
+        _forget_memos()
         assert np.array_equal(cached, env.encoder.encode(e, seat)), f"stale observation cache for seat {seat}"
+
+
+def _fresh_equals_cached(encoder, e) -> None:
+    for seat in range(e.num_players):
+        cached = encoder.encode(e, seat)
+        kept, e.obs_cache = e.obs_cache, {}
+        _forget_memos()
+        fresh = encoder.encode(e, seat)
+        e.obs_cache = kept
+        assert np.array_equal(cached, fresh), f"stale observation cache for seat {seat}"
+
+
+def test_observation_caches_survive_clone_and_pickle():
+    """A clone and an unpickled copy, played on apart from the original, encode what a fresh encoder
+    sees at every step, and leave the original's cached observations as they were."""
+    env = envs.make("seventh_stone", num_players=3)
+    env.reset(seed=5)
+    pick = np.random.default_rng(0)
+    encoder = env.encoder
+    forked = 0
+    for step in range(900):
+        e = env.engine
+        if e.is_over:
+            break
+        if step % 40 == 20:
+            before = [encoder.encode(e, seat) for seat in range(3)]
+            for twin in (e.clone(), pickle.loads(pickle.dumps(e))):
+                for _ in range(40):
+                    if twin.is_over:
+                        break
+                    moves = twin.legal_moves()
+                    twin.apply(moves[int(pick.integers(len(moves)))])
+                    _fresh_equals_cached(encoder, twin)
+            for seat in range(3):
+                assert np.array_equal(encoder.encode(e, seat), before[seat])
+            _fresh_equals_cached(encoder, e)
+            forked += 1
+        legal = env.legal_actions()
+        env.step(int(legal[pick.integers(len(legal))]))
+    assert forked >= 8
 
 
 def _fuzz(n, games, seed0, options=None, check_all_seats_every=10):
