@@ -298,6 +298,8 @@ class BattleMixin:
             return True
         if name == "end_round":
             if self.side_size(0) and self.side_size(1) and bt["round"] < MAX_BATTLE_ROUNDS:
+                if self.battle_diplomacy():  # DW-BATTLE: a ceasefire may stop the battle (diplomacy.py)
+                    return True
                 if self.side_owner(0) >= 0:
                     self._decide(0, Phase.AFTER_ROUND)  # spec 5.10: another round, retreat, capitulate
                     return True

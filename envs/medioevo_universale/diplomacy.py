@@ -29,6 +29,9 @@ demanded sum) or ``CTRL(REJECT)``; payments are transferred on acceptance.
   of a kind already in force between the two is an offer to end it; then the payment steps, no term,
   fee or secrecy. On acceptance it ends like a treaty whose term is over (no breach).
 * Payment only; prisoner release (all prisoners the two hold of each other go home).
+* DW-BATTLE (spec 10.5): between the rounds of a land battle of two players at war, each party in
+  turn order may offer the other a ceasefire (with the payment steps). It stops the battle; the
+  attacker's army leaves as in a retreat (ASSUMPTION, ``battle_diplomacy``).
 * Breaches are detected automatically (G71, no votes): the only breaches the engine lets happen are
   attacking a treaty partner and declaring war on one; each broken treaty costs the breaker 2 EP.
   Fees and payments are paid automatically, so they cannot be broken.
@@ -290,7 +293,9 @@ class DiplomacyMixin:
         if self._next_diplomat():
             return
         window, self.dip_window = self.dip_window, ""
-        if window == "purchases":
+        if window == "battle":
+            self._battle_run()  # its "end_round" sees whether a ceasefire stopped the battle
+        elif window == "purchases":
             self._start_purchases()
         else:
             self._start_war()
@@ -301,6 +306,8 @@ class DiplomacyMixin:
     def _offer_kinds(self, p: int, q: int) -> list[int]:
         if self.eliminated[q]:
             return []
+        if self.dip_window == "battle":  # DW-BATTLE: only a ceasefire, only with the other party
+            return [Treaty.CEASEFIRE] if q in self.bt["owners"] and self._battle_ceasefire_possible() else []
         war = self.at_war[p][q]
         declared = self.war_declared[p][q] or self.war_declared[q][p]
         kinds = []
@@ -315,6 +322,36 @@ class DiplomacyMixin:
         if any(self.prisoners[p][q]) or any(self.prisoners[q][p]):
             kinds.append(Treaty.PRISONER_RELEASE)
         return sorted(kinds)
+
+    # ------------------------------------------------------------- DW-BATTLE ----
+    def battle_diplomacy(self) -> bool:
+        """Spec 10.5 DW-BATTLE, between two battle rounds of a land battle of two players: each party in
+        turn order may offer the other a ceasefire (capitulation is the attacker's AFTER_ROUND choice).
+        A ceasefire ends the fighting (spec 5.19); ASSUMPTION: the attacker's army then leaves the region
+        as in a retreat (``RETREAT_TO`` a G76 destination, war wagons along, spec 5.14 follow-up), so
+        no two hostile armies stay in one region; the ceasefire is offered only when such a destination
+        exists. True while a decision is pending."""
+        bt = self.bt
+        att, dfn = bt["owners"]
+        if self.in_ceasefire(att, dfn) and att >= 0 and self.retreat_destinations():
+            self._decide(0, Phase.RETREAT_TO)  # agreed in this window: the attacker withdraws
+            return True
+        if bt.get("dip_round") == bt["round"] or not self._battle_ceasefire_possible():
+            return False
+        bt["dip_round"] = bt["round"]
+        self._push("end_round")  # run again when the window closes
+        self.dip_window = "battle"
+        self.dip_queue = [p for p in self.order if p in (att, dfn)]
+        self._next_diplomat()  # the first party can offer the ceasefire just found possible
+        return True
+
+    def _battle_ceasefire_possible(self) -> bool:
+        bt = self.bt
+        att, dfn = bt["owners"]
+        if not self.config.diplomacy_offers or att < 0 or dfn < 0 or bt["naval"] or self.in_ceasefire(att, dfn):
+            return False
+        at_war = self.at_war[att][dfn] or self.war_declared[att][dfn] or self.war_declared[dfn][att]
+        return bool(at_war) and bool(self.retreat_destinations())
 
     # --------------------------------------------------------------------- moves ----
     def diplomacy_moves(self) -> list[tuple[int, int]]:

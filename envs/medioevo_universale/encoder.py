@@ -21,6 +21,7 @@ from .constants import NUM_PHASES as _ALL_PHASES, NUM_SLOTS, NUM_UNIT_TYPES, PHA
 from .data import EMPIRES, GOAL_KEYS, VEHICLE_KINDS, game_data
 from .diplomacy import diplomacy_fields, encode_diplomacy
 from .technologies import appointment_fields, encode_appointments, encode_technologies, technology_fields
+from .technologies import encode_invasion, invasion_fields
 from .variants import encode_variants, variant_fields
 
 NT = NUM_UNIT_TYPES
@@ -162,6 +163,7 @@ class MedioevoEncoder(ObservationEncoder):
         fields += technology_fields(nn)
         fields += card_move_fields(n)  # Kriegsfürst 6, Wissenschaftler 11, Miliz 25, Kanonier 54, Jäger 55 / 56
         fields += appointment_fields()  # Ernennung
+        fields += invasion_fields(nn)  # Kartografie in W-INVADE
         self.layout = ObsLayout(fields)
         static = np.zeros((nn, STATIC_FEATURES), dtype=np.float32)
         for i in range(nn):
@@ -378,6 +380,7 @@ class MedioevoEncoder(ObservationEncoder):
         encode_card_choice(e, seat, out[L["my_card_choice"]])
         encode_card_moves(e, out, L, rel)
         encode_appointments(e, out, L)
+        encode_invasion(e, out, L)
         return out
 
     # ------------------------------------------------------------------------ caches ----

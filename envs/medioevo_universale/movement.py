@@ -343,6 +343,8 @@ class WarMixin:
                 self._end_movement()
         else:
             self._act_of_war(p, ctrl)
+            if self.kartografie_invasion_window(y, p, ctrl):  # W-INVADE: a defender may come (technologies.py)
+                return
             self._remove_markers(y)
             self._start_conquest(y, p, ctrl, buildings=True)  # same object decisions, no EP (G52)
 

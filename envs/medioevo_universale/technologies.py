@@ -24,7 +24,9 @@ unit of effect). This module holds
     counts as another type for the rest of the battle); the winner's window before the combat result
     is assigned: Taktik;
   - after the mover won the battle its entry started: the movement goes on with the carrier (its
-    units may board again), so that Kartografie can give it 1 MP (the rulebook's example).
+    units may board again), so that Kartografie can give it 1 MP (the rulebook's example);
+  - W-INVADE, before another player's army takes over a region of the deciding seat without a fight:
+    Kartografie (one own unit from an adjacent region comes in, G70 / G72; the takeover becomes a battle).
 
 Not built (docs list it): Kartografie for an ally's battle (G70: the ally's unit would fight inside
 another player's side).
@@ -315,6 +317,7 @@ class TechnologyMixin:
         "war_turn": ((NATIONALSTAAT, "_nationalstaat_options"), (EINFLUSS, "_einfluss_army_options"),
                      (KARTOGRAFIE, "_kartografie_unit_options")),
         "taktik": ((TAKTIK, "_taktik_options"),),
+        "invade": ((KARTOGRAFIE, "_kartografie_invade_options"),),
         "battle": ((MASCHINENBAU, "_maschinenbau_options"), (STRATEGIE, "_strategie_options"),
                    (EINFLUSS, "_einfluss_battle_options"), (KARTOGRAFIE, "_kartografie_battle_options"),
                    (ERNENNUNG, "_ernennung_options")),
@@ -424,6 +427,11 @@ class TechnologyMixin:
             return
         if window == "battle":
             self._battle_run()
+            return
+        if window == "invade":  # no unit came: the takeover goes on (movement._entry_effects)
+            self.phase, self.actor = use["return_phase"], use["invader"]
+            self._remove_markers(use["node"])
+            self._start_conquest(use["node"], use["invader"], p, buildings=True)
             return
         if window == "taktik":  # the rest of the combat result is assigned by the loser
             self._push(("damage", use["loser"], use["points"], True))
@@ -727,6 +735,8 @@ class TechnologyMixin:
         return out
 
     def _do_kartografie(self, p: int, moves: tuple) -> bool:
+        if self.tech_use["window"] == "invade":
+            return self._kartografie_defends(p, moves)
         if not moves:
             self.objs[self.carrier][O_MP] += 1
             return False
@@ -752,6 +762,40 @@ class TechnologyMixin:
         self._step(p, y)
         if self.phase == Phase.MOVE and self.carrier == -1 and self.foot_node == y:
             self._end_movement()  # the step had no entry effect that ended it
+        return True
+
+    def kartografie_invasion_window(self, node: int, invader: int, controller: int) -> bool:
+        """W-INVADE (G70): an army of ``invader`` is about to take over ``node`` of ``controller``, who
+        has no army there. Before that, the controller may bring one own unit in from an adjacent region
+        with Kartografie; the takeover becomes a battle. True when the window is open."""
+        if controller < 0 or self.bt is not None or any(
+                self.army[q][node] for q in range(self.num_players) if q not in (invader, controller)):
+            return False  # a battle in progress, or a third army there (battles stay two-sided)
+        return self._open_tech_window(controller, "invade", {"node": node, "invader": invader})
+
+    def _kartografie_invade_options(self, p: int) -> list[tuple]:
+        """Per blue TP one own unstopped unit of an adjacent land region steps into the invaded region."""
+        n = self.tech_ctx["node"]
+        u, st = self.units[p], self.stopped[p]
+        out = []
+        for x in self.board.land_adj[n]:
+            if not self.army[p][x] or not self.playable[x]:
+                continue
+            out += [(((Head.NODE, x), (Head.UNIT, t)), 0, ((BLUE, 1),)) for t in range(NT)
+                    if u[x * NT + t] > st[x * NT + t]]
+        return out
+
+    def _kartografie_defends(self, p: int, moves: tuple) -> bool:
+        """G72: the unit is an army of 1 entering its own region (stopped); the invader meets it there:
+        the battle of an invasion (W-INVADE of the cards, then battle round 1)."""
+        use, self.tech_use = self.tech_use, None
+        n, invader = use["node"], use["invader"]
+        x, t = moves[0][1], moves[1][1]
+        self._add_units(p, x, t, -1)
+        self._add_units(p, n, t, 1)
+        self.stopped[p][n * NT + t] += 1
+        self.phase, self.actor = use["return_phase"], invader
+        self._invaded(n, invader, p)
         return True
 
     def _kartografie_unit_options(self, p: int) -> list[tuple]:
@@ -1125,7 +1169,7 @@ def technology_fields(num_nodes: int) -> list[Field]:
 def encode_technologies(e, out, slices: dict) -> None:
     """Public: windows, counters and payments are played in the open."""
     use = e.tech_use
-    if use is not None:
+    if use is not None and use["window"] in WINDOW_KINDS:  # "invade": its own field (encode_invasion)
         out[slices["tech_window"]][WINDOW_KINDS.index(use["window"])] = 1
         if use["window"] == "revolt":
             out[slices["tech_revolt"]][use["node"]] = 1
@@ -1158,5 +1202,17 @@ def encode_appointments(e, out, slices: dict) -> None:
             v[i] = min(1.0, k / 5)
 
 
-__all__ = ["TechnologyMixin", "appointment_fields", "encode_appointments", "encode_technologies", "tech_id",
-           "technology_fields"]
+def invasion_fields(num_nodes: int) -> list[Field]:
+    return [Field("tech_invaded", num_nodes, "W-INVADE: the region another player's army is about to take over "
+                  "while its controller decides whether Kartografie brings a unit in, one-hot")]
+
+
+def encode_invasion(e, out, slices: dict) -> None:
+    """Public: the window is played in the open."""
+    use = e.tech_use
+    if use is not None and use["window"] == "invade":
+        out[slices["tech_invaded"]][use["node"]] = 1
+
+
+__all__ = ["TechnologyMixin", "appointment_fields", "encode_appointments", "encode_invasion", "encode_technologies",
+           "invasion_fields", "tech_id", "technology_fields"]

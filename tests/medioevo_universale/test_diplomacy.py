@@ -1,4 +1,7 @@
 """Diplomacy (spec 5.19, 10.5; G24, G35, G46, G50, G71) and the team game (variant 8.4)."""
+import dataclasses
+import random
+
 import numpy as np
 import pytest
 
@@ -7,14 +10,14 @@ from envs.core.errors import ConfigError, IllegalActionError
 from envs.core.rewards import team_rank_rewards
 from envs.medioevo_universale import SPEC, MedioevoConfig, MedioevoEncoder, MedioevoEngine
 from envs.medioevo_universale.constants import (
-    CARAVAN, COINS, HI, LI, WAR_WAGON, Ctrl, Head, Phase, Purchase, Stage,
+    AR, CARAVAN, COINS, HI, LI, WAR_WAGON, Ctrl, Head, Phase, Purchase, Stage,
 )
 from envs.medioevo_universale.data import game_data
 from envs.medioevo_universale.diplomacy import Treaty
 
 from .test_fuzz import check_invariants
 from .test_rules import NT, clear_seat, engine_at_purchase, menu, new_engine, node
-from .test_war import play, put
+from .test_war import fight, play, put, war_engine
 
 DONE = (Head.CTRL, Ctrl.DONE)
 ACCEPT = (Head.CTRL, Ctrl.ACCEPT)
@@ -348,3 +351,164 @@ def test_a_state_treaty_ends_early_when_both_agree():
     assert e.treaties == [] and e.ep == ep and "treaty_breach" not in e.ep_events[HRE]
     assert e.money[HRE] == money[HRE] - 50 and e.money[HUN] == money[HUN] + 50
     assert e.units[HRE][buda * NT + HI] == 0 and e.controller(buda) == HUN  # the guest went home
+
+
+# ---------------------------------------------------------------- DW-BATTLE: ceasefire in a battle ----
+def battle_in_pressburg(offers=1, at_war=True):
+    """HRE attacks HUN's 3 LI in Pressburg with 1 HI; round 1 is a tie at 3 (D31's dice), both sides stay."""
+    e = war_engine(order=(0, 1, 2, 3))
+    e.config = dataclasses.replace(e.config, diplomacy_offers=offers)
+    e.at_war[HRE][HUN] = e.at_war[HUN][HRE] = at_war
+    put(e, HRE, "Pressburg", HI=1)
+    put(e, HUN, "Pressburg", LI=3)
+    e.unit_supply[HRE][HI] -= 1
+    e.unit_supply[HUN][LI] -= 3
+    fight(e, "Pressburg", HRE, HUN, [1, 2, 3, 1, 2, 4])
+    play(e, (Head.DICE, 0), DONE, (Head.DICE, 0))
+    return e
+
+
+def test_ceasefire_between_battle_rounds_ends_the_battle():
+    """Spec 10.5: "DW-BATTLE between battle rounds (ceasefire and capitulation only)"; 5.19 / rulebook C:
+    "Waffenstillstand (gegenseitige Übereinkunft): Beendet alle Kämpfe zwischen den Partnern bis zum Ende
+    der Spielrunde." Both parties in turn order may offer it (with a payment); on acceptance the
+    attacker's army leaves as in a retreat (ASSUMPTION) and attacks stay masked for the round."""
+    e = battle_in_pressburg()
+    pressburg, prag = node("Pressburg"), node("Prag")
+    assert e.phase == Phase.DIPLOMACY and e.actor == HRE and e.bt is not None
+    assert e.legal_moves() == [DONE, (Head.PLAYER, 0)]  # only the other party of the battle
+    play(e, (Head.PLAYER, 0))
+    assert e.legal_moves() == [(Head.TREATY, Treaty.CEASEFIRE)]  # ceasefire only
+    money = list(e.money)
+    play(e, (Head.TREATY, Treaty.CEASEFIRE), PAY, coin(100), DONE)
+    assert e.phase == Phase.OFFER_ANSWER and e.actor == HUN
+    play(e, ACCEPT)
+    assert e.money[HRE] == money[HRE] - 100 and e.money[HUN] == money[HUN] + 100
+    assert e.in_ceasefire(HRE, HUN) and not e._armed_entry_ok(HRE, pressburg)  # masked for the round
+    assert e.phase == Phase.RETREAT_TO and e.actor == HRE and e.legal_moves() == [(Head.NODE, prag)]
+    play(e, (Head.NODE, prag))
+    assert e.bt is None and e.army[HRE][pressburg] == 0 and e.army[HRE][prag] == 1
+    assert e.controller(pressburg) == HUN and e.army[HUN][pressburg] == 2
+
+
+def test_rejected_ceasefire_lets_the_battle_go_on():
+    """A rejected offer: the other party's diplomacy turn, then the attacker's usual choice after the
+    round (another round, capitulation); the window opens once per pair of rounds."""
+    e = battle_in_pressburg()
+    play(e, (Head.PLAYER, 0), (Head.TREATY, Treaty.CEASEFIRE), DONE, REJECT)
+    assert e.phase == Phase.DIPLOMACY and e.actor == HUN
+    play(e, DONE)
+    assert e.phase == Phase.AFTER_ROUND and e.actor == HRE and not e.ceasefires
+    assert (Head.CTRL, Ctrl.CAPITULATE) in e.legal_moves()
+
+
+def test_no_battle_window_without_offers_war_or_a_way_out():
+    """The window opens only when a ceasefire can be agreed: diplomacy on, the two at war, a retreat
+    region for the attacker; never against barbarians."""
+    for kwargs in ({"offers": 0}, {"at_war": False}):
+        assert battle_in_pressburg(**kwargs).phase == Phase.AFTER_ROUND
+    e = war_engine(order=(0, 1, 2, 3))
+    put(e, HRE, "Puszta", HI=1)  # no region of HRE next to Puszta: nowhere to withdraw to
+    put(e, HUN, "Puszta", LI=3)
+    e.at_war[HRE][HUN] = e.at_war[HUN][HRE] = True
+    assert not any(e.controller(y) == HRE for y in e.board.land_adj[node("Puszta")])
+    fight(e, "Puszta", HRE, HUN, [1, 2, 3, 1, 2, 4])
+    play(e, (Head.DICE, 0), DONE, (Head.DICE, 0))
+    assert e.phase == Phase.AFTER_ROUND
+    e = war_engine(order=(0, 1, 2, 3))
+    e.unit_supply[HRE][HI] -= 1
+    put(e, HRE, "Pressburg", HI=1)
+    e._add_barb(node("Pressburg"), 0, 3)
+    e.barb_supply[0] -= 3
+    fight(e, "Pressburg", HRE, -1, [1, 2, 3] * 4)
+    assert e.bt is not None and not e._battle_ceasefire_possible()  # no treaties with barbarians
+
+
+def force_battles(e):
+    """Every seat at war with every other, every technology, 3000 fl more, 1 HI + 3 AR by each war
+    wagon, and up to 8 LI in each other seat's region beside it (all units from the supplies)."""
+    n = e.num_players
+    for p in range(n):
+        e.tech[p] = [4] * 6
+        e._bank(p, 3000)
+        e.at_war[p] = [q != p for q in range(n)]
+    wagons = [o for o in e.objs.values() if o[1] == WAR_WAGON and o[3] >= 0]
+    for o in wagons:
+        for t, want in ((HI, 1), (AR, 3)):
+            k = min(want, e.unit_supply[o[0]][t])
+            e.unit_supply[o[0]][t] -= k
+            e._add_units(o[0], o[3], t, k)
+    ctrl = e.control_map()
+    for o in wagons:
+        for b in e.board.land_adj[o[3]]:
+            q = ctrl[b]
+            k = min(8 - e.army[q][b], e.unit_supply[q][LI]) if q >= 0 and q != o[0] and not e.barb_total[b] else 0
+            if k > 0:
+                e.unit_supply[q][LI] -= k
+                e._add_units(q, b, LI, k)
+
+
+def preferred_moves(e, legal, names, pick):
+    """The random player's bias towards movements into battles, activations and agreements in battles."""
+    def starting(*prefixes):
+        return [i for i in legal if names[i].startswith(prefixes)]
+    if e.phase == Phase.WAR_TURN and starting("OBJECT(") and pick.random() < 0.6:
+        return starting("OBJECT(")
+    if e.phase == Phase.MOVE and starting("LOAD(", "NODE(") and pick.random() < 0.8:
+        return starting("LOAD(") or starting("NODE(")
+    if starting("TECH(") and e.phase != Phase.PURCHASE and pick.random() < 0.7:
+        return starting("TECH(")
+    if e.phase in (Phase.TECH_USE, Phase.TP_PAY) and len(legal) > 1 and pick.random() < 0.7:
+        return [i for i in legal if names[i] != "CTRL(DONE)"]
+    if e.bt is not None and e.phase in (Phase.DIPLOMACY, Phase.OFFER, Phase.OFFER_ANSWER):
+        return [i for i in legal if names[i] not in ("CTRL(DONE)", "CTRL(REJECT)")] or legal
+    return legal
+
+
+def test_fuzz_ceasefire_in_battles_and_kartografie_defenders():
+    """Random play forced towards battles between players: every seat at war with every other, owning
+    every technology with money to spare, 1 HI + 3 AR by each war wagon and 8 LI in the neighbouring
+    regions of other seats (large defences survive a battle round); the random player prefers
+    carriers, loading and steps, technology activations, offers and acceptance inside battles. Runs
+    until a ceasefire stopped a battle (DW-BATTLE) and a W-INVADE Kartografie window opened and brought
+    a defender in; the package invariants after every step, the offer hidden from the other seats."""
+    seen = {"battle window": 0, "ceasefire retreat": 0, "invasion window": 0, "defender came": 0}
+    n = 4
+    env = TabletopEnv(SPEC, num_players=n, num_rounds=8, max_turns=100_000, diplomacy_offers=1)
+    offer = env.encoder.layout.slices["offer"]
+    for seed in range(12):
+        env.reset(seed=seed)
+        pick = random.Random(seed)
+        forced = False
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            e = env.engine
+            if not forced and e.setup_done:
+                force_battles(e)
+                forced = True
+            in_battle = e.bt is not None
+            seen["battle window"] += in_battle and e.phase == Phase.DIPLOMACY
+            seen["ceasefire retreat"] += in_battle and e.phase == Phase.RETREAT_TO and e.in_ceasefire(*e.bt["owners"])
+            invading = e.phase == Phase.TECH_USE and e.tech_use["window"] == "invade"
+            seen["invasion window"] += invading and not e.prefix
+            legal = [int(i) for i in np.flatnonzero(obs["action_mask"])]
+            names = {i: env.action_name(i) for i in legal}
+            if in_battle and e.offer is not None:
+                for seat in range(n):
+                    if seat not in (e.offer["from"], e.offer["to"]):
+                        assert not env.observe(env.possible_agents[seat])["observation"][offer].any()
+            legal = preferred_moves(e, legal, names, pick)
+            if pick.random() < 0.05:
+                testing.observation_in_space(env, agent, obs)
+            action = pick.choice(legal)
+            came = invading and names[action].startswith("UNIT(")
+            env.step(action)
+            seen["defender came"] += came and e.bt is not None
+            check_invariants(env)
+        assert env.engine.is_over
+        if all(seen.values()):
+            break
+    assert all(seen.values()), seen

@@ -7,7 +7,7 @@ import pytest
 
 from envs.core import TabletopEnv, testing
 from envs.core.errors import IllegalActionError
-from envs.medioevo_universale import SPEC
+from envs.medioevo_universale import SPEC, MedioevoEncoder
 from envs.medioevo_universale.constants import (
     AR, BLUE, CA, CARAVAN, CP1, GALLEY, GREEN, HI, LI, MERCHANT_SHIP, ORANGE, RED, SIEGE, TOWN, VILLAGE, VIOLET,
     WAR_WAGON, YELLOW, Ctrl, Head, Phase, Stage,
@@ -648,6 +648,62 @@ def test_kartografie_brings_a_unit_into_a_battle():
     play(e, tech(KARTOGRAFIE), (Head.NODE, node("Genua")), (Head.UNIT, 3))
     assert units_at(e, green, "Toskana")[3] == 1 and units_at(e, green, "Genua")[3] == 0
     assert e.side_units(1)[3] == 1 and e.tp[green][BLUE] == 0 and e.money[green] == money
+
+
+def invaded_pressburg(defender_tech=4):
+    """HRE's war wagon with 2 HI moves from Prag into Pressburg, a HUN region without an army; HUN has
+    1 HI in Buda next to it (and 1 stopped LI there)."""
+    e = quiet_engine()
+    hre, hun = 0, 1
+    oid = e._new_object(hre, WAR_WAGON, 1, node("Prag"))
+    put(e, hre, "Prag", HI=2)
+    put(e, hun, "Buda", HI=1, LI=1)
+    e.stopped[hun][node("Buda") * 7 + LI] = 1
+    e.unit_supply[hre][HI] -= 2
+    e.unit_supply[hun][HI] -= 1
+    e.unit_supply[hun][LI] -= 1
+    e.tech[hun][BLUE] = defender_tech
+    e._start_war()
+    play(e, (Head.OBJECT, e.slots[hre].index(oid)), (Head.LOAD, HI), (Head.LOAD, HI), (Head.NODE, node("Pressburg")))
+    return e, hre, hun
+
+
+def test_kartografie_brings_a_defender_into_an_invaded_region():
+    """Spec 10.4: "Technologies used out of turn: Kartografie (W-INVADE, W-ROUND-PRE)"; W-INVADE belongs
+    to "the controller of the entered region"; 2.7 Kartografie IV: "Für [1 TP] erhält 1 Einheit ...
+    1 BP ... Einheiten dürfen sich dabei auch ohne Transportmittel bewegen" (G72: an army of 1).
+    The invaded controller pays 1 blue TP (100 fl) and moves 1 unstopped unit from an adjacent region in:
+    the takeover becomes a battle."""
+    e, hre, hun = invaded_pressburg()
+    pressburg, buda = node("Pressburg"), node("Buda")
+    assert e.phase == Phase.TECH_USE and e.actor == hun and e.at_war[hre][hun]  # the entry is an act of war
+    assert e.legal_moves() == [DONE, tech(KARTOGRAFIE)]
+    play(e, tech(KARTOGRAFIE))
+    assert e.legal_moves() == [(Head.NODE, buda)]
+    play(e, (Head.NODE, buda))
+    assert e.legal_moves() == [(Head.UNIT, HI)]  # the stopped LI may not move
+    enc = MedioevoEncoder(e.config, 4)
+    assert enc.encode(e, hre)[enc.layout.slices["tech_invaded"]][pressburg] == 1  # public: played in the open
+    money = e.money[hun]
+    play(e, (Head.UNIT, HI))
+    assert e.money[hun] == money - 100
+    assert units_at(e, hun, "Pressburg")[HI] == 1 and units_at(e, hun, "Buda")[HI] == 0
+    assert e.stopped[hun][pressburg * 7 + HI] == 1
+    assert e.bt is not None and e.bt["node"] == pressburg and e.bt["owners"] == [hre, hun]
+    assert e.controller(pressburg) == -1  # two armies: nobody's until the battle ends
+
+
+def test_no_kartografie_defender_means_the_takeover_goes_on():
+    """Without the technology no window opens; with it, DONE lets the invader take the region over."""
+    e, hre, hun = invaded_pressburg(defender_tech=3)
+    assert e.phase != Phase.TECH_USE and e.controller(node("Pressburg")) == hre
+    e, hre, hun = invaded_pressburg()
+    before = e.clone()
+    with pytest.raises(IllegalActionError):
+        e.play((Head.NODE, node("Buda")))  # the technology must be chosen first
+    assert e.phase == before.phase and e.units == before.units and e.money == before.money
+    play(e, DONE)
+    assert e.bt is None and e.controller(node("Pressburg")) == hre and units_at(e, hun, "Buda")[HI] == 1
 
 
 # ------------------------------------------------------------------------------- Ernennung ----
