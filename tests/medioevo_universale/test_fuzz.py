@@ -22,7 +22,7 @@ def check_invariants(env) -> None:
         for oid, c in e.cargo.items():
             if e.objs[oid][0] == p:
                 aboard = [a + b for a, b in zip(aboard, c)]
-        if e.phase == Phase.MOVE and e.actor == p and e.carrier == -1:
+        if e.carrier == -1 and e.mover == p:  # a movement on foot, also while a window inside it is open
             aboard = [a + b for a, b in zip(aboard, e.foot_cargo)]
         aboard = [a + b for a, b in zip(aboard, e.capitulated[p])]  # set aside counts as not in the supply
         for c in range(n):
