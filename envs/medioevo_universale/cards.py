@@ -1189,6 +1189,14 @@ class CardsMixin:
 SYMBOLS = ("movement", "units", "buildings", "goods")
 
 
+def card_choice_sources(e, seat: int):
+    """What ``encode_card_choice`` shows ``seat`` (None: nothing); the encoder rewrites the field when it changed."""
+    ctx = e.card_ctx
+    if ctx is None or e.phase != Phase.CARD_FOLLOW or e.actor != seat or "events" not in ctx:
+        return None
+    return ctx["events"]
+
+
 def encode_card_choice(e, seat: int, v) -> None:
     """The observation's ``my_card_choice`` field: the event cards Weiser 61 drew (chooser only)."""
     ctx = e.card_ctx
@@ -1204,8 +1212,18 @@ def encode_card_choice(e, seat: int, v) -> None:
             v[base + 12 + n] = 1
 
 
+def card_effects_sources(e, seat: int) -> tuple:
+    """Everything ``encode_card_effects`` reads for ``seat``: the encoder rewrites the field only when it changed."""
+    cw = e.cw
+    follow = e.card_ctx if e.phase == Phase.CARD_FOLLOW else None
+    return (e.round, e.card_bans, e.event_protected if e.stage == Stage.EVENTS else None, e.locked_cards, follow,
+            e.card_money.get(_c(36), 0), e.round_effects.get(_c(37)), e.round_effects.get(_c(38)),
+            None if cw is None else (cw["resume"] is None and cw["window"] == W_TRADE_TURN))
+
+
 def encode_card_effects(e, seat: int, v) -> None:
-    """The observation's ``card_effects`` field (encoder.py); everything in it is public."""
+    """The observation's ``card_effects`` field (encoder.py), written into a zeroed ``v``; everything in it is
+    public."""
     nn = e.board.num_nodes
     r = e.round
     for kind in range(3):
@@ -1233,4 +1251,5 @@ def encode_card_effects(e, seat: int, v) -> None:
         v[base + 6 + (e.cw["resume"] is None and e.cw["window"] == W_TRADE_TURN)] = 1
 
 
-__all__ = ["CardsMixin", "ABILITY_WINDOWS", "ability_params", "encode_card_choice", "encode_card_effects"]
+__all__ = ["CardsMixin", "ABILITY_WINDOWS", "ability_params", "card_choice_sources", "card_effects_sources",
+           "encode_card_choice", "encode_card_effects"]

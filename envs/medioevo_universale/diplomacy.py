@@ -475,7 +475,15 @@ def diplomacy_fields(n: int) -> list:
     ]
 
 
+def diplomacy_sources(e, seat: int) -> tuple:
+    """Everything ``encode_diplomacy`` reads for ``seat``: the encoder rewrites the fields only when it changed."""
+    o = e.offer
+    return (e.treaties, e.round if e.treaties else 0, e.war_declared, e.ceasefires,
+            o if o is not None and seat in (o["from"], o["to"]) else None, e.team_of)
+
+
 def encode_diplomacy(e, seat: int, out, L, rel: list[int], to_rel: list[int]) -> None:
+    """Writes into zeroed fields."""
     n = e.num_players
     k = len(STATE_TREATIES)
     tv = out[L["treaties"]].reshape(n, n, k + 1)
@@ -491,9 +499,12 @@ def encode_diplomacy(e, seat: int, out, L, rel: list[int], to_rel: list[int]) ->
     wd = out[L["war_declared"]].reshape(n, n)
     cf = out[L["ceasefire"]].reshape(n, n)
     for i, p in enumerate(rel):
+        declared = e.war_declared[p]
         for j, q in enumerate(rel):
-            wd[i, j] = e.war_declared[p][q] > 0
-            cf[i, j] = e.in_ceasefire(p, q) if p != q else 0
+            if declared[q] > 0:
+                wd[i, j] = 1
+            if p != q and e.in_ceasefire(p, q):
+                cf[i, j] = 1
     o = e.offer
     if o is not None and seat in (o["from"], o["to"]):
         ov = out[L["offer"]]
@@ -518,4 +529,4 @@ def encode_diplomacy(e, seat: int, out, L, rel: list[int], to_rel: list[int]) ->
 
 
 __all__ = ["DiplomacyMixin", "MAX_OPPONENTS", "MAX_TERM", "TREATY_NAMES", "Treaty", "diplomacy_fields",
-           "encode_diplomacy"]
+           "diplomacy_sources", "encode_diplomacy"]

@@ -15,13 +15,13 @@ import copy
 import numpy as np
 
 from ..core.encoder import Field, ObservationEncoder, ObsLayout
-from .cards import encode_card_choice, encode_card_effects
+from .cards import card_choice_sources, card_effects_sources, encode_card_choice, encode_card_effects
 from .codec import MedioevoCodec
 from .constants import NUM_PHASES as _ALL_PHASES, NUM_SLOTS, NUM_UNIT_TYPES, PHASE_NAMES, STAGE_NAMES, Phase
 from .data import EMPIRES, GOAL_KEYS, VEHICLE_KINDS, game_data
-from .diplomacy import diplomacy_fields, encode_diplomacy
-from .technologies import encode_technologies, technology_fields
-from .variants import encode_variants, variant_fields
+from .diplomacy import diplomacy_fields, diplomacy_sources, encode_diplomacy
+from .technologies import encode_technologies, technology_fields, technology_sources
+from .variants import encode_variants, show_purchase_snapshot, variant_fields
 
 NT = NUM_UNIT_TYPES
 NUM_PHASES = _ALL_PHASES - 1  # GAME_OVER is never a decision; its slot means "not my decision"
@@ -36,22 +36,35 @@ _TREE_PHASES = (Phase.PURCHASE, Phase.DEFICIT, Phase.EVENT_EFFECT, Phase.BUILDUP
 
 def _snapshot(value):
     """A copy of engine data that later changes of the engine's lists, dicts and sets cannot reach
-    (a list is copied element by element only if its first element is not a plain scalar)."""
+    (a list is copied element by element unless its first element is a number or a string: a list of
+    numbers is copied at C speed, and None often stands for a dict to come, as in ``route``)."""
     kind = type(value)
     if kind in _SCALARS:
         return value
     if kind is list:
-        if value and type(value[0]) not in _SCALARS:
+        if value and type(value[0]) not in _FLAT:
             return [_snapshot(x) for x in value]
         return value[:]
     if kind is tuple:
         return tuple([_snapshot(x) for x in value])
     if kind is dict:
         return {k: _snapshot(x) for k, x in value.items()}
+    if kind is set:
+        return set(value)  # set elements are hashable, so taken as unchanging
     return copy.deepcopy(value)
 
 
 _SCALARS = (int, bool, float, str, type(None))
+_FLAT = (int, bool, float, str)
+
+
+def _changed(seen: dict, name: str, sources) -> bool:
+    """Whether the block ``name`` of a seat's output was written from other ``sources`` (then remembers a
+    copy). None as sources means an empty block, which is what a new output holds."""
+    if seen.get(name) == sources:
+        return False
+    seen[name] = _snapshot(sources)
+    return True
 
 
 class MedioevoEncoder(ObservationEncoder):
@@ -161,6 +174,11 @@ class MedioevoEncoder(ObservationEncoder):
         fields += diplomacy_fields(n)
         fields += technology_fields(nn)
         self.layout = ObsLayout(fields)
+        # the fields each encode_* function of another module writes, as one run to zero before it does
+        self._variant_region, self._diplomacy_region, self._technology_region = (
+            slice(self.layout.slices[group[0].name].start, self.layout.slices[group[-1].name].stop)
+            for group in (variant_fields(n), diplomacy_fields(n), technology_fields(nn)))
+        self._variants_on = config.empire_auction or config.blood_markers or config.hidden_purchases
         static = np.zeros((nn, STATIC_FEATURES), dtype=np.float32)
         for i in range(nn):
             static[i, 0] = b.is_sea[i]
@@ -172,6 +190,7 @@ class MedioevoEncoder(ObservationEncoder):
             static[i, 12 + (b.empire[i] if b.empire[i] >= 0 else 6)] = 1
         self._static = static
         self._seat_orders = [[(seat + k) % n for k in range(n)] for seat in range(n)]
+        self._to_rel = [[(p - seat) % n for p in range(n)] for seat in range(n)]
         self._comp = d.comp
         self._cards = d.cards
         self._events = d.events
@@ -192,189 +211,276 @@ class MedioevoEncoder(ObservationEncoder):
         head_fields = ("phase", "stage", "round", "acting_seat", "turn_order", "horde", "supply", "revealed_bids")
         self._head_offsets = {name: slices[name].start for name in head_fields}
         self._head_size = slices["revealed_bids"].stop
+        self._turn_size = slices["turn_order"].start  # phase .. acting_seat
         assert slices["phase"].start == 0 and self._head_size == slices["seat0_ep"].start
-        self._memo: dict = {}
+        self._memo: dict = {}  # blocks shared by all observers (see _cached)
+        # per seat: its last observation, updated in place, and what each block was written from
+        self._outputs: dict[int, tuple[np.ndarray, dict]] = {}
 
     def encode(self, engine, seat: int) -> np.ndarray:
         e = engine
         n, nn = self.num_players, self.nn
         rel = self._seat_orders[seat]  # rel[i] = absolute seat of relative seat i
-        to_rel = [(p - seat) % n for p in range(n)]
-        out = np.zeros(self.layout.size, dtype=np.float32)
+        to_rel = self._to_rel[seat]
+        state = self._outputs.get(seat)
+        if state is None:
+            state = self._outputs[seat] = (np.zeros(self.layout.size, dtype=np.float32), {})
+        out, seen = state  # this seat's last observation, and what each of its blocks was written from
         L = self.layout.slices
         acting = e.current_player
         mine = acting == seat
-        # the public head (phase .. revealed_bids) is one run of fields: filled as a list, copied once
+        phase = e.phase
+        # the public head (phase .. revealed_bids): two runs of fields, each filled as a list and copied once
         at = self._head_offsets
-        head = [0.0] * self._head_size
-        head[at["phase"] + (e.phase if mine else Phase.GAME_OVER)] = 1.0
-        head[at["stage"] + e.stage] = 1.0
-        head[at["round"]:at["round"] + 3] = (e.round / 12, e.num_rounds / 12, min(1.0, e.ep_limit / 100))
-        if acting >= 0:
-            head[at["acting_seat"] + to_rel[acting]] = 1.0
-        for i, p in enumerate(rel):
-            head[at["turn_order"] + i * n + e.position[p]] = 1.0
-        head[at["horde"]:at["horde"] + 6] = (e.horde[0] / 2, e.horde[1], e.horde[2],
-                                             e.barb_dice[0] / 4, e.barb_dice[1] / 6, e.barb_dice[2] / 8)
+        if _changed(seen, "turn", (phase if mine else Phase.GAME_OVER, e.stage, e.round, e.num_rounds, e.ep_limit,
+                                   acting)):
+            turn = [0.0] * self._turn_size
+            turn[at["phase"] + (phase if mine else Phase.GAME_OVER)] = 1.0
+            turn[at["stage"] + e.stage] = 1.0
+            turn[at["round"]:at["round"] + 3] = (e.round / 12, e.num_rounds / 12, min(1.0, e.ep_limit / 100))
+            if acting >= 0:
+                turn[at["acting_seat"] + to_rel[acting]] = 1.0
+            out[:self._turn_size] = turn
         supply = self._cached("supply", (e.building_supply, e.vehicle_supply, e.siege_supply, e.barb_supply,
                                          e.token_supply, len(e.deck), len(e.event_deck)),
                               lambda: self._supply_block(e))[1]
-        head[at["supply"]:at["supply"] + len(supply)] = supply
-        head[at["revealed_bids"]:at["revealed_bids"] + n] = [min(1.0, e.bids_revealed[p] / BID_SCALE) for p in rel]
-        out[:self._head_size] = head
+        if _changed(seen, "public", (e.position, e.horde, e.barb_dice, e.bids_revealed, supply)):
+            start = self._turn_size
+            public = [0.0] * (self._head_size - start)
+            for i, p in enumerate(rel):
+                public[at["turn_order"] - start + i * n + e.position[p]] = 1.0
+            public[at["horde"] - start:at["horde"] - start + 6] = (
+                e.horde[0] / 2, e.horde[1], e.horde[2], e.barb_dice[0] / 4, e.barb_dice[1] / 6, e.barb_dice[2] / 8)
+            public[at["supply"] - start:at["supply"] - start + len(supply)] = supply
+            public[at["revealed_bids"] - start:at["revealed_bids"] - start + n] = [
+                min(1.0, e.bids_revealed[p] / BID_SCALE) for p in rel]
+            out[start:self._head_size] = public
         reveal = self.config.reveal_money
         stride = self._seat_stride
+        rows = seen.get("rows")
+        if rows is None:
+            rows = seen["rows"] = [None] * n  # the cached row written for each relative seat
         for i, p in enumerate(rel):
-            base = self._seat_start + i * stride
-            out[base:base + stride] = self._seat_row(e, p, p == seat or reveal)
-        self._fill_board(e, seat, out)  # the per-node blocks
-        if e.phase in (Phase.TRADE, Phase.PLACE_CUBE):
+            row = self._seat_row(e, p, p == seat or reveal)
+            if rows[i] is not row:
+                rows[i] = row
+                base = self._seat_start + i * stride
+                out[base:base + stride] = row
+        self._fill_board(e, seat, out, seen)  # the per-node blocks
+        # The blocks below are rewritten (zeroed first) when their inputs changed, or, for the blocks used
+        # only in some phases, while they are in use and once more to clear them.
+        trading = phase == Phase.TRADE or phase == Phase.PLACE_CUBE
+        if trading or seen.get("trade"):
+            seen["trade"] = trading
             tv = out[L["trade"]]
-            tv[3 if e.phase == Phase.PLACE_CUBE else ("", "buy", "sell").index(e.trade_action)] = 1
-            tv[4 + e.slots[e.actor].index(e.trader)] = 1
-            for g in e.sold_now:
-                tv[4 + NUM_SLOTS + g] = min(1.0, tv[4 + NUM_SLOTS + g] + 1 / 6)
-        rv = out[L["routes"]]
-        rs = rv[:nn * n * 2].reshape(nn, n, 2)
-        for p in range(n):
-            route = e.route[p]
-            if route is not None:
-                for node, done in zip(route["stages"], route["established"]):
-                    rs[node, to_rel[p], 1 if done else 0] = 1
-        if e.route_draft is not None:
-            for node in e.route_draft["stages"]:
-                rv[nn * n * 2 + node] = 1
-            if e.route_draft["length"]:
-                rv[nn * n * 2 + nn + (4, 6, 8).index(e.route_draft["length"])] = 1
-        rv[-1] = min(1.0, e.route_points_left / 6) if e.phase == Phase.ROUTE_POINTS else 0
-        out[L["at_war"]] = [e.at_war[p][q] for p in rel for q in rel]
-        if e.phase == Phase.MOVE:
+            tv[:] = 0
+            if trading:
+                tv[3 if phase == Phase.PLACE_CUBE else ("", "buy", "sell").index(e.trade_action)] = 1
+                tv[4 + e.slots[e.actor].index(e.trader)] = 1
+                for g in e.sold_now:
+                    tv[4 + NUM_SLOTS + g] = min(1.0, tv[4 + NUM_SLOTS + g] + 1 / 6)
+        points_left = e.route_points_left if phase == Phase.ROUTE_POINTS else 0
+        if _changed(seen, "routes", (e.route, e.route_draft, points_left)):
+            rv = out[L["routes"]]
+            rv[:] = 0
+            rs = rv[:nn * n * 2].reshape(nn, n, 2)
+            for p in range(n):
+                route = e.route[p]
+                if route is not None:
+                    for node, done in zip(route["stages"], route["established"]):
+                        rs[node, to_rel[p], 1 if done else 0] = 1
+            if e.route_draft is not None:
+                for node in e.route_draft["stages"]:
+                    rv[nn * n * 2 + node] = 1
+                if e.route_draft["length"]:
+                    rv[nn * n * 2 + nn + (4, 6, 8).index(e.route_draft["length"])] = 1
+            rv[-1] = min(1.0, points_left / 6)
+        if _changed(seen, "at_war", e.at_war):
+            out[L["at_war"]] = [e.at_war[p][q] for p in rel for q in rel]
+        moving = phase == Phase.MOVE
+        if moving or seen.get("move"):
+            seen["move"] = moving
             mv = out[L["move"]]
-            if e.carrier < 0:
-                mv[NUM_SLOTS] = 1
-            else:
-                mv[e.slots[e.actor].index(e.carrier)] = 1
-            node = e.carrier_node()
-            mv[NUM_SLOTS + 1 + node] = 1
-            cargo = e.carrier_cargo()
-            base = NUM_SLOTS + 1 + nn
-            for t in range(NT):
-                mv[base + t] = min(1.0, cargo[t] / 9)
-            mv[base + NT] = min(1.0, e.move_steps / 10)
-            mv[base + NT + 1] = 0 if e.carrier < 0 else min(1.0, e.objs[e.carrier][4] / 8)
-        bt = e.bt
-        if bt is not None:
-            bv = out[L["battle"]]
-            bv[bt["node"]] = 1
-            k = nn
-            for side in (0, 1):
-                owner = bt["owners"][side]
-                bv[k + (0 if owner < 0 else 1 + to_rel[owner])] = 1
-                k += n + 1
-            bv[k] = min(1.0, bt["round"] / 10)
-            k += 1
-            for side in (0, 1):
-                for j, top in enumerate((4, 6, 8)):
-                    bv[k + 3 * side + j] = bt["dice"][side][j] / 8
-            k += 6
-            bv[k:k + 4] = (min(1.0, bt["av"][0] / 64), min(1.0, bt["av"][1] / 64), bt["lv"][0] / 8, bt["lv"][1] / 8)
-            k += 4
-            for side in (0, 1):
-                for mode, a in bt["cap"][side]:
-                    bv[k + 12 * side + 4 * mode + a] = min(1.0, bv[k + 12 * side + 4 * mode + a] + 1 / 3)
-            k += 24
-            for side in (0, 1):
-                for j, t in enumerate((2, 0, 1, 3)):
-                    bv[k + 4 * side + j] = bt["active"][side][t]
-            k += 8
-            if bt["damage"] is not None:
-                side, points, restricted = bt["damage"]
-                bv[k:k + 3] = (min(1.0, points / 20), restricted, side)
-            k += 3
-            bv[k:k + 2] = (min(1.0, bt["sac"][0] / 10), min(1.0, bt["sac"][1] / 10))
-            bv[k + 2] = min(1.0, bt["super_left"] / 5)
-            bv[k + 3] = bt["retreat"]
-            sv = out[L["battle_siege"]]
-            for side in (0, 1):
-                if bt["protect"][side] >= 0:
-                    sv[3 * side + bt["protect"][side]] = 1
+            mv[:] = 0
+            if moving:
+                if e.carrier < 0:
+                    mv[NUM_SLOTS] = 1
+                else:
+                    mv[e.slots[e.actor].index(e.carrier)] = 1
+                node = e.carrier_node()
+                mv[NUM_SLOTS + 1 + node] = 1
+                cargo = e.carrier_cargo()
+                base = NUM_SLOTS + 1 + nn
                 for t in range(NT):
-                    sv[6 + NT * side + t] = min(1.0, bt["crew"][side][t] / 3)
-            if bt["offer"] >= 0 and e.phase == Phase.CAPITULATION_ANSWER:
-                bv[k + 4 + bt["offer"]] = 1
-        evv = out[L["events"]]
-        symbols = ("movement", "units", "buildings", "goods")
-        if e.event_card >= 0:
-            ev = self._events[e.event_card]
-            for i, sym in enumerate(ev.symbols):
-                evv[4 * i + symbols.index(sym)] = 1
-            for node in ev.regions | ev.seas:
-                evv[12 + node] = 1
-        if e.event_deck:
-            evv[12 + nn + e.tax_rates.index(self._events[e.event_deck[-1]].allowed_tax)] = 1
-        k = 12 + nn + 5
-        if e.ev_effect is not None:
-            evv[k + symbols.index(e.ev_effect["symbol"])] = 1
-            evv[k + 4] = min(1.0, e.ev_effect["left"] / 4)
-        evv[k + 5] = e.buildup_left / 3 if e.ev_stage == "buildup" else 0
-        for p in e.revolt_queue:
-            evv[k + 6 + to_rel[p]] = min(1.0, evv[k + 6 + to_rel[p]] + 0.2)
+                    mv[base + t] = min(1.0, cargo[t] / 9)
+                mv[base + NT] = min(1.0, e.move_steps / 10)
+                mv[base + NT + 1] = 0 if e.carrier < 0 else min(1.0, e.objs[e.carrier][4] / 8)
+        bt = e.bt
+        if bt is not None or seen.get("battle"):
+            seen["battle"] = bt is not None
+            bv = out[L["battle"]]
+            sv = out[L["battle_siege"]]
+            bv[:] = 0
+            sv[:] = 0
+            if bt is not None:
+                self._write_battle(e, bt, to_rel, bv, sv)
+        if _changed(seen, "events", (e.event_card, e.event_deck[-1] if e.event_deck else -1, e.tax_rates,
+                                     e.ev_effect, e.buildup_left if e.ev_stage == "buildup" else 0,
+                                     e.revolt_queue)):
+            evv = out[L["events"]]
+            evv[:] = 0
+            symbols = ("movement", "units", "buildings", "goods")
+            if e.event_card >= 0:
+                ev = self._events[e.event_card]
+                for i, sym in enumerate(ev.symbols):
+                    evv[4 * i + symbols.index(sym)] = 1
+                for node in ev.regions | ev.seas:
+                    evv[12 + node] = 1
+            if e.event_deck:
+                evv[12 + nn + e.tax_rates.index(self._events[e.event_deck[-1]].allowed_tax)] = 1
+            k = 12 + nn + 5
+            if e.ev_effect is not None:
+                evv[k + symbols.index(e.ev_effect["symbol"])] = 1
+                evv[k + 4] = min(1.0, e.ev_effect["left"] / 4)
+            evv[k + 5] = e.buildup_left / 3 if e.ev_stage == "buildup" else 0
+            for p in e.revolt_queue:
+                evv[k + 6 + to_rel[p]] = min(1.0, evv[k + 6 + to_rel[p]] + 0.2)
         cq = e.conquest
-        if cq is not None and cq["items"]:
+        conquering = cq is not None and bool(cq["items"])
+        if conquering or seen.get("conquest"):
+            seen["conquest"] = conquering
             cv = out[L["conquest"]]
-            kind, x = cq["items"][0]
-            where = cq["node"]
-            if kind == "b":
-                cv[x] = 1
-                cv[10] = e.building_level_at(where, x) / 3
-            elif kind == "o":
-                cv[3 + e.objs[x][1]] = 1
-                cv[10] = e.objs[x][2] / 3
-            elif kind == "c":
-                cv[8] = 1
-            else:
-                cv[9] = 1
-                where = x
-            cv[11 + where] = 1
+            cv[:] = 0
+            if conquering:
+                kind, x = cq["items"][0]
+                where = cq["node"]
+                if kind == "b":
+                    cv[x] = 1
+                    cv[10] = e.building_level_at(where, x) / 3
+                elif kind == "o":
+                    cv[3 + e.objs[x][1]] = 1
+                    cv[10] = e.objs[x][2] / 3
+                elif kind == "c":
+                    cv[8] = 1
+                else:
+                    cv[9] = 1
+                    where = x
+                cv[11 + where] = 1
         # private
-        out[L["my_bid"]] = (min(1.0, e.bids[seat] / BID_SCALE) if e.phase in (Phase.BID, Phase.TIE_BID) else 0,
-                            min(1.0, e.tie_extra[seat] / BID_SCALE))
-        if e.tax_pending[seat] >= 0:
-            out[L["my_tax_choice"]][e.tax_rates.index(e.tax_pending[seat])] = 1
-        out[L["my_tp"]] = [min(1.0, x / 10) for x in e.tp[seat]]
-        if mine and e.phase == Phase.KEEP_CARD:
+        bid = e.bids[seat] if phase in (Phase.BID, Phase.TIE_BID) else 0
+        if _changed(seen, "private", (bid, e.tie_extra[seat], e.tax_pending[seat], e.tax_rates, e.tp[seat])):
+            out[L["my_bid"]] = (min(1.0, bid / BID_SCALE), min(1.0, e.tie_extra[seat] / BID_SCALE))
+            tax = out[L["my_tax_choice"]]
+            tax[:] = 0
+            if e.tax_pending[seat] >= 0:
+                tax[e.tax_rates.index(e.tax_pending[seat])] = 1
+            out[L["my_tp"]] = [min(1.0, x / 10) for x in e.tp[seat]]
+        keeping = mine and phase == Phase.KEEP_CARD
+        if keeping or seen.get("drawn"):
+            seen["drawn"] = keeping
             drawn = out[L["my_drawn"]]
-            for c in e.drawn:
-                drawn[c] = 1
-        goals = out[L["my_goals"]].reshape(len(GOAL_KEYS), 2)
+            drawn[:] = 0
+            if keeping:
+                for c in e.drawn:
+                    drawn[c] = 1
+        goals = [0.0] * (2 * len(GOAL_KEYS))  # per template: lowest scaled threshold, met
         for c in e.hand[seat]:
             key, threshold = e.goal_of[c]
             scaled = min(1.0, threshold / 20) if threshold <= 20 else min(1.0, threshold / 2000)
-            if goals[key, 0] == 0 or scaled < goals[key, 0]:
-                goals[key, 0] = scaled
-            goals[key, 1] = max(goals[key, 1], float(e.goal_met(seat, (key, threshold))))
-        mo = out[L["my_objects"]].reshape(NUM_SLOTS, len(VEHICLE_KINDS) + 3)
-        for s, oid in enumerate(e.slots[seat]):
-            if oid >= 0:
-                o = e.objs[oid]
-                mo[s, o[1]] = 1
-                mo[s, 5] = o[2] / 3
-                mo[s, 6] = max(0, o[3]) / nn
-                mo[s, 7] = min(1.0, o[4] / 8)
-        if mine:
+            if goals[2 * key] == 0 or scaled < goals[2 * key]:
+                goals[2 * key] = scaled
+            if not goals[2 * key + 1] and e.goal_met(seat, (key, threshold)):
+                goals[2 * key + 1] = 1.0
+        if seen.get("goals") != goals:
+            seen["goals"] = goals
+            out[L["my_goals"]] = goals
+        if _changed(seen, "objects", (e.slots[seat], e.objs)):
+            mo = out[L["my_objects"]].reshape(NUM_SLOTS, len(VEHICLE_KINDS) + 3)
+            mo[:] = 0
+            for s, oid in enumerate(e.slots[seat]):
+                if oid >= 0:
+                    o = e.objs[oid]
+                    mo[s, o[1]] = 1
+                    mo[s, 5] = o[2] / 3
+                    mo[s, 6] = max(0, o[3]) / nn
+                    mo[s, 7] = min(1.0, o[4] / 8)
+        choosing = mine and phase in _TREE_PHASES and bool(e.prefix)
+        if choosing or seen.get("pending"):
+            seen["pending"] = choosing
             pend = out[L["pending"]]
-            for move in e.prefix if e.phase in _TREE_PHASES else ():
-                pend[self._codec.encode(move)] = 1
-            if e.phase == Phase.PLACE_MARKER:
-                mo2 = out[L["marker_origin"]]
+            pend[:] = 0
+            if choosing:
+                for move in e.prefix:
+                    pend[self._codec.encode(move)] = 1
+        placing = mine and phase == Phase.PLACE_MARKER
+        if placing or seen.get("marker_origin"):
+            seen["marker_origin"] = placing
+            mo2 = out[L["marker_origin"]]
+            mo2[:] = 0
+            if placing:
                 mo2[0] = min(1.0, e.markers_to_place / 3)
                 mo2[1 + e.marker_origin] = 1
-        encode_variants(e, seat, out, L, rel, to_rel)
-        encode_diplomacy(e, seat, out, L, rel, to_rel)
-        encode_technologies(e, out, L)
-        encode_card_effects(e, seat, out[L["card_effects"]])
-        encode_card_choice(e, seat, out[L["my_card_choice"]])
-        return out
+        if self._variants_on or e.auction_round:
+            out[self._variant_region] = 0
+            encode_variants(e, seat, out, L, rel, to_rel)
+        if _changed(seen, "diplomacy", diplomacy_sources(e, seat)):
+            out[self._diplomacy_region] = 0
+            encode_diplomacy(e, seat, out, L, rel, to_rel)
+        if _changed(seen, "technologies", technology_sources(e)):
+            out[self._technology_region] = 0
+            encode_technologies(e, out, L)
+        if _changed(seen, "card_effects", card_effects_sources(e, seat)):
+            v = out[L["card_effects"]]
+            v[:] = 0
+            encode_card_effects(e, seat, v)
+        if _changed(seen, "card_choice", card_choice_sources(e, seat)):
+            v = out[L["my_card_choice"]]
+            v[:] = 0
+            encode_card_choice(e, seat, v)
+        obs = out.copy()  # callers may keep observations: later calls must not change them
+        if self.config.hidden_purchases:
+            show_purchase_snapshot(e, seat, obs, L, rel, to_rel)
+        return obs
+
+    def _write_battle(self, e, bt: dict, to_rel: list[int], bv: np.ndarray, sv: np.ndarray) -> None:
+        """The battle in progress into the zeroed ``battle`` and ``battle_siege`` fields."""
+        n, nn = self.num_players, self.nn
+        bv[bt["node"]] = 1
+        k = nn
+        for side in (0, 1):
+            owner = bt["owners"][side]
+            bv[k + (0 if owner < 0 else 1 + to_rel[owner])] = 1
+            k += n + 1
+        bv[k] = min(1.0, bt["round"] / 10)
+        k += 1
+        for side in (0, 1):
+            for j, top in enumerate((4, 6, 8)):
+                bv[k + 3 * side + j] = bt["dice"][side][j] / 8
+        k += 6
+        bv[k:k + 4] = (min(1.0, bt["av"][0] / 64), min(1.0, bt["av"][1] / 64), bt["lv"][0] / 8, bt["lv"][1] / 8)
+        k += 4
+        for side in (0, 1):
+            for mode, a in bt["cap"][side]:
+                bv[k + 12 * side + 4 * mode + a] = min(1.0, bv[k + 12 * side + 4 * mode + a] + 1 / 3)
+        k += 24
+        for side in (0, 1):
+            for j, t in enumerate((2, 0, 1, 3)):
+                bv[k + 4 * side + j] = bt["active"][side][t]
+        k += 8
+        if bt["damage"] is not None:
+            side, points, restricted = bt["damage"]
+            bv[k:k + 3] = (min(1.0, points / 20), restricted, side)
+        k += 3
+        bv[k:k + 2] = (min(1.0, bt["sac"][0] / 10), min(1.0, bt["sac"][1] / 10))
+        bv[k + 2] = min(1.0, bt["super_left"] / 5)
+        bv[k + 3] = bt["retreat"]
+        for side in (0, 1):
+            if bt["protect"][side] >= 0:
+                sv[3 * side + bt["protect"][side]] = 1
+            for t in range(NT):
+                sv[6 + NT * side + t] = min(1.0, bt["crew"][side][t] / 3)
+        if bt["offer"] >= 0 and e.phase == Phase.CAPITULATION_ANSWER:
+            bv[k + 4 + bt["offer"]] = 1
 
     # ------------------------------------------------------------------------ caches ----
     def _cached(self, name: str, sources: tuple, build) -> tuple:
@@ -390,52 +496,54 @@ class MedioevoEncoder(ObservationEncoder):
         entry = self._memo[name] = (_snapshot(sources), build(), {})
         return entry
 
-    def _view(self, name: str, sources: tuple, build, key=None, view=None) -> np.ndarray:
-        """The flat block for one observer: ``view(build())``, both cached (``key`` names the view)."""
-        entry = self._cached(name, sources, build)
-        if view is None:
-            return entry[1]
-        views = entry[2]
-        flat = views.get(key)
-        if flat is None:
-            flat = views[key] = np.ascontiguousarray(view(entry[1])).ravel()
-        return flat
+    def _put(self, out: np.ndarray, seen: dict, seat: int, field: str, sources: tuple, build, view=None) -> None:
+        """Writes the block ``field`` into a seat's output unless it holds it already: ``build()`` in absolute
+        seats, turned by ``view`` into the observer's relative seats; both cached."""
+        entry = self._cached(field, sources, build)
+        flat = entry[1]
+        if view is not None:
+            views = entry[2]
+            flat = views.get(seat)
+            if flat is None:
+                flat = views[seat] = np.ascontiguousarray(view(entry[1])).ravel()
+        if seen.get(field) is not flat:  # the cached arrays are never changed, so identity tells
+            seen[field] = flat
+            out[self.layout.slices[field]] = flat
 
-    def _fill_board(self, e, seat: int, out: np.ndarray) -> None:
+    def _fill_board(self, e, seat: int, out: np.ndarray, seen: dict) -> None:
         """The per-node blocks, built in absolute seats (seat p in column 1 + p of one-hots, index p of seat
         axes) and turned into the observer's relative seats by the index arrays of ``__init__``."""
         n, nn = self.num_players, self.nn
-        L = self.layout.slices
         owners = self._owner_columns[seat]
         order = self._seat_order_index[seat]
-        view = self._view
-        out[L["node_static"]] = view("static", (e.playable,), lambda: self._static_block(e))
+        put = self._put
+        put(out, seen, seat, "node_static", (e.playable,), lambda: self._static_block(e))
         control = e.control_map()  # cached by the engine
-        out[L["node_controller"]] = view("controller", (control,), lambda: self._owner_one_hot(control),
-                                         seat, lambda a: a[:, owners])
-        out[L["node_units"]] = view(
-            "units", (e.units,), lambda: np.minimum(1.0, np.array(e.units, dtype=np.float32).reshape(n, nn, NT) / 10),
-            seat, lambda a: a[order].transpose(1, 0, 2))
-        out[L["node_stopped"]] = view(
-            "stopped", (e.stopped,),
+        put(out, seen, seat, "node_controller", (control,), lambda: self._owner_one_hot(control),
+            lambda a: a[:, owners])
+        put(out, seen, seat, "node_units", (e.units,),
+            lambda: np.minimum(1.0, np.array(e.units, dtype=np.float32).reshape(n, nn, NT) / 10),
+            lambda a: a[order].transpose(1, 0, 2))
+        put(out, seen, seat, "node_stopped", (e.stopped,),
             lambda: np.minimum(1.0, np.array(e.stopped, dtype=np.float32).reshape(n, nn, NT).sum(axis=2) / 10).T,
-            seat, lambda a: a[:, order])
-        out[L["node_barbarians"]] = view("barbarians", (e.barb,),
-                                         lambda: np.minimum(1.0, np.asarray(e.barb, dtype=np.float32) / 5))
-        out[L["node_buildings"]] = view(
-            "buildings", (e.land_nodes, e.civil, e.civil_owner, e.civil_dmg, e.mil, e.mil_owner, e.mil_dmg,
-                          e.cath_owner, e.cath_dmg),
-            lambda: self._building_block(e), seat, lambda a: a[:, self._building_columns[seat]])
-        out[L["node_marker"]] = view("marker", (e.marker,), lambda: self._owner_one_hot(e.marker),
-                                     seat, lambda a: a[:, owners])
-        out[L["node_cubes"]] = view("cubes", (e.cubes,), lambda: np.asarray(e.cubes, dtype=np.float32).ravel())
+            lambda a: a[:, order])
+        put(out, seen, seat, "node_barbarians", (e.barb,),
+            lambda: np.minimum(1.0, np.asarray(e.barb, dtype=np.float32) / 5))
+        put(out, seen, seat, "node_buildings",
+            (e.land_nodes, e.civil, e.civil_owner, e.civil_dmg, e.mil, e.mil_owner, e.mil_dmg, e.cath_owner,
+             e.cath_dmg),
+            lambda: self._building_block(e), lambda a: a[:, self._building_columns[seat]])
+        put(out, seen, seat, "node_marker", (e.marker,), lambda: self._owner_one_hot(e.marker),
+            lambda a: a[:, owners])
+        put(out, seen, seat, "node_cubes", (e.cubes,), lambda: np.asarray(e.cubes, dtype=np.float32).ravel())
         entry = self._cached("vehicles", (e.objs, e.goods, e.cargo), lambda: self._vehicle_blocks(e))
-        objects, goods, aboard = entry[1]
-        views = entry[2]  # this observer's objects and aboard blocks
-        if seat not in views:
-            views[seat] = (objects[:, order].ravel(), aboard[:, order].ravel())
-        out[L["node_objects"]], out[L["node_aboard"]] = views[seat]
-        out[L["node_goods"]] = goods
+        if seen.get("vehicles") is not entry:
+            seen["vehicles"] = entry
+            objects, goods, aboard = entry[1]
+            L = self.layout.slices
+            out[L["node_objects"]] = objects[:, order].ravel()
+            out[L["node_aboard"]] = aboard[:, order].ravel()
+            out[L["node_goods"]] = goods
 
     def _seat_row(self, e, p: int, visible: bool) -> np.ndarray:
         """Seat p's block (ep .. rotated), cached while its inputs are unchanged."""

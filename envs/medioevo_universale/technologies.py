@@ -957,8 +957,13 @@ def technology_fields(num_nodes: int) -> list[Field]:
     ]
 
 
+def technology_sources(e) -> tuple:
+    """Everything ``encode_technologies`` reads: the encoder rewrites the fields only when it changed."""
+    return e.tech_use, e.trade_bonus, e.movement_locked(), e.tp_payment
+
+
 def encode_technologies(e, out, slices: dict) -> None:
-    """Public: windows, counters and payments are played in the open."""
+    """Public: windows, counters and payments are played in the open. Writes into zeroed fields."""
     use = e.tech_use
     if use is not None:
         out[slices["tech_window"]][WINDOW_KINDS.index(use["window"])] = 1
@@ -976,4 +981,4 @@ def encode_technologies(e, out, slices: dict) -> None:
         v[6] = min(1.0, pay["fl"] / 1000)
 
 
-__all__ = ["TechnologyMixin", "encode_technologies", "tech_id", "technology_fields"]
+__all__ = ["TechnologyMixin", "encode_technologies", "tech_id", "technology_fields", "technology_sources"]
