@@ -19,7 +19,7 @@ from .cards import card_choice_sources, card_effects_sources, encode_card_choice
 from .codec import MedioevoCodec
 from .constants import NUM_PHASES as _ALL_PHASES, NUM_SLOTS, NUM_UNIT_TYPES, PHASE_NAMES, STAGE_NAMES, Phase
 from .data import EMPIRES, GOAL_KEYS, VEHICLE_KINDS, game_data
-from .diplomacy import diplomacy_fields, diplomacy_sources, encode_diplomacy
+from .diplomacy import diplomacy_fields, diplomacy_sources, encode_diplomacy, encode_offer, offer_sources
 from .technologies import encode_technologies, technology_fields, technology_sources
 from .variants import encode_variants, show_purchase_snapshot, variant_fields
 
@@ -43,6 +43,9 @@ def _snapshot(value):
         return value
     if kind is list:
         if value and type(value[0]) not in _FLAT:
+            first = value[0]
+            if type(first) is list and first and type(first[0]) in _FLAT:
+                return [x[:] for x in value]  # a table of numbers, like units per seat
             return [_snapshot(x) for x in value]
         return value[:]
     if kind is tuple:
@@ -56,6 +59,15 @@ def _snapshot(value):
 
 _SCALARS = (int, bool, float, str, type(None))
 _FLAT = (int, bool, float, str)
+
+
+def _small_ints(rows: list[list[int]]) -> np.ndarray:
+    """The numbers of ``rows`` in one flat float32 array; through bytes when they fit (0..255), which is many
+    times faster than numpy's conversion of lists."""
+    try:
+        return np.frombuffer(b"".join([bytes(row) for row in rows]), np.uint8).astype(np.float32)
+    except (TypeError, ValueError):
+        return np.array(rows, dtype=np.float32).ravel()
 
 
 def _changed(seen: dict, name: str, sources) -> bool:
@@ -175,9 +187,9 @@ class MedioevoEncoder(ObservationEncoder):
         fields += technology_fields(nn)
         self.layout = ObsLayout(fields)
         # the fields each encode_* function of another module writes, as one run to zero before it does
-        self._variant_region, self._diplomacy_region, self._technology_region = (
+        self._variant_region, self._technology_region = (
             slice(self.layout.slices[group[0].name].start, self.layout.slices[group[-1].name].stop)
-            for group in (variant_fields(n), diplomacy_fields(n), technology_fields(nn)))
+            for group in (variant_fields(n), technology_fields(nn)))
         self._variants_on = config.empire_auction or config.blood_markers or config.hidden_purchases
         static = np.zeros((nn, STATIC_FEATURES), dtype=np.float32)
         for i in range(nn):
@@ -214,6 +226,7 @@ class MedioevoEncoder(ObservationEncoder):
         self._turn_size = slices["turn_order"].start  # phase .. acting_seat
         assert slices["phase"].start == 0 and self._head_size == slices["seat0_ep"].start
         self._memo: dict = {}  # blocks shared by all observers (see _cached)
+        self._version = 0  # the last version number given (see _versions)
         # per seat: its last observation, updated in place, and what each block was written from
         self._outputs: dict[int, tuple[np.ndarray, dict]] = {}
 
@@ -230,17 +243,16 @@ class MedioevoEncoder(ObservationEncoder):
         acting = e.current_player
         mine = acting == seat
         phase = e.phase
-        # the public head (phase .. revealed_bids): two runs of fields, each filled as a list and copied once
+        # the public head (phase .. revealed_bids): the turn's one-hots, then the rest filled as a list
         at = self._head_offsets
         if _changed(seen, "turn", (phase if mine else Phase.GAME_OVER, e.stage, e.round, e.num_rounds, e.ep_limit,
                                    acting)):
-            turn = [0.0] * self._turn_size
-            turn[at["phase"] + (phase if mine else Phase.GAME_OVER)] = 1.0
-            turn[at["stage"] + e.stage] = 1.0
-            turn[at["round"]:at["round"] + 3] = (e.round / 12, e.num_rounds / 12, min(1.0, e.ep_limit / 100))
+            out[:self._turn_size] = 0
+            out[at["phase"] + (phase if mine else Phase.GAME_OVER)] = 1.0
+            out[at["stage"] + e.stage] = 1.0
+            out[at["round"]:at["round"] + 3] = (e.round / 12, e.num_rounds / 12, min(1.0, e.ep_limit / 100))
             if acting >= 0:
-                turn[at["acting_seat"] + to_rel[acting]] = 1.0
-            out[:self._turn_size] = turn
+                out[at["acting_seat"] + to_rel[acting]] = 1.0
         supply = self._cached("supply", (e.building_supply, e.vehicle_supply, e.siege_supply, e.barb_supply,
                                          e.token_supply, len(e.deck), len(e.event_deck)),
                               lambda: self._supply_block(e))[1]
@@ -255,18 +267,31 @@ class MedioevoEncoder(ObservationEncoder):
             public[at["revealed_bids"] - start:at["revealed_bids"] - start + n] = [
                 min(1.0, e.bids_revealed[p] / BID_SCALE) for p in rel]
             out[start:self._head_size] = public
-        reveal = self.config.reveal_money
-        stride = self._seat_stride
-        rows = seen.get("rows")
-        if rows is None:
-            rows = seen["rows"] = [None] * n  # the cached row written for each relative seat
-        for i, p in enumerate(rel):
-            row = self._seat_row(e, p, p == seat or reveal)
-            if rows[i] is not row:
-                rows[i] = row
-                base = self._seat_start + i * stride
-                out[base:base + stride] = row
-        self._fill_board(e, seat, out, seen)  # the per-node blocks
+        # the seat rows and the board: each checked whole first, one comparison while nothing changed
+        seat_inputs = (e.ep, e.money, e.loans, e.loan_taken, e.loan_repaid, e.tax_rate, e.tech, e.tech_bought,
+                       e.tokens, e.tokens_flipped, e.hand, e.markers_left, e.eliminated, e.missed_interest,
+                       e.units_bought, e.card_bought, e.empire_of, e.army, e.slots, e.capitulated, e.rotated)
+        if self._stale(seen, "seats", seat_inputs + (e.cargo,)):  # army, slots, cargo: total_units
+            per_seat = list(zip(*seat_inputs))  # each seat's share of the inputs
+            reveal = self.config.reveal_money
+            stride = self._seat_stride
+            rows = seen.get("rows")
+            if rows is None:
+                rows = seen["rows"] = [None] * n  # the cached row written for each relative seat
+            for i, p in enumerate(rel):
+                row = self._seat_row(e, p, p == seat or reveal, per_seat[p])
+                if rows[i] is not row:
+                    rows[i] = row
+                    base = self._seat_start + i * stride
+                    out[base:base + stride] = row
+        control = e.control_map()  # cached by the engine
+        board = self._versions("board", (
+            control, e.playable, e.units, e.stopped, e.barb, e.marker, e.cubes, e.objs, e.goods, e.cargo,
+            e.land_nodes, e.civil, e.civil_owner, e.civil_dmg, e.mil, e.mil_owner, e.mil_dmg, e.cath_owner,
+            e.cath_dmg))
+        if seen.get("board") is not board:
+            seen["board"] = board
+            self._fill_board(e, seat, out, seen, board[1], control)  # the per-node blocks
         # The blocks below are rewritten (zeroed first) when their inputs changed, or, for the blocks used
         # only in some phases, while they are in use and once more to clear them.
         trading = phase == Phase.TRADE or phase == Phase.PLACE_CUBE
@@ -394,7 +419,7 @@ class MedioevoEncoder(ObservationEncoder):
         if seen.get("goals") != goals:
             seen["goals"] = goals
             out[L["my_goals"]] = goals
-        if _changed(seen, "objects", (e.slots[seat], e.objs)):
+        if _changed(seen, "objects", (e.slots[seat], [e.objs[oid] for oid in e.slots[seat] if oid >= 0])):
             mo = out[L["my_objects"]].reshape(NUM_SLOTS, len(VEHICLE_KINDS) + 3)
             mo[:] = 0
             for s, oid in enumerate(e.slots[seat]):
@@ -424,8 +449,9 @@ class MedioevoEncoder(ObservationEncoder):
             out[self._variant_region] = 0
             encode_variants(e, seat, out, L, rel, to_rel)
         if _changed(seen, "diplomacy", diplomacy_sources(e, seat)):
-            out[self._diplomacy_region] = 0
             encode_diplomacy(e, seat, out, L, rel, to_rel)
+        if _changed(seen, "offer", offer_sources(e, seat)):
+            encode_offer(e, seat, out[L["offer"]], to_rel)
         if _changed(seen, "technologies", technology_sources(e)):
             out[self._technology_region] = 0
             encode_technologies(e, out, L)
@@ -483,6 +509,36 @@ class MedioevoEncoder(ObservationEncoder):
             bv[k + 4 + bt["offer"]] = 1
 
     # ------------------------------------------------------------------------ caches ----
+    def _versions(self, name: str, sources: tuple) -> tuple:
+        """The entry ``(copy of sources, version of each source)``: a version is a number the encoder gives
+        a source's content when it first sees it, so blocks can be keyed by a few numbers. A new entry
+        whenever a source changed."""
+        entry = self._memo.get(name)
+        if entry is not None and entry[0] == sources:
+            return entry
+        copies = list(entry[0]) if entry is not None else [None] * len(sources)
+        versions = list(entry[1]) if entry is not None else [0] * len(sources)
+        for i, source in enumerate(sources):
+            if entry is None or copies[i] != source:
+                copies[i] = _snapshot(source)
+                self._version += 1
+                versions[i] = self._version
+        entry = self._memo[name] = (tuple(copies), versions)
+        return entry
+
+    def _stale(self, seen: dict, name: str, sources: tuple) -> bool:
+        """Whether a seat must look at the group ``name`` of blocks again: ``sources`` (all their inputs)
+        changed since it last looked, as one copy shared by all seats tells."""
+        entry = self._memo.get(name)
+        if entry is None:
+            entry = self._memo[name] = (_snapshot(sources),)
+        elif entry[0] != sources:  # a new entry: every seat looks again; only the changed inputs are copied
+            entry = self._memo[name] = (tuple([x if x == y else _snapshot(y) for x, y in zip(entry[0], sources)]),)
+        if seen.get(name) is entry:
+            return False
+        seen[name] = entry
+        return True
+
     def _cached(self, name: str, sources: tuple, build) -> tuple:
         """The entry ``(copy of sources, build(), views)``, rebuilt only when the live engine data in
         ``sources`` no longer equals the copy taken at the last build.
@@ -496,10 +552,13 @@ class MedioevoEncoder(ObservationEncoder):
         entry = self._memo[name] = (_snapshot(sources), build(), {})
         return entry
 
-    def _put(self, out: np.ndarray, seen: dict, seat: int, field: str, sources: tuple, build, view=None) -> None:
+    def _put(self, out: np.ndarray, seen: dict, seat: int, field: str, key, build, view=None) -> None:
         """Writes the block ``field`` into a seat's output unless it holds it already: ``build()`` in absolute
-        seats, turned by ``view`` into the observer's relative seats; both cached."""
-        entry = self._cached(field, sources, build)
+        seats, turned by ``view`` into the observer's relative seats; both cached under ``key`` (versions
+        of the inputs)."""
+        entry = self._memo.get(field)
+        if entry is None or entry[0] != key:
+            entry = self._memo[field] = (key, build(), {})
         flat = entry[1]
         if view is not None:
             views = entry[2]
@@ -510,33 +569,33 @@ class MedioevoEncoder(ObservationEncoder):
             seen[field] = flat
             out[self.layout.slices[field]] = flat
 
-    def _fill_board(self, e, seat: int, out: np.ndarray, seen: dict) -> None:
+    def _fill_board(self, e, seat: int, out: np.ndarray, seen: dict, versions: list[int], control: list[int]) -> None:
         """The per-node blocks, built in absolute seats (seat p in column 1 + p of one-hots, index p of seat
-        axes) and turned into the observer's relative seats by the index arrays of ``__init__``."""
+        axes) and turned into the observer's relative seats by the index arrays of ``__init__``.
+        ``versions`` are those of the sources listed in ``encode``."""
         n, nn = self.num_players, self.nn
         owners = self._owner_columns[seat]
         order = self._seat_order_index[seat]
         put = self._put
-        put(out, seen, seat, "node_static", (e.playable,), lambda: self._static_block(e))
-        control = e.control_map()  # cached by the engine
-        put(out, seen, seat, "node_controller", (control,), lambda: self._owner_one_hot(control),
+        put(out, seen, seat, "node_controller", versions[0], lambda: self._owner_one_hot(control),
             lambda a: a[:, owners])
-        put(out, seen, seat, "node_units", (e.units,),
-            lambda: np.minimum(1.0, np.array(e.units, dtype=np.float32).reshape(n, nn, NT) / 10),
+        put(out, seen, seat, "node_static", versions[1], lambda: self._static_block(e))
+        put(out, seen, seat, "node_units", versions[2],
+            lambda: np.minimum(1.0, _small_ints(e.units).reshape(n, nn, NT) / 10),
             lambda a: a[order].transpose(1, 0, 2))
-        put(out, seen, seat, "node_stopped", (e.stopped,),
-            lambda: np.minimum(1.0, np.array(e.stopped, dtype=np.float32).reshape(n, nn, NT).sum(axis=2) / 10).T,
+        put(out, seen, seat, "node_stopped", versions[3],
+            lambda: np.minimum(1.0, _small_ints(e.stopped).reshape(n, nn, NT).sum(axis=2) / 10).T,
             lambda a: a[:, order])
-        put(out, seen, seat, "node_barbarians", (e.barb,),
-            lambda: np.minimum(1.0, np.asarray(e.barb, dtype=np.float32) / 5))
-        put(out, seen, seat, "node_buildings",
-            (e.land_nodes, e.civil, e.civil_owner, e.civil_dmg, e.mil, e.mil_owner, e.mil_dmg, e.cath_owner,
-             e.cath_dmg),
-            lambda: self._building_block(e), lambda a: a[:, self._building_columns[seat]])
-        put(out, seen, seat, "node_marker", (e.marker,), lambda: self._owner_one_hot(e.marker),
+        put(out, seen, seat, "node_barbarians", versions[4],
+            lambda: np.minimum(1.0, _small_ints([e.barb]) / 5))
+        put(out, seen, seat, "node_marker", versions[5], lambda: self._owner_one_hot(e.marker),
             lambda a: a[:, owners])
-        put(out, seen, seat, "node_cubes", (e.cubes,), lambda: np.asarray(e.cubes, dtype=np.float32).ravel())
-        entry = self._cached("vehicles", (e.objs, e.goods, e.cargo), lambda: self._vehicle_blocks(e))
+        put(out, seen, seat, "node_cubes", versions[6], lambda: _small_ints(e.cubes))
+        # keyed by what the blocks read of the objects (not their MP, which changes at every step of a move)
+        key = ([o[:4] for o in e.objs.values()], versions[8], versions[9])
+        entry = self._memo.get("vehicles")
+        if entry is None or entry[0] != key:
+            entry = self._memo["vehicles"] = (key, self._vehicle_blocks(e))  # key: a new list, not engine data
         if seen.get("vehicles") is not entry:
             seen["vehicles"] = entry
             objects, goods, aboard = entry[1]
@@ -544,15 +603,14 @@ class MedioevoEncoder(ObservationEncoder):
             out[L["node_objects"]] = objects[:, order].ravel()
             out[L["node_aboard"]] = aboard[:, order].ravel()
             out[L["node_goods"]] = goods
+        put(out, seen, seat, "node_buildings", tuple(versions[10:]), lambda: self._building_block(e),
+            lambda a: a[:, self._building_columns[seat]])
 
-    def _seat_row(self, e, p: int, visible: bool) -> np.ndarray:
-        """Seat p's block (ep .. rotated), cached while its inputs are unchanged."""
-        sources = (visible, e.ep[p], e.money[p], e.loans[p], e.loan_taken[p], e.loan_repaid[p], e.tax_rate[p],
-                   e.tech[p], e.tech_bought[p], e.tokens[p], e.tokens_flipped[p], len(e.hand[p]), e.markers_left[p],
-                   e.eliminated[p], e.missed_interest[p], e.units_bought[p], e.card_bought[p], e.empire_of[p],
-                   e.army[p], e.slots[p], e.cargo, e.capitulated[p],  # army, slots, cargo: total_units
-                   e.hand[p], e.rotated[p])
-        return self._cached(("seat", p, visible), sources, lambda: self._build_seat_row(e, p, visible))[1]
+    def _seat_row(self, e, p: int, visible: bool, inputs: tuple) -> np.ndarray:
+        """Seat p's block (ep .. rotated), cached while its ``inputs`` (see ``encode``) are unchanged."""
+        if not visible:
+            inputs = inputs[:1] + inputs[2:]  # without money (index 1): hidden, its changes do not matter
+        return self._cached(("seat", p, visible), (inputs, e.cargo), lambda: self._build_seat_row(e, p, visible))[1]
 
     def _build_seat_row(self, e, p: int, visible: bool) -> np.ndarray:
         tax = [0.0] * 5
