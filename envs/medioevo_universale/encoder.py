@@ -11,6 +11,7 @@ change, compared by content (``_cached``); tests/medioevo_universale/test_encode
 from __future__ import annotations
 
 import copy
+from math import inf
 
 import numpy as np
 
@@ -220,6 +221,16 @@ class MedioevoEncoder(ObservationEncoder):
         self._hand_offset = slices["seat0_hand"].start - self._seat_start
         self._rotated_offset = slices["seat0_rotated"].start - self._seat_start
         self._num_empires = len(EMPIRES)
+        # _build_seat_row: per entry of a seat's row, (offset, scale, low, high) of (value + offset) / scale
+        scaling = [(EP_OFFSET, EP_SCALE, 0, 1), (0, MONEY_SCALE, -inf, 1), (0, 1, -inf, inf), (0, 5, -inf, inf)]
+        scaling += [(0, 1, -inf, inf)] * (2 + 5)  # loan flags, tax
+        scaling += [(0, 4, -inf, inf)] * 6 + [(0, 1, -inf, inf)] * 6 + [(0, 12, -inf, 1)] * 12  # tech, tokens
+        scaling += [(0, 10, -inf, 1), (0, 8, -inf, inf), (0, 1, -inf, inf), (0, 1, -inf, 1), (0, 10, -inf, 1),
+                    (0, 1, -inf, inf)]  # cards .. purchases
+        scaling += [(0, 1, -inf, inf)] * len(EMPIRES) + [(0, 50, -inf, 1), (0, 10, -inf, inf)]  # empire, pieces
+        scaling += [(0, 10, -inf, 1)] * NT  # capitulated
+        self._row_scaling = tuple(np.array(column, dtype=np.float64) for column in zip(*scaling))
+        assert len(scaling) == self._hand_offset
         head_fields = ("phase", "stage", "round", "acting_seat", "turn_order", "horde", "supply", "revealed_bids")
         self._head_offsets = {name: slices[name].start for name in head_fields}
         self._head_size = slices["revealed_bids"].stop
@@ -613,26 +624,26 @@ class MedioevoEncoder(ObservationEncoder):
         return self._cached(("seat", p, visible), (inputs, e.cargo), lambda: self._build_seat_row(e, p, visible))[1]
 
     def _build_seat_row(self, e, p: int, visible: bool) -> np.ndarray:
-        tax = [0.0] * 5
-        tax[e.tax_rates.index(e.tax_rate[p])] = 1.0
-        empire = [0.0] * self._num_empires
+        """The raw numbers, then (value + offset) / scale clipped to [low, high] per entry, all at once (in
+        float64 like Python's arithmetic, so the values are those of scaling one by one)."""
+        tax = [0] * 5
+        tax[e.tax_rates.index(e.tax_rate[p])] = 1
+        empire = [0] * self._num_empires
         if e.empire_of[p] >= 0:
-            empire[e.empire_of[p]] = 1.0
-        row = [min(1.0, max(0.0, (e.ep[p] + EP_OFFSET) / EP_SCALE)),
-               min(1.0, max(0, e.money[p]) / MONEY_SCALE) if visible else 0.0,
-               1.0 if visible else 0.0,
-               e.loans[p] / 5, e.loan_taken[p], e.loan_repaid[p]]
-        row += tax
-        row += [x / 4 for x in e.tech[p]]
-        row += e.tech_bought[p]
-        row += [min(1.0, x / 12) for x in e.tokens[p]]
-        row += [min(1.0, x / 12) for x in e.tokens_flipped[p]]
-        row += (min(1.0, len(e.hand[p]) / 10), e.markers_left[p] / 8,
-                e.eliminated[p], min(1, e.missed_interest[p]),
-                min(1.0, e.units_bought[p] / 10), e.card_bought[p])
-        row += empire
-        row += (min(1.0, e.total_units(p) / 50), len(e.own_objects(p)) / 10)
-        row += [min(1.0, x / 10) for x in e.capitulated[p]]
+            empire[e.empire_of[p]] = 1
+        raw = [e.ep[p], max(0, e.money[p]) if visible else 0, visible, e.loans[p], e.loan_taken[p], e.loan_repaid[p]]
+        raw += tax
+        raw += e.tech[p]
+        raw += e.tech_bought[p]
+        raw += e.tokens[p]
+        raw += e.tokens_flipped[p]
+        raw += (len(e.hand[p]), e.markers_left[p], e.eliminated[p], e.missed_interest[p], e.units_bought[p],
+                e.card_bought[p])
+        raw += empire
+        raw += (e.total_units(p), len(e.own_objects(p)))
+        raw += e.capitulated[p]
+        offset, scale, low, high = self._row_scaling
+        row = np.minimum(high, np.maximum(low, (np.array(raw, dtype=np.float64) + offset) / scale))
         block = np.zeros(self._seat_stride, dtype=np.float32)
         block[:len(row)] = row
         for c in e.hand[p]:
