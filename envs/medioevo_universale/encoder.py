@@ -290,11 +290,14 @@ class MedioevoEncoder(ObservationEncoder):
             if rows is None:
                 rows = seen["rows"] = [None] * n  # the cached row written for each relative seat
             for i, p in enumerate(rel):
-                row = self._seat_row(e, p, p == seat or reveal, per_seat[p])
+                visible = p == seat or reveal
+                row = self._seat_row(e, p, visible, per_seat[p])
+                base = self._seat_start + i * stride
                 if rows[i] is not row:
                     rows[i] = row
-                    base = self._seat_start + i * stride
                     out[base:base + stride] = row
+                if visible:  # money is kept out of the cached rows: it changes at many steps
+                    out[base + 1] = min(1.0, max(0, e.money[p]) / MONEY_SCALE)
         control = e.control_map()  # cached by the engine
         board = self._versions("board", (
             control, e.playable, e.units, e.stopped, e.barb, e.marker, e.cubes, e.objs, e.goods, e.cargo,
@@ -619,8 +622,7 @@ class MedioevoEncoder(ObservationEncoder):
 
     def _seat_row(self, e, p: int, visible: bool, inputs: tuple) -> np.ndarray:
         """Seat p's block (ep .. rotated), cached while its ``inputs`` (see ``encode``) are unchanged."""
-        if not visible:
-            inputs = inputs[:1] + inputs[2:]  # without money (index 1): hidden, its changes do not matter
+        inputs = inputs[:1] + inputs[2:]  # without money (index 1): encode writes it
         return self._cached(("seat", p, visible), (inputs, e.cargo), lambda: self._build_seat_row(e, p, visible))[1]
 
     def _build_seat_row(self, e, p: int, visible: bool) -> np.ndarray:
@@ -631,7 +633,7 @@ class MedioevoEncoder(ObservationEncoder):
         empire = [0] * self._num_empires
         if e.empire_of[p] >= 0:
             empire[e.empire_of[p]] = 1
-        raw = [e.ep[p], max(0, e.money[p]) if visible else 0, visible, e.loans[p], e.loan_taken[p], e.loan_repaid[p]]
+        raw = [e.ep[p], 0, visible, e.loans[p], e.loan_taken[p], e.loan_repaid[p]]  # money: see encode
         raw += tax
         raw += e.tech[p]
         raw += e.tech_bought[p]
