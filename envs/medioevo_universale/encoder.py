@@ -42,17 +42,16 @@ def _snapshot(value):
     kind = type(value)
     if kind in _SCALARS:
         return value
-    if kind is list:
-        if value and type(value[0]) not in _FLAT:
-            first = value[0]
-            if type(first) is list and first and type(first[0]) in _FLAT:
-                return [x[:] for x in value]  # a table of numbers, like units per seat
-            return [_snapshot(x) for x in value]
+    if kind is list and (not value or type(value[0]) in _FLAT):
         return value[:]
-    if kind is tuple:
-        return tuple([_snapshot(x) for x in value])
+    if kind is list or kind is tuple:
+        # the common items inline: a call per item costs more than the copying
+        copies = [x if type(x) in _SCALARS else x[:] if type(x) is list and (not x or type(x[0]) in _FLAT)
+                  else _snapshot(x) for x in value]
+        return copies if kind is list else tuple(copies)
     if kind is dict:
-        return {k: _snapshot(x) for k, x in value.items()}
+        return {k: x if type(x) in _SCALARS else x[:] if type(x) is list and (not x or type(x[0]) in _FLAT)
+                else _snapshot(x) for k, x in value.items()}
     if kind is set:
         return set(value)  # set elements are hashable, so taken as unchanging
     return copy.deepcopy(value)
@@ -303,9 +302,10 @@ class MedioevoEncoder(ObservationEncoder):
             control, e.playable, e.units, e.stopped, e.barb, e.marker, e.cubes, e.objs, e.goods, e.cargo,
             e.land_nodes, e.civil, e.civil_owner, e.civil_dmg, e.mil, e.mil_owner, e.mil_dmg, e.cath_owner,
             e.cath_dmg))
-        if seen.get("board") is not board:
+        last = seen.get("board")
+        if last is not board:
             seen["board"] = board
-            self._fill_board(e, seat, out, seen, board[1], control)  # the per-node blocks
+            self._fill_board(e, seat, out, seen, board[1], None if last is None else last[1], control)
         # The blocks below are rewritten (zeroed first) when their inputs changed, or, for the blocks used
         # only in some phases, while they are in use and once more to clear them.
         trading = phase == Phase.TRADE or phase == Phase.PLACE_CUBE
@@ -583,42 +583,54 @@ class MedioevoEncoder(ObservationEncoder):
             seen[field] = flat
             out[self.layout.slices[field]] = flat
 
-    def _fill_board(self, e, seat: int, out: np.ndarray, seen: dict, versions: list[int], control: list[int]) -> None:
+    def _fill_board(self, e, seat: int, out: np.ndarray, seen: dict, versions: list[int], last: list[int] | None,
+                    control: list[int]) -> None:
         """The per-node blocks, built in absolute seats (seat p in column 1 + p of one-hots, index p of seat
         axes) and turned into the observer's relative seats by the index arrays of ``__init__``.
-        ``versions`` are those of the sources listed in ``encode``."""
+        ``versions`` are those of the sources listed in ``encode``, ``last`` those this seat's output shows
+        (None: nothing yet): only the blocks of changed sources are looked at."""
         n, nn = self.num_players, self.nn
+        changed = [True] * len(versions) if last is None else [a != b for a, b in zip(last, versions)]
         owners = self._owner_columns[seat]
         order = self._seat_order_index[seat]
         put = self._put
-        put(out, seen, seat, "node_controller", versions[0], lambda: self._owner_one_hot(control),
-            lambda a: a[:, owners])
-        put(out, seen, seat, "node_static", versions[1], lambda: self._static_block(e))
-        put(out, seen, seat, "node_units", versions[2],
-            lambda: np.minimum(1.0, _small_ints(e.units).reshape(n, nn, NT) / 10),
-            lambda a: a[order].transpose(1, 0, 2))
-        put(out, seen, seat, "node_stopped", versions[3],
-            lambda: np.minimum(1.0, _small_ints(e.stopped).reshape(n, nn, NT).sum(axis=2) / 10).T,
-            lambda a: a[:, order])
-        put(out, seen, seat, "node_barbarians", versions[4],
-            lambda: np.minimum(1.0, _small_ints([e.barb]) / 5))
-        put(out, seen, seat, "node_marker", versions[5], lambda: self._owner_one_hot(e.marker),
-            lambda a: a[:, owners])
-        put(out, seen, seat, "node_cubes", versions[6], lambda: _small_ints(e.cubes))
-        # keyed by what the blocks read of the objects (not their MP, which changes at every step of a move)
-        key = ([o[:4] for o in e.objs.values()], versions[8], versions[9])
-        entry = self._memo.get("vehicles")
-        if entry is None or entry[0] != key:
-            entry = self._memo["vehicles"] = (key, self._vehicle_blocks(e))  # key: a new list, not engine data
-        if seen.get("vehicles") is not entry:
-            seen["vehicles"] = entry
-            objects, goods, aboard = entry[1]
-            L = self.layout.slices
-            out[L["node_objects"]] = objects[:, order].ravel()
-            out[L["node_aboard"]] = aboard[:, order].ravel()
-            out[L["node_goods"]] = goods
-        put(out, seen, seat, "node_buildings", tuple(versions[10:]), lambda: self._building_block(e),
-            lambda a: a[:, self._building_columns[seat]])
+        if changed[0]:
+            put(out, seen, seat, "node_controller", versions[0], lambda: self._owner_one_hot(control),
+                lambda a: a[:, owners])
+        if changed[1]:
+            put(out, seen, seat, "node_static", versions[1], lambda: self._static_block(e))
+        if changed[2]:
+            put(out, seen, seat, "node_units", versions[2],
+                lambda: np.minimum(1.0, _small_ints(e.units).reshape(n, nn, NT) / 10),
+                lambda a: a[order].transpose(1, 0, 2))
+        if changed[3]:
+            put(out, seen, seat, "node_stopped", versions[3],
+                lambda: np.minimum(1.0, _small_ints(e.stopped).reshape(n, nn, NT).sum(axis=2) / 10).T,
+                lambda a: a[:, order])
+        if changed[4]:
+            put(out, seen, seat, "node_barbarians", versions[4],
+                lambda: np.minimum(1.0, _small_ints([e.barb]) / 5))
+        if changed[5]:
+            put(out, seen, seat, "node_marker", versions[5], lambda: self._owner_one_hot(e.marker),
+                lambda a: a[:, owners])
+        if changed[6]:
+            put(out, seen, seat, "node_cubes", versions[6], lambda: _small_ints(e.cubes))
+        if changed[7] or changed[8] or changed[9]:
+            # keyed by what the blocks read of the objects (not their MP, which changes at every step of a move)
+            key = ([o[:4] for o in e.objs.values()], versions[8], versions[9])
+            entry = self._memo.get("vehicles")
+            if entry is None or entry[0] != key:
+                entry = self._memo["vehicles"] = (key, self._vehicle_blocks(e))  # key: a new list, not engine data
+            if seen.get("vehicles") is not entry:
+                seen["vehicles"] = entry
+                objects, goods, aboard = entry[1]
+                L = self.layout.slices
+                out[L["node_objects"]] = objects[:, order].ravel()
+                out[L["node_aboard"]] = aboard[:, order].ravel()
+                out[L["node_goods"]] = goods
+        if any(changed[10:]):
+            put(out, seen, seat, "node_buildings", tuple(versions[10:]), lambda: self._building_block(e),
+                lambda a: a[:, self._building_columns[seat]])
 
     def _seat_row(self, e, p: int, visible: bool, inputs: tuple) -> np.ndarray:
         """Seat p's block (ep .. rotated), cached while its ``inputs`` (see ``encode``) are unchanged."""
