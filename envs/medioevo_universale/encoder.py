@@ -61,6 +61,11 @@ _SCALARS = (int, bool, float, str, type(None))
 _FLAT = (int, bool, float, str)
 
 
+def _positions(*shape: int) -> np.ndarray:
+    """Each entry's flat position in an array of ``shape``."""
+    return np.arange(int(np.prod(shape))).reshape(shape)
+
+
 def _small_ints(rows: list[list[int]]) -> np.ndarray:
     """The numbers of ``rows`` in one flat float32 array; through bytes when they fit (0..255), which is many
     times faster than numpy's conversion of lists."""
@@ -206,14 +211,24 @@ class MedioevoEncoder(ObservationEncoder):
         self._comp = d.comp
         self._cards = d.cards
         self._events = d.events
-        # The board blocks are built once in absolute seats and cached (see _fill_board); these index
-        # arrays turn them into each observer's relative view.
+        # The board blocks are built once in absolute seats and cached (see _fill_board). Per observer and
+        # block, the position in the flat absolute block of each entry of the observer's block: the
+        # rotation to relative seats applied once to positions, then to values by np.take.
         slices = self.layout.slices
-        self._seat_order_index = [np.array(order) for order in self._seat_orders]
-        self._owner_columns = [np.array([0] + [1 + p for p in order]) for order in self._seat_orders]
-        self._building_columns = [
-            np.array(list(range(6)) + [6 + g * (n + 1) + c for g in range(3) for c in columns])
-            for columns in self._owner_columns]
+        self._gather = []
+        for order in self._seat_orders:
+            owners = [0] + [1 + p for p in order]
+            building_columns = list(range(6)) + [6 + g * (n + 1) + c for g in range(3) for c in owners]
+            positions = {
+                "node_controller": _positions(nn, n + 1)[:, owners],
+                "node_marker": _positions(nn, n + 1)[:, owners],
+                "node_units": _positions(n, nn, NT)[order].transpose(1, 0, 2),
+                "node_stopped": _positions(n, nn)[order].T,
+                "node_buildings": _positions(nn, 6 + 3 * (n + 1))[:, building_columns],
+                "node_objects": _positions(nn, n, len(VEHICLE_KINDS))[:, order],
+                "node_aboard": _positions(nn, n)[:, order],
+            }
+            self._gather.append({name: np.ascontiguousarray(at).ravel() for name, at in positions.items()})
         # each relative seat's fields form one run: the scalar fields, then hand and rotated cards
         self._seat_start = slices["seat0_ep"].start
         self._seat_stride = slices["seat0_rotated"].stop - self._seat_start
@@ -566,53 +581,47 @@ class MedioevoEncoder(ObservationEncoder):
         entry = self._memo[name] = (_snapshot(sources), build(), {})
         return entry
 
-    def _put(self, out: np.ndarray, seen: dict, seat: int, field: str, key, build, view=None) -> None:
-        """Writes the block ``field`` into a seat's output unless it holds it already: ``build()`` in absolute
-        seats, turned by ``view`` into the observer's relative seats; both cached under ``key`` (versions
-        of the inputs)."""
+    def _put(self, out: np.ndarray, seen: dict, seat: int, field: str, key, build) -> None:
+        """Writes the block ``field`` into a seat's output unless it holds it already: ``build()``, flat and in
+        absolute seats, cached under ``key`` (versions of its inputs)."""
         entry = self._memo.get(field)
         if entry is None or entry[0] != key:
-            entry = self._memo[field] = (key, build(), {})
-        flat = entry[1]
-        if view is not None:
-            views = entry[2]
-            flat = views.get(seat)
-            if flat is None:
-                flat = views[seat] = np.ascontiguousarray(view(entry[1])).ravel()
-        if seen.get(field) is not flat:  # the cached arrays are never changed, so identity tells
-            seen[field] = flat
-            out[self.layout.slices[field]] = flat
+            entry = self._memo[field] = (key, build())
+        if seen.get(field) is not entry:
+            seen[field] = entry
+            self._write(out, seat, field, entry[1])
+
+    def _write(self, out: np.ndarray, seat: int, field: str, block: np.ndarray) -> None:
+        """A flat absolute block into the observer's field, rotated to relative seats where it has seats."""
+        target = out[self.layout.slices[field]]
+        gather = self._gather[seat].get(field)
+        if gather is None:
+            target[:] = block
+        else:  # mode "clip" makes take unbuffered; every position is in range
+            np.take(block, gather, out=target, mode="clip")
 
     def _fill_board(self, e, seat: int, out: np.ndarray, seen: dict, versions: list[int], last: list[int] | None,
                     control: list[int]) -> None:
         """The per-node blocks, built in absolute seats (seat p in column 1 + p of one-hots, index p of seat
-        axes) and turned into the observer's relative seats by the index arrays of ``__init__``.
+        axes) and turned into the observer's relative seats by the gather positions of ``__init__``.
         ``versions`` are those of the sources listed in ``encode``, ``last`` those this seat's output shows
         (None: nothing yet): only the blocks of changed sources are looked at."""
         n, nn = self.num_players, self.nn
         changed = [True] * len(versions) if last is None else [a != b for a, b in zip(last, versions)]
-        owners = self._owner_columns[seat]
-        order = self._seat_order_index[seat]
         put = self._put
         if changed[0]:
-            put(out, seen, seat, "node_controller", versions[0], lambda: self._owner_one_hot(control),
-                lambda a: a[:, owners])
+            put(out, seen, seat, "node_controller", versions[0], lambda: self._owner_one_hot(control).ravel())
         if changed[1]:
             put(out, seen, seat, "node_static", versions[1], lambda: self._static_block(e))
         if changed[2]:
-            put(out, seen, seat, "node_units", versions[2],
-                lambda: np.minimum(1.0, _small_ints(e.units).reshape(n, nn, NT) / 10),
-                lambda a: a[order].transpose(1, 0, 2))
+            put(out, seen, seat, "node_units", versions[2], lambda: np.minimum(1.0, _small_ints(e.units) / 10))
         if changed[3]:
             put(out, seen, seat, "node_stopped", versions[3],
-                lambda: np.minimum(1.0, _small_ints(e.stopped).reshape(n, nn, NT).sum(axis=2) / 10).T,
-                lambda a: a[:, order])
+                lambda: np.minimum(1.0, _small_ints(e.stopped).reshape(n, nn, NT).sum(axis=2).ravel() / 10))
         if changed[4]:
-            put(out, seen, seat, "node_barbarians", versions[4],
-                lambda: np.minimum(1.0, _small_ints([e.barb]) / 5))
+            put(out, seen, seat, "node_barbarians", versions[4], lambda: np.minimum(1.0, _small_ints([e.barb]) / 5))
         if changed[5]:
-            put(out, seen, seat, "node_marker", versions[5], lambda: self._owner_one_hot(e.marker),
-                lambda a: a[:, owners])
+            put(out, seen, seat, "node_marker", versions[5], lambda: self._owner_one_hot(e.marker).ravel())
         if changed[6]:
             put(out, seen, seat, "node_cubes", versions[6], lambda: _small_ints(e.cubes))
         if changed[7] or changed[8] or changed[9]:
@@ -623,14 +632,10 @@ class MedioevoEncoder(ObservationEncoder):
                 entry = self._memo["vehicles"] = (key, self._vehicle_blocks(e))  # key: a new list, not engine data
             if seen.get("vehicles") is not entry:
                 seen["vehicles"] = entry
-                objects, goods, aboard = entry[1]
-                L = self.layout.slices
-                out[L["node_objects"]] = objects[:, order].ravel()
-                out[L["node_aboard"]] = aboard[:, order].ravel()
-                out[L["node_goods"]] = goods
+                for field, block in zip(("node_objects", "node_goods", "node_aboard"), entry[1]):
+                    self._write(out, seat, field, block)
         if any(changed[10:]):
-            put(out, seen, seat, "node_buildings", tuple(versions[10:]), lambda: self._building_block(e),
-                lambda a: a[:, self._building_columns[seat]])
+            put(out, seen, seat, "node_buildings", tuple(versions[10:]), lambda: self._building_block(e).ravel())
 
     def _seat_row(self, e, p: int, visible: bool, inputs: tuple) -> np.ndarray:
         """Seat p's block (ep .. rotated), cached while its ``inputs`` (see ``encode``) are unchanged."""
@@ -735,7 +740,7 @@ class MedioevoEncoder(ObservationEncoder):
                 o = e.objs[oid]
                 aboard[o[3], o[0]] += k / 9
         np.minimum(aboard, 1.0, out=aboard)
-        return objs, goods.ravel(), aboard
+        return objs.ravel(), goods.ravel(), aboard.ravel()
 
 
 __all__ = ["MedioevoEncoder"]
