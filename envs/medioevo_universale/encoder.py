@@ -293,25 +293,24 @@ class MedioevoEncoder(ObservationEncoder):
                 min(1.0, e.bids_revealed[p] / BID_SCALE) for p in rel]
             out[start:self._head_size] = public
         # the seat rows and the board: each checked whole first, one comparison while nothing changed
-        seat_inputs = (e.ep, e.money, e.loans, e.loan_taken, e.loan_repaid, e.tax_rate, e.tech, e.tech_bought,
-                       e.tokens, e.tokens_flipped, e.hand, e.markers_left, e.eliminated, e.missed_interest,
-                       e.units_bought, e.card_bought, e.empire_of, e.army, e.slots, e.capitulated, e.rotated)
-        if self._stale(seen, "seats", seat_inputs + (e.cargo,)):  # army, slots, cargo: total_units
-            per_seat = list(zip(*seat_inputs))  # each seat's share of the inputs
+        row_inputs = (e.ep, e.loans, e.loan_taken, e.loan_repaid, e.tax_rate, e.tech, e.tech_bought, e.tokens,
+                      e.tokens_flipped, e.hand, e.markers_left, e.eliminated, e.missed_interest, e.units_bought,
+                      e.card_bought, e.empire_of, e.slots, e.capitulated, e.rotated)
+        if self._stale(seen, "seats", row_inputs + (e.money, e.army, e.cargo)):  # army, slots, cargo: total_units
+            per_seat = list(zip(*row_inputs))  # each seat's share of the inputs
             reveal = self.config.reveal_money
             stride = self._seat_stride
             rows = seen.get("rows")
             if rows is None:
                 rows = seen["rows"] = [None] * n  # the cached row written for each relative seat
             for i, p in enumerate(rel):
-                visible = p == seat or reveal
-                row = self._seat_row(e, p, visible, per_seat[p])
+                row = self._seat_row(e, p, per_seat[p])
                 base = self._seat_start + i * stride
                 if rows[i] is not row:
                     rows[i] = row
                     out[base:base + stride] = row
-                if visible:  # money is kept out of the cached rows: it changes at many steps
-                    out[base + 1] = min(1.0, max(0, e.money[p]) / MONEY_SCALE)
+                if p == seat or reveal:  # money is kept out of the cached rows: it changes at many steps
+                    out[base + 1:base + 3] = (min(1.0, max(0, e.money[p]) / MONEY_SCALE), 1.0)
         control = e.control_map()  # cached by the engine
         board = self._versions("board", (
             control, e.playable, e.units, e.stopped, e.barb, e.marker, e.cubes, e.objs, e.goods, e.cargo,
@@ -637,20 +636,21 @@ class MedioevoEncoder(ObservationEncoder):
         if any(changed[10:]):
             put(out, seen, seat, "node_buildings", tuple(versions[10:]), lambda: self._building_block(e).ravel())
 
-    def _seat_row(self, e, p: int, visible: bool, inputs: tuple) -> np.ndarray:
-        """Seat p's block (ep .. rotated), cached while its ``inputs`` (see ``encode``) are unchanged."""
-        inputs = inputs[:1] + inputs[2:]  # without money (index 1): encode writes it
-        return self._cached(("seat", p, visible), (inputs, e.cargo), lambda: self._build_seat_row(e, p, visible))[1]
+    def _seat_row(self, e, p: int, inputs: tuple) -> np.ndarray:
+        """Seat p's block (ep .. rotated) with its money hidden, cached while its ``inputs`` (see ``encode``)
+        and unit count are unchanged."""
+        return self._cached(("seat", p), (inputs, e.total_units(p)), lambda: self._build_seat_row(e, p))[1]
 
-    def _build_seat_row(self, e, p: int, visible: bool) -> np.ndarray:
+    def _build_seat_row(self, e, p: int) -> np.ndarray:
         """The raw numbers, then (value + offset) / scale clipped to [low, high] per entry, all at once (in
-        float64 like Python's arithmetic, so the values are those of scaling one by one)."""
+        float64 like Python's arithmetic, so the values are those of scaling one by one). Money and
+        money_known stay 0: encode writes them where the money is visible."""
         tax = [0] * 5
         tax[e.tax_rates.index(e.tax_rate[p])] = 1
         empire = [0] * self._num_empires
         if e.empire_of[p] >= 0:
             empire[e.empire_of[p]] = 1
-        raw = [e.ep[p], 0, visible, e.loans[p], e.loan_taken[p], e.loan_repaid[p]]  # money: see encode
+        raw = [e.ep[p], 0, 0, e.loans[p], e.loan_taken[p], e.loan_repaid[p]]
         raw += tax
         raw += e.tech[p]
         raw += e.tech_bought[p]
