@@ -5,8 +5,12 @@ choices before the reveal, the goal sides of other seats' cards, cards another s
 from, and the order of both decks. Everything is scaled into [0, 1] (counts divided by their
 largest value, clipped). ``MedioevoEncoder(...).layout`` names every slice.
 
-Speed: the larger blocks (board, seats, supply) are cached and rebuilt only when their engine inputs
-change, compared by content (``_cached``); tests/medioevo_universale/test_encoder_cache.py checks them.
+Speed: the encoder keeps each seat's last observation and rewrites only the blocks whose engine inputs
+changed, told by comparing the live inputs with copies taken when the block was written (``_changed``;
+by content, so no rule has to report its changes, and clones, pickles and tests editing the state are
+safe). The blocks shared by all observers (board, seat rows, supply) are built once in absolute seats
+and cached (``_versions``, ``_cached``); each call returns a copy. tests/medioevo_universale/
+test_encoder_cache.py checks the result against a fresh encoder at every step of random games.
 """
 from __future__ import annotations
 
@@ -568,16 +572,12 @@ class MedioevoEncoder(ObservationEncoder):
         return True
 
     def _cached(self, name: str, sources: tuple, build) -> tuple:
-        """The entry ``(copy of sources, build(), views)``, rebuilt only when the live engine data in
-        ``sources`` no longer equals the copy taken at the last build.
-
-        Comparing by content, not by a version counter, keeps the cache right whatever changes the engine
-        (any rule, a test editing the state, another engine). ``views`` caches what is derived from the
-        value per observer and goes with it."""
+        """The entry ``(copy of sources, build())``, rebuilt only when the live engine data in ``sources``
+        no longer equals the copy taken at the last build."""
         entry = self._memo.get(name)
         if entry is not None and entry[0] == sources:
             return entry
-        entry = self._memo[name] = (_snapshot(sources), build(), {})
+        entry = self._memo[name] = (_snapshot(sources), build())
         return entry
 
     def _put(self, out: np.ndarray, seen: dict, seat: int, field: str, key, build) -> None:
