@@ -239,6 +239,7 @@ class MedioevoEncoder(ObservationEncoder):
         self._hand_offset = slices["seat0_hand"].start - self._seat_start
         self._rotated_offset = slices["seat0_rotated"].start - self._seat_start
         self._num_empires = len(EMPIRES)
+        self._money_seats = range(n) if config.reveal_money else range(1)  # relative seats whose money is seen
         # _build_seat_row: per entry of a seat's row, (offset, scale, low, high) of (value + offset) / scale
         scaling = [(EP_OFFSET, EP_SCALE, 0, 1), (0, MONEY_SCALE, -inf, 1), (0, 1, -inf, inf), (0, 5, -inf, inf)]
         scaling += [(0, 1, -inf, inf)] * (2 + 5)  # loan flags, tax
@@ -300,21 +301,23 @@ class MedioevoEncoder(ObservationEncoder):
         row_inputs = (e.ep, e.loans, e.loan_taken, e.loan_repaid, e.tax_rate, e.tech, e.tech_bought, e.tokens,
                       e.tokens_flipped, e.hand, e.markers_left, e.eliminated, e.missed_interest, e.units_bought,
                       e.card_bought, e.empire_of, e.slots, e.capitulated, e.rotated)
-        if self._stale(seen, "seats", row_inputs + (e.money, e.army, e.cargo)):  # army, slots, cargo: total_units
+        stride = self._seat_stride
+        if self._stale(seen, "seats", row_inputs + (e.army, e.cargo)):  # army, slots, cargo: total_units
             per_seat = list(zip(*row_inputs))  # each seat's share of the inputs
-            reveal = self.config.reveal_money
-            stride = self._seat_stride
             rows = seen.get("rows")
             if rows is None:
                 rows = seen["rows"] = [None] * n  # the cached row written for each relative seat
             for i, p in enumerate(rel):
                 row = self._seat_row(e, p, per_seat[p])
-                base = self._seat_start + i * stride
                 if rows[i] is not row:
                     rows[i] = row
+                    base = self._seat_start + i * stride
                     out[base:base + stride] = row
-                if p == seat or reveal:  # money is kept out of the cached rows: it changes at many steps
-                    out[base + 1:base + 3] = (min(1.0, max(0, e.money[p]) / MONEY_SCALE), 1.0)
+        # money (and money_known) is kept out of the cached rows: it changes at many steps
+        for i in self._money_seats:
+            p = rel[i]
+            base = self._seat_start + i * stride
+            out[base + 1:base + 3] = (min(1.0, max(0, e.money[p]) / MONEY_SCALE), 1.0)
         control = e.control_map()  # cached by the engine
         board = self._versions("board", (
             control, e.playable, e.units, e.stopped, e.barb, e.marker, e.cubes, e.objs, e.goods, e.cargo,
