@@ -1522,6 +1522,14 @@ class CardsMixin:
 SYMBOLS = ("movement", "units", "buildings", "goods")
 
 
+def card_choice_sources(e, seat: int):
+    """What ``encode_card_choice`` shows ``seat`` (None: nothing); the encoder rewrites the field when it changed."""
+    ctx = e.card_ctx
+    if ctx is None or e.phase != Phase.CARD_FOLLOW or e.actor != seat or "events" not in ctx:
+        return None
+    return ctx["events"]
+
+
 def encode_card_choice(e, seat: int, v) -> None:
     """The observation's ``my_card_choice`` field: the event cards Weiser 61 drew (chooser only)."""
     ctx = e.card_ctx
@@ -1537,8 +1545,18 @@ def encode_card_choice(e, seat: int, v) -> None:
             v[base + 12 + n] = 1
 
 
+def card_effects_sources(e, seat: int) -> tuple:
+    """Everything ``encode_card_effects`` reads for ``seat``: the encoder rewrites the field only when it changed."""
+    cw = e.cw
+    follow = e.card_ctx if e.phase == Phase.CARD_FOLLOW else None
+    return (e.round, e.card_bans, e.event_protected if e.stage == Stage.EVENTS else None, e.locked_cards, follow,
+            e.card_money.get(_c(36), 0), e.round_effects.get(_c(37)), e.round_effects.get(_c(38)),
+            None if cw is None else (cw["resume"] is None and cw["window"] == W_TRADE_TURN))
+
+
 def encode_card_effects(e, seat: int, v) -> None:
-    """The observation's ``card_effects`` field (encoder.py); everything in it is public."""
+    """The observation's ``card_effects`` field (encoder.py), written into a zeroed ``v``; everything in it is
+    public."""
     nn = e.board.num_nodes
     r = e.round
     for kind in range(3):
@@ -1580,6 +1598,13 @@ def card_move_fields(n: int) -> list:
     ]
 
 
+def card_moves_sources(e) -> tuple:
+    """Everything ``encode_card_moves`` reads (the slots only while a vehicle has a card's property)."""
+    ctx = e.card_ctx
+    return (e.vehicle_cards, e.hunters, e.round, e.slots if e.vehicle_cards or e.hunters else None,
+            e.warlord_step, e.warlord_load, e.hunter_pending, ctx.get("wagon", -1) if ctx is not None else -1)
+
+
 def encode_card_moves(e, out, slices: dict, rel: list[int]) -> None:
     """Public: the cards were played in the open."""
     from .constants import NUM_SLOTS
@@ -1601,5 +1626,5 @@ def encode_card_moves(e, out, slices: dict, rel: list[int]) -> None:
     m[3] = ctx is not None and ctx.get("wagon", -1) >= 0
 
 
-__all__ = ["CardsMixin", "ABILITY_WINDOWS", "ability_params", "card_move_fields", "encode_card_choice",
-           "encode_card_effects", "encode_card_moves"]
+__all__ = ["CardsMixin", "ABILITY_WINDOWS", "ability_params", "card_choice_sources", "card_effects_sources",
+           "card_move_fields", "card_moves_sources", "encode_card_choice", "encode_card_effects", "encode_card_moves"]

@@ -481,10 +481,17 @@ def diplomacy_fields(n: int) -> list:
     ]
 
 
+def diplomacy_sources(e, seat: int) -> tuple:
+    """Everything ``encode_diplomacy`` reads for ``seat``: the encoder rewrites the fields only when it changed."""
+    return e.treaties, e.round if e.treaties else 0, e.war_declared, e.ceasefires, e.team_of
+
+
 def encode_diplomacy(e, seat: int, out, L, rel: list[int], to_rel: list[int]) -> None:
+    """The fields treaties, war_declared, ceasefire and teams, written whole."""
     n = e.num_players
     k = len(STATE_TREATIES)
     tv = out[L["treaties"]].reshape(n, n, k + 1)
+    tv[:] = 0
     for t in e.treaties:
         a, b = t["parties"]
         if t["secret"] and seat not in (a, b):
@@ -494,15 +501,32 @@ def encode_diplomacy(e, seat: int, out, L, rel: list[int], to_rel: list[int]) ->
             tv[i, j, STATE_TREATIES.index(t["kind"])] = term
             if t["fee"]:
                 tv[i, j, k] = 1
-    wd = out[L["war_declared"]].reshape(n, n)
+    declared = e.war_declared
+    out[L["war_declared"]] = [declared[p][q] > 0 for p in rel for q in rel]
     cf = out[L["ceasefire"]].reshape(n, n)
-    for i, p in enumerate(rel):
-        for j, q in enumerate(rel):
-            wd[i, j] = e.war_declared[p][q] > 0
-            cf[i, j] = e.in_ceasefire(p, q) if p != q else 0
+    cf[:] = 0
+    if e.ceasefires:  # none most of the time
+        for i, p in enumerate(rel):
+            for j, q in enumerate(rel):
+                cf[i, j] = e.in_ceasefire(p, q) if p != q else 0
+    if e.team_of is not None:
+        out[L["teams"]] = [e.team_of[p] == e.team_of[q] for p in rel for q in rel]
+    else:
+        out[L["teams"]] = 0
+
+
+def offer_sources(e, seat: int):
+    """The offer ``seat`` sees (its parties only), or None: what ``encode_offer`` reads."""
     o = e.offer
-    if o is not None and seat in (o["from"], o["to"]):
-        ov = out[L["offer"]]
+    return o if o is not None and seat in (o["from"], o["to"]) else None
+
+
+def encode_offer(e, seat: int, ov, to_rel: list[int]) -> None:
+    """The field offer, written whole."""
+    ov[:] = 0
+    o = offer_sources(e, seat)
+    if o is not None:
+        n = e.num_players
         ov[to_rel[o["from"]]] = 1
         ov[n + to_rel[o["to"]]] = 1
         base = 2 * n
@@ -516,12 +540,7 @@ def encode_diplomacy(e, seat: int, out, L, rel: list[int], to_rel: list[int]) ->
         if o["amount"]:
             ov[base + (1 if o["payer"] == o["from"] else 2)] = min(1.0, o["amount"] / 5000)
         ov[base + 3] = o["secret"]
-    if e.team_of is not None:
-        tm = out[L["teams"]].reshape(n, n)
-        for i, p in enumerate(rel):
-            for j, q in enumerate(rel):
-                tm[i, j] = e.team_of[p] == e.team_of[q]
 
 
 __all__ = ["DiplomacyMixin", "MAX_OPPONENTS", "MAX_TERM", "TREATY_NAMES", "Treaty", "diplomacy_fields",
-           "encode_diplomacy"]
+           "diplomacy_sources", "encode_diplomacy", "encode_offer", "offer_sources"]

@@ -1122,8 +1122,13 @@ def technology_fields(num_nodes: int) -> list[Field]:
     ]
 
 
+def technology_sources(e) -> tuple:
+    """Everything ``encode_technologies`` reads: the encoder rewrites the fields only when it changed."""
+    return e.tech_use, e.trade_bonus, e.movement_locked(), e.tp_payment
+
+
 def encode_technologies(e, out, slices: dict) -> None:
-    """Public: windows, counters and payments are played in the open."""
+    """Public: windows, counters and payments are played in the open. Writes into zeroed fields."""
     use = e.tech_use
     if use is not None:
         out[slices["tech_window"]][WINDOW_KINDS.index(use["window"])] = 1
@@ -1146,6 +1151,14 @@ def appointment_fields() -> list[Field]:
                   "(attacker, defender) and real unit type, the units counted as LI, HI, AR, CA, captain / 5")]
 
 
+def appointments_sources(e):
+    """What ``encode_appointments`` reads: the battle's appointments and both sides' pieces."""
+    bt = e.bt
+    if bt is None or not any(bt.get("appointed", ())):
+        return None
+    return bt["appointed"], e.side_pieces(0), e.side_pieces(1)
+
+
 def encode_appointments(e, out, slices: dict) -> None:
     """Public: appointments are made in the open."""
     bt = e.bt
@@ -1158,5 +1171,5 @@ def encode_appointments(e, out, slices: dict) -> None:
             v[i] = min(1.0, k / 5)
 
 
-__all__ = ["TechnologyMixin", "appointment_fields", "encode_appointments", "encode_technologies", "tech_id",
-           "technology_fields"]
+__all__ = ["TechnologyMixin", "appointment_fields", "appointments_sources", "encode_appointments",
+           "encode_technologies", "tech_id", "technology_fields", "technology_sources"]
