@@ -187,6 +187,7 @@ class DiplomacyMixin:
             guests = guests or t["kind"] in GUEST_TREATIES
         self.treaty_kinds = index
         self.guest_treaties = guests
+        self._forget_control()  # guests leave control with their host (G24)
 
     def _end_treaties(self, ended: list[dict], breaker: int = -1) -> None:
         """Treaties end (term over, breach, war). The breaker loses 2 EP per treaty; guests whose

@@ -46,6 +46,7 @@ from .trade import TradeMixin
 from .variants import VariantsMixin
 
 NT = NUM_UNIT_TYPES
+UNKNOWN_CONTROL = -2  # a kept controller that must be computed again
 
 
 @dataclass(frozen=True)
@@ -206,6 +207,9 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         self.cath_owner = [-1] * nn
         self.cath_dmg = [0] * nn
         self.marker = [-1] * nn
+        self._control = [UNKNOWN_CONTROL] * nn  # kept controllers, see ``controller``
+        self._control_markers = [-1] * nn  # the marker each kept controller was computed with
+        self._control_shared: list[int] | None = None  # the full map handed out, until a node changes
         self.cubes = [[0] * len(comp.goods) for _ in range(nn)]
         self.building_supply = list(comp.building_supply)
         self.vehicle_supply = list(comp.vehicle_supply)
@@ -351,24 +355,40 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         self.data, self.board, self.comp, self.cards = d, d.board, d.comp, d.cards
 
     # ---------------------------------------------------------------------------- caches ----
-    def _control_sources(self) -> tuple:
-        """Everything ``controller`` reads (state.py, diplomacy.py)."""
-        return (self.land_playable, self.barb_total, self.army, self.marker, self.home_owner,
-                self.guest_treaties, self.treaty_kinds)
+    # The controller of each node is kept until an input of ``StateMixin.controller`` changes there:
+    # ``_add_units`` / ``_add_barb`` forget a node whose armies or barbarians appear or vanish, a
+    # treaty change (``_refresh_treaty_index``) or the setup forgets every node, and a node's control
+    # marker is compared with the one its value was computed with, since rules set markers directly.
+    def _forget_control(self, node: int = -1) -> None:
+        """Drop the kept controller of ``node`` (-1: of every node)."""
+        if node < 0:
+            self._control = [UNKNOWN_CONTROL] * self.board.num_nodes
+        else:
+            self._control[node] = UNKNOWN_CONTROL
+        self._control_shared = None
+
+    def controller(self, node: int) -> int:
+        c = self._control[node]
+        m = self.marker[node]
+        if c == UNKNOWN_CONTROL or m != self._control_markers[node]:
+            c = self._control[node] = StateMixin.controller(self, node)
+            self._control_markers[node] = m
+            self._control_shared = None
+        return c
 
     def _cached_control_map(self) -> list[int]:
-        """The controller of every node, recomputed only when an input of ``controller`` changed.
-
-        The key is a copy of the inputs compared by content, so no rule has to report its changes.
-        The returned list is shared: callers must not change it."""
-        cache = self.__dict__.get("_control_cache")
-        if cache is not None and cache[0] == self._control_sources():
-            return cache[1]
-        control = [self.controller(node) for node in range(self.board.num_nodes)]
-        snapshot = (self.land_playable[:], self.barb_total[:], [a[:] for a in self.army], self.marker[:],
-                    self.home_owner[:], self.guest_treaties, {k: set(v) for k, v in self.treaty_kinds.items()})
-        self._control_cache = (snapshot, control)
-        return control
+        """The controller of every node. The returned list is shared and never changed afterwards:
+        callers must not change it."""
+        shared = self._control_shared
+        if shared is not None and self.marker == self._control_markers:
+            return shared
+        control, markers = self._control, self._control_markers
+        for node, m in enumerate(self.marker):
+            if control[node] == UNKNOWN_CONTROL or m != markers[node]:
+                control[node] = StateMixin.controller(self, node)
+                markers[node] = m
+        shared = self._control_shared = control[:]
+        return shared
 
     def control_map(self) -> list[int]:
         return list(self._cached_control_map())

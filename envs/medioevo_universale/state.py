@@ -35,13 +35,20 @@ class StateMixin:
         """The only way units change on the board (keeps ``army`` and stop markers in step)."""
         i = node * NT + t
         self.units[p][i] += k
-        self.army[p][node] += k
+        army = self.army[p]
+        before = army[node]
+        army[node] = before + k
+        if not before or not army[node]:  # control depends only on which armies are present
+            self._forget_control(node)
         if k < 0 and self.stopped[p][i] > self.units[p][i]:
             self.stopped[p][i] = self.units[p][i]
 
     def _add_barb(self, node: int, k_type: int, k: int) -> None:
         self.barb[node * 3 + k_type] += k
-        self.barb_total[node] += k
+        before = self.barb_total[node]
+        self.barb_total[node] = before + k
+        if not before or not self.barb_total[node]:
+            self._forget_control(node)
 
     def army_size(self, p: int, node: int) -> int:
         return self.army[p][node]
