@@ -131,6 +131,8 @@ class PurchaseMixin:
         if not any(can):
             return opts
         control = self._cached_control_map()
+        owned = None  # owned_levels(p), computed at the first marker check
+        fits: dict[tuple[int, int], bool] = {}  # (kind, current) -> buildable: the same in every region
         for n in self.land_nodes:
             if control[n] != p:
                 continue
@@ -147,11 +149,18 @@ class PurchaseMixin:
                     first = 0 if cls == CIVIL else 3
                     targets = range(first if cur < 0 else cur + 1, first + 3)
                 for k in targets:
-                    fl, tp = self.card_build_cost(card, *self.build_cost(k, cur))
-                    colour = VIOLET if k == CATHEDRAL else GREEN
-                    if (self.building_supply[k] > 0 and self.affordable(p, fl + reserve, colour, tp)
-                            and self.markers_allow(p, comp.building_level[k],
-                                                   comp.building_level[cur] if cur >= 0 else 0)):
+                    ok = fits.get((k, cur))
+                    if ok is None:
+                        fl, tp = self.card_build_cost(card, *self.build_cost(k, cur))
+                        colour = VIOLET if k == CATHEDRAL else GREEN
+                        ok = self.building_supply[k] > 0 and self.affordable(p, fl + reserve, colour, tp)
+                        if ok:
+                            if owned is None:
+                                owned = self.owned_levels(p)
+                            ok = self.markers_allow(p, comp.building_level[k],
+                                                    comp.building_level[cur] if cur >= 0 else 0, owned)
+                        fits[(k, cur)] = ok
+                    if ok:
                         opts.append(((P, Purchase.BUILD), (Head.BUILD, k), (Head.NODE, n)))
         return opts
 
@@ -239,8 +248,8 @@ class PurchaseMixin:
         """Land regions controlled by p or by a treaty partner: the only ones where ``_may_place`` can
         allow a purchase, so a cheap pre-filter before the full placement checks."""
         control = self._cached_control_map()
-        return [n for n in self.land_nodes
-                if control[n] == p or (control[n] >= 0 and self.allied(p, control[n]))]
+        partners = {q for q in range(self.num_players) if q == p or self.allied(p, q)}
+        return [n for n in self.land_nodes if control[n] in partners]
 
     # ---------------------------------------------------------------- vehicles ----
     def _vehicle_options(self, p: int) -> list[tuple]:
@@ -250,22 +259,30 @@ class PurchaseMixin:
             return []
         opts = []
         candidates = self._placement_candidates(p)
+        owned = None  # owned_levels(p), computed at the first marker check
         for kind in kinds:
             colour = GREEN if kind == SIEGE else BLUE
-            nodes = [n for n in candidates if self.vehicle_place_ok(p, kind, n)]
-            if not nodes:
-                continue
+            levels = []
             for level in (1, 2, 3):
-                if (self.vehicles_in_supply(kind, level) > 0
-                        and self.affordable(p, self.vehicle_cost_per_level * level, colour, level)
-                        and self.markers_allow(p, level)):
-                    v = kind * 3 + level - 1
-                    opts += [((P, Purchase.VEHICLE), (Head.VEHICLE, v), (Head.NODE, n)) for n in nodes]
+                if not (self.vehicles_in_supply(kind, level) > 0
+                        and self.affordable(p, self.vehicle_cost_per_level * level, colour, level)):
+                    continue
+                if owned is None:
+                    owned = self.owned_levels(p)
+                if self.markers_allow(p, level, 0, owned):
+                    levels.append(level)
+            if not levels:
+                continue
+            nodes = [n for n in candidates if self.vehicle_place_ok(p, kind, n)]
+            for level in levels:
+                v = kind * 3 + level - 1
+                opts += [((P, Purchase.VEHICLE), (Head.VEHICLE, v), (Head.NODE, n)) for n in nodes]
         return opts
 
     def _vehicle_upgrade_options(self, p: int) -> list[tuple]:
         tech = self.tech[p]
         opts = []
+        owned = None  # owned_levels(p), computed at the first marker check
         for s, oid in enumerate(self.slots[p]):
             if oid < 0:
                 continue
@@ -279,8 +296,11 @@ class PurchaseMixin:
                 diff = target - level
                 if (kind == SIEGE and self.siege_supply[target - 1] <= 0):
                     continue
-                if (self.affordable(p, self.vehicle_cost_per_level * diff, colour, diff)
-                        and self.markers_allow(p, target, level)):
+                if not self.affordable(p, self.vehicle_cost_per_level * diff, colour, diff):
+                    continue
+                if owned is None:
+                    owned = self.owned_levels(p)
+                if self.markers_allow(p, target, level, owned):
                     opts.append(((P, Purchase.UPGRADE_VEHICLE), (Head.OBJECT, s),
                                  (Head.VEHICLE, kind * 3 + target - 1)))
         return opts
@@ -319,6 +339,8 @@ class PurchaseMixin:
     def _ransom_options(self, p: int) -> list[tuple]:
         """Spec 5.7: own captured units at twice their price, paid to the captor (G28, G83); within
         the unit limit; placed in an own military building or controlled inhabited region."""
+        if not any(any(self.prisoners[c][p]) for c in range(self.num_players)):
+            return []
         if self.units_bought[p] >= self.unit_limit(p):
             return []
         types = [t for t in range(NT) if self._ransom_captor(p, t) >= 0

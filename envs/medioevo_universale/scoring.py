@@ -57,7 +57,7 @@ class ScoringMixin:
             return self.total_units(p)
         if name == "captain_levels":
             u = self.units[p]
-            return sum(u[i] * (i % NT - 3) for i in range(len(u)) if i % NT >= 4)
+            return sum(u[4::NT]) + 2 * sum(u[5::NT]) + 3 * sum(u[6::NT])  # CP1, CP2, CP3 of every node
         if name == "net_money":
             return self.money[p] - self.loan_amount * self.loans[p]
         if name == "colours_on_vehicle":

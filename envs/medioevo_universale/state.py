@@ -68,7 +68,7 @@ class StateMixin:
 
     def captains_owned(self, p: int) -> int:
         u = self.units[p]
-        return sum(u[i] for i in range(len(u)) if i % NT >= 4)
+        return sum(u[4::NT]) + sum(u[5::NT]) + sum(u[6::NT])  # CP1, CP2, CP3 of every node
 
     # ---------------------------------------------------------------------- control ----
     def controller(self, node: int) -> int:
@@ -116,9 +116,10 @@ class StateMixin:
             levels = [a + b for a, b in zip(levels, self.hidden_levels(p))]
         return levels
 
-    def markers_allow(self, p: int, add_level: int = 0, remove_level: int = 0) -> bool:
-        """Whether p's owned objects still fit the ownership markers after adding/removing one."""
-        levels = self.owned_levels(p)
+    def markers_allow(self, p: int, add_level: int = 0, remove_level: int = 0, owned: list[int] | None = None) -> bool:
+        """Whether p's owned objects still fit the ownership markers after adding/removing one.
+        ``owned``: ``owned_levels(p)`` when the caller already has it (it is not changed)."""
+        levels = self.owned_levels(p) if owned is None else owned[:]
         if remove_level:
             levels[remove_level - 1] -= 1
         if add_level:
@@ -174,8 +175,8 @@ class StateMixin:
 
     def civil_levels_owned(self, p: int) -> int:
         """Sum of civil-building levels p owns in regions p controls (G78: no benefit elsewhere)."""
-        return sum(self.civil[n] for n in self.land_nodes
-                   if self.civil_owner[n] == p and self.controller(n) == p)
+        control = self._cached_control_map()  # -1 off the playable land, where no building stands
+        return sum(level for level, owner, c in zip(self.civil, self.civil_owner, control) if owner == p and c == p)
 
     def market_factor(self, node: int) -> int:
         return sum(self.cubes[node])
@@ -217,21 +218,22 @@ class StateMixin:
         """Spec 2.5: where a transport or siege engine can be built or upgraded (controlled region)."""
         if node < 0:  # aboard a galley
             return False
-        if not self._may_place(p, node, FREE_TRADE if kind in (CARAVAN, MERCHANT_SHIP) else STATIONING):
-            return False
         inh = self.board.inhabited[node]
         if kind == CARAVAN:
-            return inh
-        if kind in (MERCHANT_SHIP, GALLEY):
-            return inh and self.board.port[node]
-        if kind in (WAR_WAGON, SIEGE):
-            return inh or self.mil[node] > 0
-        return False
+            fits = inh
+        elif kind in (MERCHANT_SHIP, GALLEY):
+            fits = inh and self.board.port[node]
+        elif kind in (WAR_WAGON, SIEGE):
+            fits = inh or self.mil[node] > 0
+        else:
+            return False
+        # the region first: it is cheaper than the treaty test
+        return fits and self._may_place(p, node, FREE_TRADE if kind in (CARAVAN, MERCHANT_SHIP) else STATIONING)
 
     def unit_place_ok(self, p: int, node: int) -> bool:
         """Spec 2.4: units are bought in controlled regions (or a stationing partner's) that are inhabited or
         hold a military building."""
-        return self._may_place(p, node, STATIONING) and (self.board.inhabited[node] or self.mil[node] > 0)
+        return (self.board.inhabited[node] or self.mil[node] > 0) and self._may_place(p, node, STATIONING)
 
     def objects_at(self, node: int) -> list[int]:
         return [oid for oid, o in self.objs.items() if o[O_NODE] == node]
