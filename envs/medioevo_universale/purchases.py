@@ -244,13 +244,6 @@ class PurchaseMixin:
                     opts.append(((P, Purchase.REPAIR), (Head.NODE, n), (Head.BUILD, self.building_kind_at(n, cls))))
         return opts
 
-    def _placement_candidates(self, p: int) -> list[int]:
-        """Land regions controlled by p or by a treaty partner: the only ones where ``_may_place`` can
-        allow a purchase, so a cheap pre-filter before the full placement checks."""
-        control = self._cached_control_map()
-        partners = {q for q in range(self.num_players) if q == p or self.allied(p, q)}
-        return [n for n in self.land_nodes if control[n] in partners]
-
     # ---------------------------------------------------------------- vehicles ----
     def _vehicle_options(self, p: int) -> list[tuple]:
         tech = self.tech[p]
@@ -258,7 +251,6 @@ class PurchaseMixin:
         if not kinds or self.free_slot(p) < 0:
             return []
         opts = []
-        candidates = self._placement_candidates(p)
         owned = None  # owned_levels(p), computed at the first marker check
         for kind in kinds:
             colour = GREEN if kind == SIEGE else BLUE
@@ -273,7 +265,7 @@ class PurchaseMixin:
                     levels.append(level)
             if not levels:
                 continue
-            nodes = [n for n in candidates if self.vehicle_place_ok(p, kind, n)]
+            nodes = self.vehicle_places(p, kind)
             for level in levels:
                 v = kind * 3 + level - 1
                 opts += [((P, Purchase.VEHICLE), (Head.VEHICLE, v), (Head.NODE, n)) for n in nodes]
@@ -309,7 +301,7 @@ class PurchaseMixin:
     def _unit_options(self, p: int) -> list[tuple]:
         if self.units_bought[p] >= self.unit_limit(p):
             return []
-        nodes = [n for n in self._placement_candidates(p) if self.unit_place_ok(p, n)]
+        nodes = self.unit_places(p)
         if not nodes:
             return []
         opts = []
@@ -329,7 +321,7 @@ class PurchaseMixin:
         cap = self.capitulated[p]
         if not any(cap) or self.capitulated_round[p] >= self.round or self.units_bought[p] >= self.unit_limit(p):
             return []
-        nodes = [n for n in self._placement_candidates(p) if self.unit_place_ok(p, n)]
+        nodes = self.unit_places(p)
         return [((P, Purchase.REDEPLOY), (Head.UNIT, t), (Head.NODE, n)) for t in range(NT) if cap[t] for n in nodes]
 
     def _ransom_captor(self, p: int, t: int) -> int:
@@ -347,7 +339,7 @@ class PurchaseMixin:
                  and self.money[p] >= 2 * self.comp.unit_cost[t]]
         if not types:
             return []
-        nodes = [n for n in self._placement_candidates(p) if self.unit_place_ok(p, n)]
+        nodes = self.unit_places(p)
         return [((P, Purchase.RANSOM), (Head.UNIT, t), (Head.NODE, n)) for t in types for n in nodes]
 
     def _captain_upgrade_options(self, p: int) -> list[tuple]:

@@ -27,6 +27,11 @@ FREE_TRADE, STATIONING = Treaty.FREE_TRADE, Treaty.STATIONING
 NT = NUM_UNIT_TYPES
 
 
+def vehicle_treaty(kind: int) -> int:
+    """The treaty that lets a seat place a vehicle of ``kind`` in a partner's region."""
+    return FREE_TRADE if kind in (CARAVAN, MERCHANT_SHIP) else STATIONING
+
+
 class StateMixin:
     """Queries over the state. Attributes are created by the engine's ``__init__``."""
 
@@ -218,22 +223,33 @@ class StateMixin:
         """Spec 2.5: where a transport or siege engine can be built or upgraded (controlled region)."""
         if node < 0:  # aboard a galley
             return False
+        # the region first: it is cheaper than the treaty test
+        return self.vehicle_site_ok(kind, node) and self._may_place(p, node, vehicle_treaty(kind))
+
+    def vehicle_site_ok(self, kind: int, node: int) -> bool:
+        """The region part of ``vehicle_place_ok``: inhabited, a port or a military building, by kind."""
         inh = self.board.inhabited[node]
         if kind == CARAVAN:
-            fits = inh
-        elif kind in (MERCHANT_SHIP, GALLEY):
-            fits = inh and self.board.port[node]
-        elif kind in (WAR_WAGON, SIEGE):
-            fits = inh or self.mil[node] > 0
-        else:
-            return False
-        # the region first: it is cheaper than the treaty test
-        return fits and self._may_place(p, node, FREE_TRADE if kind in (CARAVAN, MERCHANT_SHIP) else STATIONING)
+            return inh
+        if kind in (MERCHANT_SHIP, GALLEY):
+            return inh and self.board.port[node]
+        if kind in (WAR_WAGON, SIEGE):
+            return inh or self.mil[node] > 0
+        return False
+
+    def vehicle_places(self, p: int, kind: int) -> list[int]:
+        """Every region where ``vehicle_place_ok(p, kind, region)`` holds (one pass)."""
+        return [n for n in self._placement_regions(p, vehicle_treaty(kind)) if self.vehicle_site_ok(kind, n)]
 
     def unit_place_ok(self, p: int, node: int) -> bool:
         """Spec 2.4: units are bought in controlled regions (or a stationing partner's) that are inhabited or
         hold a military building."""
         return (self.board.inhabited[node] or self.mil[node] > 0) and self._may_place(p, node, STATIONING)
+
+    def unit_places(self, p: int) -> list[int]:
+        """Every region where ``unit_place_ok(p, region)`` holds (one pass)."""
+        inhabited, mil = self.board.inhabited, self.mil
+        return [n for n in self._placement_regions(p, STATIONING) if inhabited[n] or mil[n] > 0]
 
     def objects_at(self, node: int) -> list[int]:
         return [oid for oid, o in self.objs.items() if o[O_NODE] == node]
