@@ -157,10 +157,13 @@ class DiplomacyMixin:
         return c == p or (c >= 0 and self.has_treaty(p, c, kind))
 
     def _placement_regions(self, p: int, kind: int) -> list[int]:
-        """The land regions where ``_may_place(p, region, kind)`` holds, in one pass over the control map."""
-        control = self._cached_control_map()
-        hosts = {q for q in range(self.num_players) if q == p or self.has_treaty(p, q, kind)}
-        return [n for n in self.land_nodes if control[n] in hosts]
+        """The land regions where ``_may_place(p, region, kind)`` holds, in node order. Without such a
+        partner this is p's shared list of ``_seat_regions``: callers must not change it."""
+        regions = self._seat_regions()
+        partners = [q for q in range(self.num_players) if q != p and self.has_treaty(p, q, kind)]
+        if not partners:
+            return regions[p]
+        return sorted(n for q in [p] + partners for n in regions[q])
 
     def _armed_entry_ok(self, p: int, y: int) -> bool:
         """Whether an army of p may enter land region y: a two-party battle, a takeover, or a normal

@@ -210,6 +210,7 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         self._control = [UNKNOWN_CONTROL] * nn  # kept controllers, see ``controller``
         self._control_markers = [-1] * nn  # the marker each kept controller was computed with
         self._control_shared: list[int] | None = None  # the full map handed out, until a node changes
+        self._seat_regions_kept: tuple | None = None  # (control map, regions per seat), see ``_seat_regions``
         self.cubes = [[0] * len(comp.goods) for _ in range(nn)]
         self.building_supply = list(comp.building_supply)
         self.vehicle_supply = list(comp.vehicle_supply)
@@ -393,9 +394,23 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
     def control_map(self) -> list[int]:
         return list(self._cached_control_map())
 
-    def controlled_regions(self, p: int) -> list[int]:
+    def _seat_regions(self) -> list[list[int]]:
+        """The land regions each seat controls, in node order, kept as long as the control map they
+        were read from. The lists are shared: callers must not change them."""
         control = self._cached_control_map()
-        return [n for n in self.land_nodes if control[n] == p]
+        kept = self._seat_regions_kept
+        if kept is not None and kept[0] is control:
+            return kept[1]
+        regions: list[list[int]] = [[] for _ in range(self.num_players)]
+        for node in self.land_nodes:
+            c = control[node]
+            if c >= 0:
+                regions[c].append(node)
+        self._seat_regions_kept = (control, regions)
+        return regions
+
+    def controlled_regions(self, p: int) -> list[int]:
+        return list(self._seat_regions()[p])
 
     # -------------------------------------------------------------------------- legality ----
     def legal_moves(self) -> list[tuple[int, int]]:

@@ -180,8 +180,8 @@ class StateMixin:
 
     def civil_levels_owned(self, p: int) -> int:
         """Sum of civil-building levels p owns in regions p controls (G78: no benefit elsewhere)."""
-        control = self._cached_control_map()  # -1 off the playable land, where no building stands
-        return sum(level for level, owner, c in zip(self.civil, self.civil_owner, control) if owner == p and c == p)
+        civil, owner = self.civil, self.civil_owner
+        return sum(civil[n] for n in self._seat_regions()[p] if owner[n] == p)
 
     def market_factor(self, node: int) -> int:
         return sum(self.cubes[node])
