@@ -303,7 +303,8 @@ class DiplomacyMixin:
             self._start_war()
 
     def _offer_partners(self, p: int) -> list[int]:
-        return [q for q in range(self.num_players) if q != p and self._offer_kinds(p, q)]
+        # ``_offer_kinds`` always holds PAYMENT for a seat still in the game and nothing for another
+        return [q for q in range(self.num_players) if q != p and not self.eliminated[q]]
 
     def _offer_kinds(self, p: int, q: int) -> list[int]:
         if self.eliminated[q]:

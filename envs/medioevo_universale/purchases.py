@@ -252,6 +252,7 @@ class PurchaseMixin:
             return []
         opts = []
         owned = None  # owned_levels(p), computed at the first marker check
+        category = (P, Purchase.VEHICLE)
         for kind in kinds:
             colour = GREEN if kind == SIEGE else BLUE
             levels = []
@@ -265,10 +266,10 @@ class PurchaseMixin:
                     levels.append(level)
             if not levels:
                 continue
-            nodes = self.vehicle_places(p, kind)
+            places = [(Head.NODE, n) for n in self.vehicle_places(p, kind)]
             for level in levels:
-                v = kind * 3 + level - 1
-                opts += [((P, Purchase.VEHICLE), (Head.VEHICLE, v), (Head.NODE, n)) for n in nodes]
+                vehicle = (Head.VEHICLE, kind * 3 + level - 1)
+                opts += [(category, vehicle, place) for place in places]
         return opts
 
     def _vehicle_upgrade_options(self, p: int) -> list[tuple]:
@@ -306,13 +307,17 @@ class PurchaseMixin:
             return []
         opts = []
         sup = self.unit_supply[p]
+        category = (P, Purchase.UNIT)
+        places = [(Head.NODE, n) for n in nodes]
         for t in range(4):
             if sup[t] > 0 and self.money[p] >= self.comp.unit_cost[t]:
-                opts += [((P, Purchase.UNIT), (Head.UNIT, t), (Head.NODE, n)) for n in nodes]
+                unit = (Head.UNIT, t)
+                opts += [(category, unit, place) for place in places]
         if self.tech[p][COMBAT_B] >= 1 and sup[4] > 0:
             for level in (1, 2, 3):
                 if self.affordable(p, self.comp.unit_cost[CP1 + level - 1], RED, level):
-                    opts += [((P, Purchase.UNIT), (Head.UNIT, CP1 + level - 1), (Head.NODE, n)) for n in nodes]
+                    unit = (Head.UNIT, CP1 + level - 1)
+                    opts += [(category, unit, place) for place in places]
         return opts
 
     def _redeploy_options(self, p: int) -> list[tuple]:

@@ -15,6 +15,8 @@ No RL terms here; the engine in ``engine.py`` adds the phase machine.
 """
 from __future__ import annotations
 
+from itertools import compress
+
 from .constants import (
     BUILDING_CLASS, CARAVAN, CATHEDRAL, CIVIL, GALLEY, MERCHANT_SHIP, MILITARY, NUM_SLOTS, NUM_UNIT_TYPES,
     O_KIND, O_LEVEL, O_NODE, O_OWNER, SIEGE, WAR_WAGON,
@@ -110,13 +112,12 @@ class StateMixin:
         for oid in self.slots[p]:
             if oid >= 0:
                 levels[self.objs[oid][O_LEVEL] - 1] += 1
-        for n in self.land_nodes:
-            if self.civil_owner[n] == p:
-                levels[self.civil[n] - 1] += 1
-            if self.mil_owner[n] == p:
-                levels[self.mil[n] - 1] += 1
-            if self.cath_owner[n] == p:
-                levels[2] += 1
+        # buildings stand only on the playable land; compress scans the lists in C
+        for level in compress(self.civil, map(p.__eq__, self.civil_owner)):
+            levels[level - 1] += 1
+        for level in compress(self.mil, map(p.__eq__, self.mil_owner)):
+            levels[level - 1] += 1
+        levels[2] += self.cath_owner.count(p)
         if self.hidden_bought[p]:  # variant 8.5: vehicles behind the screen hold their markers
             levels = [a + b for a, b in zip(levels, self.hidden_levels(p))]
         return levels
