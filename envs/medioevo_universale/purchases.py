@@ -130,12 +130,9 @@ class PurchaseMixin:
         can = (tech[CONSTRUCTION_B] >= 1, tech[CONSTRUCTION_B] >= 2, tech[RELIGION_B] >= 1)
         if not any(can):
             return opts
-        control = self._cached_control_map()
         owned = None  # owned_levels(p), computed at the first marker check
         fits: dict[tuple[int, int], bool] = {}  # (kind, current) -> buildable: the same in every region
-        for n in self.land_nodes:
-            if control[n] != p:
-                continue
+        for n in self._seat_regions()[p]:
             for cls in range(3):
                 if not can[cls] or (cls == CIVIL and not self.board.inhabited[n]):
                     continue
@@ -235,10 +232,7 @@ class PurchaseMixin:
         if self.money[p] < self.repair_price:
             return []
         opts = []
-        control = self._cached_control_map()
-        for n in self.land_nodes:
-            if control[n] != p:
-                continue
+        for n in self._seat_regions()[p]:
             for cls, dmg in ((0, self.civil_dmg), (1, self.mil_dmg), (2, self.cath_dmg)):
                 if dmg[n] and self.building_owner_at(n, cls) == p:
                     opts.append(((P, Purchase.REPAIR), (Head.NODE, n), (Head.BUILD, self.building_kind_at(n, cls))))
@@ -352,10 +346,12 @@ class PurchaseMixin:
             return []
         opts = []
         u = self.units[p]
+        if not (any(u[4::NT]) or any(u[5::NT])):  # no CP1 or CP2 anywhere
+            return opts
         cost = self.comp.unit_cost
-        for n in self.land_nodes:
+        for n in self.unit_places(p):
             base = n * NT
-            if not (u[base + 4] or u[base + 5]) or not self.unit_place_ok(p, n):
+            if not (u[base + 4] or u[base + 5]):
                 continue
             for frm in (4, 5):
                 if not u[base + frm]:
