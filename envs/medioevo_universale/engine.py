@@ -418,6 +418,8 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         if ph in (Phase.PURCHASE, Phase.DEFICIT, Phase.EVENT_EFFECT, Phase.BUILDUP, Phase.CARD_WINDOW,
                   Phase.CARD_FOLLOW):
             return self.tree_moves()
+        if Phase.DIPLOMACY <= ph <= Phase.OFFER_ANSWER:  # frequent: offers are drafted coin by coin
+            return self.diplomacy_moves()
         if ph in (Phase.BID, Phase.TIE_BID):
             return self.bid_moves()
         if ph == Phase.TAX:
@@ -457,8 +459,6 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
             return self.goal_token_moves()
         if ph == Phase.EMPIRE_PICK:
             return self.empire_pick_moves()
-        if Phase.DIPLOMACY <= ph <= Phase.OFFER_ANSWER:
-            return self.diplomacy_moves()
         if ph in (Phase.EMPIRE_BID, Phase.EMPIRE_TIE_BID):
             return self.empire_bid_moves()
         if ph == Phase.BLOOD_SPEND:
@@ -495,6 +495,8 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
                     self._apply_event_effect(opt)
                 else:
                     self._apply_buildup(opt)
+        elif Phase.DIPLOMACY <= ph <= Phase.OFFER_ANSWER:  # frequent: offers are drafted coin by coin
+            self._apply_diplomacy(move)
         elif ph in (Phase.BID, Phase.TIE_BID):
             self._apply_bid(move)
         elif ph == Phase.TAX:
@@ -542,8 +544,6 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
             self._apply_placement(move[1])
         elif ph == Phase.GOAL_TOKEN:
             self._apply_goal_token(move[1])
-        elif Phase.DIPLOMACY <= ph <= Phase.OFFER_ANSWER:
-            self._apply_diplomacy(move)
         elif ph in (Phase.EMPIRE_BID, Phase.EMPIRE_TIE_BID):
             self._apply_empire_bid(move)
         elif ph == Phase.BLOOD_SPEND:
