@@ -209,7 +209,8 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         self.marker = [-1] * nn
         self._control = [UNKNOWN_CONTROL] * nn  # kept controllers, see ``controller``
         self._control_markers = [-1] * nn  # the marker each kept controller was computed with
-        self._control_shared: list[int] | None = None  # the full map handed out, until a node changes
+        self._control_shared: list[int] | None = None  # the full map handed out last
+        self._control_stale = True  # a kept controller was forgotten or recomputed since
         self._seat_regions_kept: tuple | None = None  # (control map, regions per seat), see ``_seat_regions``
         self.cubes = [[0] * len(comp.goods) for _ in range(nn)]
         self.building_supply = list(comp.building_supply)
@@ -361,12 +362,13 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
     # treaty change (``_refresh_treaty_index``) or the setup forgets every node, and a node's control
     # marker is compared with the one its value was computed with, since rules set markers directly.
     def _forget_control(self, node: int = -1) -> None:
-        """Drop the kept controller of ``node`` (-1: of every node)."""
+        """Drop the kept controller of ``node`` (-1: of every node, and the map handed out)."""
         if node < 0:
             self._control = [UNKNOWN_CONTROL] * self.board.num_nodes
+            self._control_shared = None
         else:
             self._control[node] = UNKNOWN_CONTROL
-        self._control_shared = None
+        self._control_stale = True
 
     def controller(self, node: int) -> int:
         c = self._control[node]
@@ -374,21 +376,23 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         if c == UNKNOWN_CONTROL or m != self._control_markers[node]:
             c = self._control[node] = StateMixin.controller(self, node)
             self._control_markers[node] = m
-            self._control_shared = None
+            self._control_stale = True
         return c
 
     def _cached_control_map(self) -> list[int]:
         """The controller of every node. The returned list is shared and never changed afterwards:
-        callers must not change it."""
+        callers must not change it. An unchanged map is the same list (``_seat_regions`` stays)."""
         shared = self._control_shared
-        if shared is not None and self.marker == self._control_markers:
+        if not self._control_stale and self.marker == self._control_markers:
             return shared
         control, markers = self._control, self._control_markers
         for node, m in enumerate(self.marker):
             if control[node] == UNKNOWN_CONTROL or m != markers[node]:
                 control[node] = StateMixin.controller(self, node)
                 markers[node] = m
-        shared = self._control_shared = control[:]
+        if shared is None or shared != control:
+            shared = self._control_shared = control[:]
+        self._control_stale = False
         return shared
 
     def control_map(self) -> list[int]:
