@@ -22,7 +22,7 @@ P = Head.PURCHASE
 class PurchaseMixin:
     # --------------------------------------------------------------------------- TP ----
     def affordable(self, p: int, fl: int, colour: int = 0, tp: int = 0) -> bool:
-        return self.tp_affordable(p, fl, ((colour, tp),))  # technologies.py (Mönchtum, G15)
+        return self.tp_affordable_one(p, fl, colour, tp)  # technologies.py (Mönchtum, G15)
 
     def _pay(self, p: int, fl: int, colour: int = 0, tp: int = 0) -> None:
         self.tp_pay(p, fl, ((colour, tp),))

@@ -2,6 +2,8 @@
 5.8, 6)."""
 from __future__ import annotations
 
+from itertools import compress
+
 from .constants import (
     CASTLE, CATHEDRAL, CITY, NUM_UNIT_TYPES, O_KIND, O_LEVEL, SIEGE, Phase, Stage,
 )
@@ -30,16 +32,17 @@ class ScoringMixin:
         if name == "inhabited_outside_home":
             return sum(1 for n in self.controlled_regions(p)
                        if self.board.inhabited[n] and self.home_owner[n] != p)
+        # buildings stand only on the playable land: the owner lists are counted whole, in C
         if name == "civil_buildings":
-            return sum(1 for n in self.land_nodes if self.civil_owner[n] == p)
+            return self.civil_owner.count(p)
         if name == "civil_levels":
-            return sum(self.civil[n] for n in self.land_nodes if self.civil_owner[n] == p)
+            return sum(compress(self.civil, map(p.__eq__, self.civil_owner)))
         if name == "cathedrals":
-            return sum(1 for n in self.land_nodes if self.cath_owner[n] == p)
+            return self.cath_owner.count(p)
         if name == "military_buildings":
-            return sum(1 for n in self.land_nodes if self.mil_owner[n] == p)
+            return self.mil_owner.count(p)
         if name == "military_levels":
-            return sum(self.mil[n] for n in self.land_nodes if self.mil_owner[n] == p)
+            return sum(compress(self.mil, map(p.__eq__, self.mil_owner)))
         if name == "tech_levels":
             return sum(self.tech[p])
         if name == "tech_branch_level":

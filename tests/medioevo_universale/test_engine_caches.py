@@ -8,7 +8,8 @@ import random
 import pytest
 
 import envs
-from envs.medioevo_universale.constants import LI, O_LEVEL, SIEGE
+from envs.medioevo_universale.constants import LI, NUM_UNIT_TYPES as NT, O_LEVEL, SIEGE
+from envs.medioevo_universale.data import GOAL_KEYS
 from envs.medioevo_universale.diplomacy import Treaty
 from envs.medioevo_universale.state import StateMixin
 
@@ -54,6 +55,17 @@ def check_queries(e) -> None:
         for kind in range(SIEGE + 1):
             assert e.vehicle_places(p, kind) == [n for n in e.land_nodes if e.vehicle_place_ok(p, kind, n)]
         assert e._offer_partners(p) == [q for q in range(e.num_players) if q != p and e._offer_kinds(p, q)]
+        plain_goals = {
+            "civil_buildings": sum(1 for n in e.land_nodes if e.civil_owner[n] == p),
+            "civil_levels": sum(e.civil[n] for n in e.land_nodes if e.civil_owner[n] == p),
+            "cathedrals": sum(1 for n in e.land_nodes if e.cath_owner[n] == p),
+            "military_buildings": sum(1 for n in e.land_nodes if e.mil_owner[n] == p),
+            "military_levels": sum(e.mil[n] for n in e.land_nodes if e.mil_owner[n] == p),
+            "captain_levels": sum(e.units[p][n * NT + t] * (t - 3) for n in range(e.board.num_nodes)
+                                  for t in range(4, NT)),
+        }
+        for name, value in plain_goals.items():
+            assert e.goal_value(p, GOAL_KEYS.index(name)) == value, name
 
 
 @pytest.mark.parametrize("num_players,seed,options", GAMES)
