@@ -126,8 +126,7 @@ class ScoringMixin:
             o[5] = False
         for p in range(self.num_players):
             st = self.stopped[p]
-            for i in range(len(st)):
-                st[i] = 0
+            st[:] = [0] * len(st)
         self.cargo_stopped = {}
         self.conquered_round = set()
         self.battle_nodes = set()
