@@ -9,6 +9,7 @@ import pytest
 
 import envs
 from envs.medioevo_universale.constants import LI, NUM_UNIT_TYPES as NT, O_LEVEL, SIEGE
+from envs.medioevo_universale.cards import W_END, W_EVENT, W_MOVE, W_PURCHASE, W_REACT, W_TAX, W_TRADE_TURN
 from envs.medioevo_universale.data import GOAL_KEYS
 from envs.medioevo_universale.diplomacy import Treaty
 from envs.medioevo_universale.state import StateMixin
@@ -19,6 +20,8 @@ GAMES = [
     (5, 12, {"hidden_purchases": True, "terrain": True}),
     (6, 13, {"diplomacy_offers": 2, "blood_markers": True}),
 ]
+
+CARD_WINDOWS = (W_EVENT, W_TAX, W_PURCHASE, W_END, W_TRADE_TURN, W_MOVE, W_REACT)  # not the battle windows
 
 
 def fresh_control(e) -> list[int]:
@@ -66,6 +69,8 @@ def check_queries(e) -> None:
         }
         for name, value in plain_goals.items():
             assert e.goal_value(p, GOAL_KEYS.index(name)) == value, name
+        for window in CARD_WINDOWS:
+            assert e._can_play_card(p, window) == bool(e._card_play_options(p, window))
 
 
 @pytest.mark.parametrize("num_players,seed,options", GAMES)
