@@ -131,34 +131,49 @@ class PurchaseMixin:
         if not any(can):
             return opts
         owned = None  # owned_levels(p), computed at the first marker check
-        fits: dict[tuple[int, int], bool] = {}  # (kind, current) -> buildable: the same in every region
+        buildable: dict[tuple[int, int], list] = {}  # (class, current) -> the BUILD moves: alike everywhere
+        category = (P, Purchase.BUILD)
+        inhabited = self.board.inhabited
+        civil, civil_owner, mil, mil_owner, cath_owner = (self.civil, self.civil_owner, self.mil, self.mil_owner,
+                                                          self.cath_owner)
+        classes = [cls for cls in range(3) if can[cls]]
+        free = (-1, p)  # the owners a building may be raised under
         for n in self._seat_regions()[p]:
-            for cls in range(3):
-                if not can[cls] or (cls == CIVIL and not self.board.inhabited[n]):
-                    continue
-                owner = self.building_owner_at(n, cls)
-                if owner >= 0 and owner != p:
-                    continue
-                cur = self.building_kind_at(n, cls)
-                if cls == 2:
-                    targets = () if cur >= 0 else (CATHEDRAL,)
+            for cls in classes:
+                # building_owner_at / building_kind_at written out: this is the menu's hottest loop
+                if cls == CIVIL:
+                    if not inhabited[n] or civil_owner[n] not in free:
+                        continue
+                    cur = civil[n] - 1 if civil[n] else -1
+                elif cls == MILITARY:
+                    if mil_owner[n] not in free:
+                        continue
+                    cur = 2 + mil[n] if mil[n] else -1
                 else:
-                    first = 0 if cls == CIVIL else 3
-                    targets = range(first if cur < 0 else cur + 1, first + 3)
-                for k in targets:
-                    ok = fits.get((k, cur))
-                    if ok is None:
+                    if cath_owner[n] not in free:
+                        continue
+                    cur = CATHEDRAL if cath_owner[n] >= 0 else -1
+                moves = buildable.get((cls, cur))
+                if moves is None:
+                    if cls == 2:
+                        targets = () if cur >= 0 else (CATHEDRAL,)
+                    else:
+                        first = 0 if cls == CIVIL else 3
+                        targets = range(first if cur < 0 else cur + 1, first + 3)
+                    moves = buildable[(cls, cur)] = []
+                    for k in targets:
                         fl, tp = self.card_build_cost(card, *self.build_cost(k, cur))
                         colour = VIOLET if k == CATHEDRAL else GREEN
-                        ok = self.building_supply[k] > 0 and self.affordable(p, fl + reserve, colour, tp)
-                        if ok:
-                            if owned is None:
-                                owned = self.owned_levels(p)
-                            ok = self.markers_allow(p, comp.building_level[k],
-                                                    comp.building_level[cur] if cur >= 0 else 0, owned)
-                        fits[(k, cur)] = ok
-                    if ok:
-                        opts.append(((P, Purchase.BUILD), (Head.BUILD, k), (Head.NODE, n)))
+                        if not (self.building_supply[k] > 0 and self.affordable(p, fl + reserve, colour, tp)):
+                            continue
+                        if owned is None:
+                            owned = self.owned_levels(p)
+                        if self.markers_allow(p, comp.building_level[k], comp.building_level[cur] if cur >= 0 else 0,
+                                              owned):
+                            moves.append((Head.BUILD, k))
+                if moves:
+                    place = (Head.NODE, n)
+                    opts += [(category, move, place) for move in moves]
         return opts
 
     def build_cost(self, kind: int, current: int) -> tuple[int, int]:

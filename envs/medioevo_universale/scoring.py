@@ -2,12 +2,11 @@
 5.8, 6)."""
 from __future__ import annotations
 
-from itertools import compress
-
 from .constants import (
     CASTLE, CATHEDRAL, CITY, NUM_UNIT_TYPES, O_KIND, O_LEVEL, SIEGE, Phase, Stage,
 )
 from .data import GOAL_KEYS
+from .state import positions
 
 NT = NUM_UNIT_TYPES
 AWARDS = ("money", "market", "technology", "rome", "jerusalem", "cathedrals", "cities", "castles",
@@ -32,17 +31,17 @@ class ScoringMixin:
         if name == "inhabited_outside_home":
             return sum(1 for n in self.controlled_regions(p)
                        if self.board.inhabited[n] and self.home_owner[n] != p)
-        # buildings stand only on the playable land: the owner lists are counted whole, in C
+        # buildings stand only on the playable land: the owner lists are searched whole, in C
         if name == "civil_buildings":
             return self.civil_owner.count(p)
         if name == "civil_levels":
-            return sum(compress(self.civil, map(p.__eq__, self.civil_owner)))
+            return sum(self.civil[n] for n in positions(self.civil_owner, p))
         if name == "cathedrals":
             return self.cath_owner.count(p)
         if name == "military_buildings":
             return self.mil_owner.count(p)
         if name == "military_levels":
-            return sum(compress(self.mil, map(p.__eq__, self.mil_owner)))
+            return sum(self.mil[n] for n in positions(self.mil_owner, p))
         if name == "tech_levels":
             return sum(self.tech[p])
         if name == "tech_branch_level":
