@@ -183,7 +183,8 @@ class DiplomacyMixin:
         """G46: an army a trade vehicle of p cannot enter or trade beside (not own, not an ally's)."""
         if self.barb_total[node]:
             return True
-        return any(self.army[q][node] for q in range(self.num_players) if q != p and not self.allied(p, q))
+        army = self.army
+        return any(army[q][node] and q != p and not self.allied(p, q) for q in range(self.num_players))
 
     # ------------------------------------------------------------- treaty changes ----
     def _refresh_treaty_index(self) -> None:
