@@ -197,7 +197,10 @@ class DiplomacyMixin:
             guests = guests or t["kind"] in GUEST_TREATIES
         self.treaty_kinds = index
         self.guest_treaties = guests
-        self._forget_control()  # guests leave control with their host (G24)
+        # guests leave control with their host (G24): only a region with an army can change hands
+        for node, armies in enumerate(zip(*self.army)):
+            if any(armies):
+                self._forget_control(node)
 
     def _end_treaties(self, ended: list[dict], breaker: int = -1) -> None:
         """Treaties end (term over, breach, war). The breaker loses 2 EP per treaty; guests whose

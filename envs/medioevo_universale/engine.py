@@ -359,8 +359,9 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
     # ---------------------------------------------------------------------------- caches ----
     # The controller of each node is kept until an input of ``StateMixin.controller`` changes there:
     # ``_add_units`` / ``_add_barb`` forget a node whose armies or barbarians appear or vanish, a
-    # treaty change (``_refresh_treaty_index``) or the setup forgets every node, and a node's control
-    # marker is compared with the one its value was computed with, since rules set markers directly.
+    # treaty change (``_refresh_treaty_index``) every node with an army, the setup every node, and a
+    # node's control marker is compared with the one its value was computed with, since rules set
+    # markers directly.
     def _forget_control(self, node: int = -1) -> None:
         """Drop the kept controller of ``node`` (-1: of every node, and the map handed out)."""
         if node < 0:

@@ -201,12 +201,13 @@ class EventsMixin:
         if all_symbols_taken:  # the cheap tests before the object scan of _empty_region
             targets |= {n for n in self.land_nodes if control[n] < 0 and board.empire[n] < 0
                         and self._empty_region(n)}
+        node_move = [(Head.NODE, n) for n in range(board.num_nodes)]  # each move tuple built once
         for n in sorted(targets):
             size = self.barb_total[n]
             for t, k in ((LI, B_LI), (AR, B_AR), (CP1, B_CP)):
                 need = 0 if t == LI else 2 if t == AR else 4
                 if size >= need and self.barb_supply[k] > 0:
-                    opts.append(((Head.UNIT, t), (Head.NODE, n)))
+                    opts.append(((Head.UNIT, t), node_move[n]))
         galleys_left = self.barb_galleys - sum(1 for n in range(board.num_nodes)
                                                if board.is_sea[n] and self.barb_total[n])
         for n in range(board.num_nodes):
@@ -217,9 +218,8 @@ class EventsMixin:
             else:  # overland, or aboard a barbarian galley (G42: at most 4 at once)
                 targets = list(board.land_adj[n]) + [s for s in board.coast[n]
                                                       if galleys_left > 0 or self.barb_total[s]]
-            for y in targets:
-                if self.playable[y]:
-                    opts.append(((Head.NODE, n), (Head.NODE, y)))
+            origin = node_move[n]
+            opts += [(origin, node_move[y]) for y in targets if self.playable[y]]
         return opts
 
     def _empty_region(self, n: int) -> bool:
