@@ -118,7 +118,8 @@ class DiplomacyMixin:
         return q >= 0 and self._guest_allowed(p, q)
 
     def in_ceasefire(self, p: int, q: int) -> bool:
-        return q >= 0 and (min(p, q), max(p, q)) in self.ceasefires
+        ceasefires = self.ceasefires  # usually empty: the observation asks for every pair of seats
+        return bool(ceasefires) and q >= 0 and ((p, q) if p < q else (q, p)) in ceasefires
 
     def peaceful(self, p: int, q: int) -> bool:
         """Galleys of q are no threat to p at sea: a treaty or a ceasefire between them."""

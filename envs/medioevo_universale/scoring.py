@@ -48,12 +48,12 @@ class ScoringMixin:
             return max(self.tech[p])
         if name == "branches_level1":
             return sum(1 for lv in self.tech[p] if lv >= 1)
-        objs = [self.objs[oid] for oid in self.own_objects(p)]
-        if name == "transports":
-            return sum(1 for o in objs if o[O_KIND] != SIEGE)
-        if name == "transport_levels":
-            return sum(o[O_LEVEL] for o in objs if o[O_KIND] != SIEGE)
-        if name == "siege_levels":
+        if name in ("transports", "transport_levels", "siege_levels"):
+            objs = [self.objs[oid] for oid in self.own_objects(p)]
+            if name == "transports":
+                return sum(1 for o in objs if o[O_KIND] != SIEGE)
+            if name == "transport_levels":
+                return sum(o[O_LEVEL] for o in objs if o[O_KIND] != SIEGE)
             return sum(o[O_LEVEL] for o in objs if o[O_KIND] == SIEGE)
         if name == "units_on_board":
             return self.total_units(p)

@@ -8,7 +8,7 @@ import random
 import pytest
 
 import envs
-from envs.medioevo_universale.constants import LI, NUM_UNIT_TYPES as NT, O_LEVEL, SIEGE
+from envs.medioevo_universale.constants import LI, NUM_UNIT_TYPES as NT, O_KIND, O_LEVEL, SIEGE
 from envs.medioevo_universale.cards import W_END, W_EVENT, W_MOVE, W_PURCHASE, W_REACT, W_TAX, W_TRADE_TURN
 from envs.medioevo_universale.data import GOAL_KEYS
 from envs.medioevo_universale.diplomacy import Treaty
@@ -58,6 +58,7 @@ def check_queries(e) -> None:
         for kind in range(SIEGE + 1):
             assert e.vehicle_places(p, kind) == [n for n in e.land_nodes if e.vehicle_place_ok(p, kind, n)]
         assert e._offer_partners(p) == [q for q in range(e.num_players) if q != p and e._offer_kinds(p, q)]
+        objs = [e.objs[oid] for oid in e.slots[p] if oid >= 0]
         plain_goals = {
             "civil_buildings": sum(1 for n in e.land_nodes if e.civil_owner[n] == p),
             "civil_levels": sum(e.civil[n] for n in e.land_nodes if e.civil_owner[n] == p),
@@ -66,9 +67,14 @@ def check_queries(e) -> None:
             "military_levels": sum(e.mil[n] for n in e.land_nodes if e.mil_owner[n] == p),
             "captain_levels": sum(e.units[p][n * NT + t] * (t - 3) for n in range(e.board.num_nodes)
                                   for t in range(4, NT)),
+            "transports": sum(1 for o in objs if o[O_KIND] != SIEGE),
+            "transport_levels": sum(o[O_LEVEL] for o in objs if o[O_KIND] != SIEGE),
+            "siege_levels": sum(o[O_LEVEL] for o in objs if o[O_KIND] == SIEGE),
         }
         for name, value in plain_goals.items():
             assert e.goal_value(p, GOAL_KEYS.index(name)) == value, name
+        for q in range(-1, e.num_players):
+            assert e.in_ceasefire(p, q) == (q >= 0 and (min(p, q), max(p, q)) in e.ceasefires)
         for window in CARD_WINDOWS:
             assert e._can_play_card(p, window) == bool(e._card_play_options(p, window))
 
