@@ -261,17 +261,23 @@ class PurchaseMixin:
             return []
         opts = []
         owned = None  # owned_levels(p), computed at the first marker check
+        fits: dict[tuple[int, int], bool] = {}  # (colour, level) -> affordable within the markers
         category = (P, Purchase.VEHICLE)
         for kind in kinds:
             colour = GREEN if kind == SIEGE else BLUE
             levels = []
             for level in (1, 2, 3):
-                if not (self.vehicles_in_supply(kind, level) > 0
-                        and self.affordable(p, self.vehicle_cost_per_level * level, colour, level)):
+                if self.vehicles_in_supply(kind, level) <= 0:
                     continue
-                if owned is None:
-                    owned = self.owned_levels(p)
-                if self.markers_allow(p, level, 0, owned):
+                ok = fits.get((colour, level))
+                if ok is None:  # the price depends on the colour and level only
+                    ok = self.affordable(p, self.vehicle_cost_per_level * level, colour, level)
+                    if ok:
+                        if owned is None:
+                            owned = self.owned_levels(p)
+                        ok = self.markers_allow(p, level, 0, owned)
+                    fits[(colour, level)] = ok
+                if ok:
                     levels.append(level)
             if not levels:
                 continue

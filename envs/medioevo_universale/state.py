@@ -252,8 +252,19 @@ class StateMixin:
         return False
 
     def vehicle_places(self, p: int, kind: int) -> list[int]:
-        """Every region where ``vehicle_place_ok(p, kind, region)`` holds (one pass)."""
-        return [n for n in self._placement_regions(p, vehicle_treaty(kind)) if self.vehicle_site_ok(kind, n)]
+        """Every region where ``vehicle_place_ok(p, kind, region)`` holds (one pass, the tests of
+        ``vehicle_site_ok`` written out)."""
+        regions = self._placement_regions(p, vehicle_treaty(kind))
+        inhabited = self.board.inhabited
+        if kind == CARAVAN:
+            return [n for n in regions if inhabited[n]]
+        if kind in (MERCHANT_SHIP, GALLEY):
+            port = self.board.port
+            return [n for n in regions if inhabited[n] and port[n]]
+        if kind in (WAR_WAGON, SIEGE):
+            mil = self.mil
+            return [n for n in regions if inhabited[n] or mil[n] > 0]
+        return []
 
     def unit_place_ok(self, p: int, node: int) -> bool:
         """Spec 2.4: units are bought in controlled regions (or a stationing partner's) that are inhabited or
