@@ -15,7 +15,6 @@ No RL terms here; the engine in ``engine.py`` adds the phase machine.
 """
 from __future__ import annotations
 
-
 from .constants import (
     BUILDING_CLASS, CARAVAN, CATHEDRAL, CIVIL, GALLEY, MERCHANT_SHIP, MILITARY, NUM_SLOTS, NUM_UNIT_TYPES,
     O_KIND, O_LEVEL, O_NODE, O_OWNER, SIEGE, WAR_WAGON,
