@@ -512,8 +512,8 @@ class CardsMixin:
         if cid in (1, 2, 3):
             kind = cid - 1
             bans = self.card_bans[kind]
-            return [((Head.NODE, n),) for n in nodes
-                    if self.playable[n] and bans[n] not in (self.round, self.round - 1)]
+            recent = (self.round, self.round - 1)
+            return [((Head.NODE, n),) for n in nodes if self.playable[n] and bans[n] not in recent]
         if cid == 13:
             if money < par["13"]["cost"] or not self._lockable_cards(p):
                 return []
