@@ -479,7 +479,7 @@ class CardsMixin:
         self.cw_done[window] = self.round
         if window == W_EVENT:
             self.event_protected = set()
-        seats = [q for q in self.order if not self.eliminated[q] and self._card_play_options(q, window)]
+        seats = [q for q in self.order if not self.eliminated[q] and self._can_play_card(q, window)]
         if not seats:
             return False
         self.cw = {"window": window, "queue": seats, "resume": resume, "saved": (self.phase, self.actor)}
@@ -492,7 +492,7 @@ class CardsMixin:
         self._next_window_seat()
 
     def card_turn_moves(self, p: int, window: str) -> list[tuple[int, int]]:
-        return [PLAY] if self._card_play_options(p, window) else []
+        return [PLAY] if self._can_play_card(p, window) else []
 
     def _next_window_seat(self) -> None:
         cw = self.cw
@@ -698,7 +698,7 @@ class CardsMixin:
             self.card_invasion = None
         if not self.side_size(0) or not self.side_size(1):
             return False
-        seats = [q for q in self.order if q in bt["owners"] and self._card_play_options(q, window)]
+        seats = [q for q in self.order if q in bt["owners"] and self._can_play_card(q, window)]
         if not seats:
             return False
         # a battle started by a card inside a window: that window waits underneath
@@ -725,22 +725,31 @@ class CardsMixin:
     def _card_play_options(self, p: int, window: str) -> list[tuple]:
         """Every complete activation p can make in the window, each starting with PLAY, CARD."""
         opts = []
+        for group in self._card_play_groups(p, window):
+            opts += group
+        return opts
+
+    def _can_play_card(self, p: int, window: str) -> bool:
+        """Whether ``_card_play_options`` is not empty, listing no more than the first usable source."""
+        return any(self._card_play_groups(p, window))
+
+    def _card_play_groups(self, p: int, window: str):
+        """The options of ``_card_play_options``, one list per source (a card, Missionare, ...), lazily."""
         rotated = self.rotated[p]
         invaded = window == W_ROUND_PRE and self._invaded_now(p)
         for c in self.hand[p]:
             if c in rotated:
                 continue
             if window in ABILITY_WINDOWS.get(c, ()):
-                opts += [(PLAY, (Head.CARD, c)) + sub for sub in self._card_subs(p, c, window, 0)]
+                yield [(PLAY, (Head.CARD, c)) + sub for sub in self._card_subs(p, c, window, 0)]
             elif invaded and W_INVADE in ABILITY_WINDOWS.get(c, ()):
-                opts += [(PLAY, (Head.CARD, c)) + sub for sub in self._card_subs(p, c, W_INVADE, 0)]
+                yield [(PLAY, (Head.CARD, c)) + sub for sub in self._card_subs(p, c, W_INVADE, 0)]
         if self.tech[p][RELIGION_B] >= MISSIONARIES_LEVEL:
-            opts += [(PLAY,) + sub for sub in self._missionary_options(p, window, 0)]
+            yield [(PLAY,) + sub for sub in self._missionary_options(p, window, 0)]
         if window == W_PURCHASE and self.buyback_round[p] == self.round:
-            opts += self._buyback_options(p)  # not an activation: the right card 28 gave last round
+            yield self._buyback_options(p)  # not an activation: the right card 28 gave last round
         if window == W_TRADE_TURN:
-            opts += self._route_vehicle_options(p)  # not an activation: the route card 30 kept
-        return opts
+            yield self._route_vehicle_options(p)  # not an activation: the route card 30 kept
 
     def _missionary_options(self, p: int, window: str, extra: int) -> list[tuple]:
         """Missionare (violet III): another player's card for 1 violet TP, each card once per round,
@@ -783,8 +792,8 @@ class CardsMixin:
         if cid in (1, 2, 3):
             kind = cid - 1
             bans = self.card_bans[kind]
-            return [((Head.NODE, n),) for n in nodes
-                    if self.playable[n] and bans[n] not in (self.round, self.round - 1)]
+            recent = (self.round, self.round - 1)
+            return [((Head.NODE, n),) for n in nodes if self.playable[n] and bans[n] not in recent]
         if cid == 13:
             if money < par["13"]["cost"] or not self._lockable_cards(p):
                 return []
@@ -1190,7 +1199,7 @@ class CardsMixin:
     def _react_window(self, p: int, c: int, subs: tuple) -> bool:
         """W-REACT: the other seats holding a Narr may cancel the effect, in turn order."""
         self.card_pending = {"player": p, "card": c, "subs": subs, "cancelled": False}
-        seats = [q for q in self.order if q != p and not self.eliminated[q] and self._card_play_options(q, W_REACT)]
+        seats = [q for q in self.order if q != p and not self.eliminated[q] and self._can_play_card(q, W_REACT)]
         if not seats:
             self.card_pending = None
             return False

@@ -121,7 +121,8 @@ class DiplomacyMixin:
         return q >= 0 and self._guest_allowed(p, q)
 
     def in_ceasefire(self, p: int, q: int) -> bool:
-        return q >= 0 and (min(p, q), max(p, q)) in self.ceasefires
+        ceasefires = self.ceasefires  # usually empty: the observation asks for every pair of seats
+        return bool(ceasefires) and q >= 0 and ((p, q) if p < q else (q, p)) in ceasefires
 
     def peaceful(self, p: int, q: int) -> bool:
         """Galleys of q are no threat to p at sea: a treaty or a ceasefire between them."""
@@ -159,6 +160,15 @@ class DiplomacyMixin:
         c = self.controller(node)
         return c == p or (c >= 0 and self.has_treaty(p, c, kind))
 
+    def _placement_regions(self, p: int, kind: int) -> list[int]:
+        """The land regions where ``_may_place(p, region, kind)`` holds, in node order. Without such a
+        partner this is p's shared list of ``_seat_regions``: callers must not change it."""
+        regions = self._seat_regions()
+        partners = [q for q in range(self.num_players) if q != p and self.has_treaty(p, q, kind)]
+        if not partners:
+            return regions[p]
+        return sorted(n for q in [p] + partners for n in regions[q])
+
     def _armed_entry_ok(self, p: int, y: int) -> bool:
         """Whether an army of p may enter land region y: a two-party battle, a takeover, or a normal
         move through a right-of-way partner's region; never an attack on a ceasefire partner."""
@@ -177,7 +187,8 @@ class DiplomacyMixin:
         """G46: an army a trade vehicle of p cannot enter or trade beside (not own, not an ally's)."""
         if self.barb_total[node]:
             return True
-        return any(self.army[q][node] for q in range(self.num_players) if q != p and not self.allied(p, q))
+        army = self.army
+        return any(army[q][node] and q != p and not self.allied(p, q) for q in range(self.num_players))
 
     # ------------------------------------------------------------- treaty changes ----
     def _refresh_treaty_index(self) -> None:
@@ -190,6 +201,10 @@ class DiplomacyMixin:
             guests = guests or t["kind"] in GUEST_TREATIES
         self.treaty_kinds = index
         self.guest_treaties = guests
+        # guests leave control with their host (G24): only a region with an army can change hands
+        for node, armies in enumerate(zip(*self.army)):
+            if any(armies):
+                self._forget_control(node)
 
     def _end_treaties(self, ended: list[dict], breaker: int = -1) -> None:
         """Treaties end (term over, breach, war). The breaker loses 2 EP per treaty; guests whose
@@ -296,7 +311,8 @@ class DiplomacyMixin:
             self._start_war()
 
     def _offer_partners(self, p: int) -> list[int]:
-        return [q for q in range(self.num_players) if q != p and self._offer_kinds(p, q)]
+        # ``_offer_kinds`` always holds PAYMENT for a seat still in the game and nothing for another
+        return [q for q in range(self.num_players) if q != p and not self.eliminated[q]]
 
     def _offer_kinds(self, p: int, q: int) -> list[int]:
         if self.eliminated[q]:

@@ -100,13 +100,16 @@ class TechnologyMixin:
 
     def tp_affordable(self, p: int, fl: int, costs: tuple) -> bool:
         if len(costs) == 1:  # the common case (every purchase), without the general plan
-            c, k = costs[0]
-            pool = self.tp[p]
-            missing = k - pool[c] if k > pool[c] else 0
-            if missing and c != VIOLET and self.tech[p][RELIGION_B] >= 2:
-                missing -= min(missing, pool[VIOLET])
-            return self.money[p] >= fl + self.tp_price * missing
+            return self.tp_affordable_one(p, fl, *costs[0])
         return self.money[p] >= fl + self.tp_price * self._tp_plan(p, costs, self.tp[p])
+
+    def tp_affordable_one(self, p: int, fl: int, c: int, k: int) -> bool:
+        """``tp_affordable`` for fl and k TP of one colour c."""
+        pool = self.tp[p]
+        missing = k - pool[c] if k > pool[c] else 0
+        if missing and c != VIOLET and self.tech[p][RELIGION_B] >= 2:
+            missing -= min(missing, pool[VIOLET])
+        return self.money[p] >= fl + self.tp_price * missing
 
     def tp_pay(self, p: int, fl: int, costs: tuple) -> None:
         """Pay fl and the TP of ``costs``: pool of the colour, then violet (Mönchtum), then 100 fl each."""
