@@ -479,7 +479,7 @@ class CardsMixin:
         self.cw_done[window] = self.round
         if window == W_EVENT:
             self.event_protected = set()
-        seats = [q for q in self.order if not self.eliminated[q] and self._card_play_options(q, window)]
+        seats = [q for q in self.order if not self.eliminated[q] and self._can_play_card(q, window)]
         if not seats:
             return False
         self.cw = {"window": window, "queue": seats, "resume": resume, "saved": (self.phase, self.actor)}
@@ -492,7 +492,7 @@ class CardsMixin:
         self._next_window_seat()
 
     def card_turn_moves(self, p: int, window: str) -> list[tuple[int, int]]:
-        return [PLAY] if self._card_play_options(p, window) else []
+        return [PLAY] if self._can_play_card(p, window) else []
 
     def _next_window_seat(self) -> None:
         cw = self.cw
@@ -698,7 +698,7 @@ class CardsMixin:
             self.card_invasion = None
         if not self.side_size(0) or not self.side_size(1):
             return False
-        seats = [q for q in self.order if q in bt["owners"] and self._card_play_options(q, window)]
+        seats = [q for q in self.order if q in bt["owners"] and self._can_play_card(q, window)]
         if not seats:
             return False
         # a battle started by a card inside a window: that window waits underneath
@@ -725,22 +725,31 @@ class CardsMixin:
     def _card_play_options(self, p: int, window: str) -> list[tuple]:
         """Every complete activation p can make in the window, each starting with PLAY, CARD."""
         opts = []
+        for group in self._card_play_groups(p, window):
+            opts += group
+        return opts
+
+    def _can_play_card(self, p: int, window: str) -> bool:
+        """Whether ``_card_play_options`` is not empty, listing no more than the first usable source."""
+        return any(self._card_play_groups(p, window))
+
+    def _card_play_groups(self, p: int, window: str):
+        """The options of ``_card_play_options``, one list per source (a card, Missionare, ...), lazily."""
         rotated = self.rotated[p]
         invaded = window == W_ROUND_PRE and self._invaded_now(p)
         for c in self.hand[p]:
             if c in rotated:
                 continue
             if window in ABILITY_WINDOWS.get(c, ()):
-                opts += [(PLAY, (Head.CARD, c)) + sub for sub in self._card_subs(p, c, window, 0)]
+                yield [(PLAY, (Head.CARD, c)) + sub for sub in self._card_subs(p, c, window, 0)]
             elif invaded and W_INVADE in ABILITY_WINDOWS.get(c, ()):
-                opts += [(PLAY, (Head.CARD, c)) + sub for sub in self._card_subs(p, c, W_INVADE, 0)]
+                yield [(PLAY, (Head.CARD, c)) + sub for sub in self._card_subs(p, c, W_INVADE, 0)]
         if self.tech[p][RELIGION_B] >= MISSIONARIES_LEVEL:
-            opts += [(PLAY,) + sub for sub in self._missionary_options(p, window, 0)]
+            yield [(PLAY,) + sub for sub in self._missionary_options(p, window, 0)]
         if window == W_PURCHASE and self.buyback_round[p] == self.round:
-            opts += self._buyback_options(p)  # not an activation: the right card 28 gave last round
+            yield self._buyback_options(p)  # not an activation: the right card 28 gave last round
         if window == W_TRADE_TURN:
-            opts += self._route_vehicle_options(p)  # not an activation: the route card 30 kept
-        return opts
+            yield self._route_vehicle_options(p)  # not an activation: the route card 30 kept
 
     def _missionary_options(self, p: int, window: str, extra: int) -> list[tuple]:
         """Missionare (violet III): another player's card for 1 violet TP, each card once per round,
@@ -783,8 +792,8 @@ class CardsMixin:
         if cid in (1, 2, 3):
             kind = cid - 1
             bans = self.card_bans[kind]
-            return [((Head.NODE, n),) for n in nodes
-                    if self.playable[n] and bans[n] not in (self.round, self.round - 1)]
+            recent = (self.round, self.round - 1)
+            return [((Head.NODE, n),) for n in nodes if self.playable[n] and bans[n] not in recent]
         if cid == 13:
             if money < par["13"]["cost"] or not self._lockable_cards(p):
                 return []
@@ -1190,7 +1199,7 @@ class CardsMixin:
     def _react_window(self, p: int, c: int, subs: tuple) -> bool:
         """W-REACT: the other seats holding a Narr may cancel the effect, in turn order."""
         self.card_pending = {"player": p, "card": c, "subs": subs, "cancelled": False}
-        seats = [q for q in self.order if q != p and not self.eliminated[q] and self._card_play_options(q, W_REACT)]
+        seats = [q for q in self.order if q != p and not self.eliminated[q] and self._can_play_card(q, W_REACT)]
         if not seats:
             self.card_pending = None
             return False
@@ -1522,6 +1531,14 @@ class CardsMixin:
 SYMBOLS = ("movement", "units", "buildings", "goods")
 
 
+def card_choice_sources(e, seat: int):
+    """What ``encode_card_choice`` shows ``seat`` (None: nothing); the encoder rewrites the field when it changed."""
+    ctx = e.card_ctx
+    if ctx is None or e.phase != Phase.CARD_FOLLOW or e.actor != seat or "events" not in ctx:
+        return None
+    return ctx["events"]
+
+
 def encode_card_choice(e, seat: int, v) -> None:
     """The observation's ``my_card_choice`` field: the event cards Weiser 61 drew (chooser only)."""
     ctx = e.card_ctx
@@ -1537,8 +1554,18 @@ def encode_card_choice(e, seat: int, v) -> None:
             v[base + 12 + n] = 1
 
 
+def card_effects_sources(e, seat: int) -> tuple:
+    """Everything ``encode_card_effects`` reads for ``seat``: the encoder rewrites the field only when it changed."""
+    cw = e.cw
+    follow = e.card_ctx if e.phase == Phase.CARD_FOLLOW else None
+    return (e.round, e.card_bans, e.event_protected if e.stage == Stage.EVENTS else None, e.locked_cards, follow,
+            e.card_money.get(_c(36), 0), e.round_effects.get(_c(37)), e.round_effects.get(_c(38)),
+            None if cw is None else (cw["resume"] is None and cw["window"] == W_TRADE_TURN))
+
+
 def encode_card_effects(e, seat: int, v) -> None:
-    """The observation's ``card_effects`` field (encoder.py); everything in it is public."""
+    """The observation's ``card_effects`` field (encoder.py), written into a zeroed ``v``; everything in it is
+    public."""
     nn = e.board.num_nodes
     r = e.round
     for kind in range(3):
@@ -1580,6 +1607,13 @@ def card_move_fields(n: int) -> list:
     ]
 
 
+def card_moves_sources(e) -> tuple:
+    """Everything ``encode_card_moves`` reads (the slots only while a vehicle has a card's property)."""
+    ctx = e.card_ctx
+    return (e.vehicle_cards, e.hunters, e.round, e.slots if e.vehicle_cards or e.hunters else None,
+            e.warlord_step, e.warlord_load, e.hunter_pending, ctx.get("wagon", -1) if ctx is not None else -1)
+
+
 def encode_card_moves(e, out, slices: dict, rel: list[int]) -> None:
     """Public: the cards were played in the open."""
     from .constants import NUM_SLOTS
@@ -1601,5 +1635,5 @@ def encode_card_moves(e, out, slices: dict, rel: list[int]) -> None:
     m[3] = ctx is not None and ctx.get("wagon", -1) >= 0
 
 
-__all__ = ["CardsMixin", "ABILITY_WINDOWS", "ability_params", "card_move_fields", "encode_card_choice",
-           "encode_card_effects", "encode_card_moves"]
+__all__ = ["CardsMixin", "ABILITY_WINDOWS", "ability_params", "card_choice_sources", "card_effects_sources",
+           "card_move_fields", "card_moves_sources", "encode_card_choice", "encode_card_effects", "encode_card_moves"]

@@ -113,7 +113,9 @@ class MedioevoCodec(ActionCodec):
 
     def legal_actions(self, engine) -> list[int]:
         off = self.offsets
-        return sorted(off[h] + a for h, a in engine.legal_moves())
+        legal = [off[h] + a for h, a in engine.legal_moves()]
+        legal.sort()
+        return legal
 
     def decode(self, index: int) -> tuple[int, int]:
         return self._decode[index]

@@ -124,7 +124,8 @@ class DiplomacyMixin:
         return q >= 0 and self._guest_allowed(p, q)
 
     def in_ceasefire(self, p: int, q: int) -> bool:
-        return q >= 0 and (min(p, q), max(p, q)) in self.ceasefires
+        ceasefires = self.ceasefires  # usually empty: the observation asks for every pair of seats
+        return bool(ceasefires) and q >= 0 and ((p, q) if p < q else (q, p)) in ceasefires
 
     def peaceful(self, p: int, q: int) -> bool:
         """Galleys of q are no threat to p at sea: a treaty or a ceasefire between them."""
@@ -162,6 +163,15 @@ class DiplomacyMixin:
         c = self.controller(node)
         return c == p or (c >= 0 and self.has_treaty(p, c, kind))
 
+    def _placement_regions(self, p: int, kind: int) -> list[int]:
+        """The land regions where ``_may_place(p, region, kind)`` holds, in node order. Without such a
+        partner this is p's shared list of ``_seat_regions``: callers must not change it."""
+        regions = self._seat_regions()
+        partners = [q for q in range(self.num_players) if q != p and self.has_treaty(p, q, kind)]
+        if not partners:
+            return regions[p]
+        return sorted(n for q in [p] + partners for n in regions[q])
+
     def _armed_entry_ok(self, p: int, y: int) -> bool:
         """Whether an army of p may enter land region y: a two-party battle, a takeover, or a normal
         move through a right-of-way partner's region; never an attack on a ceasefire partner."""
@@ -180,7 +190,8 @@ class DiplomacyMixin:
         """G46: an army a trade vehicle of p cannot enter or trade beside (not own, not an ally's)."""
         if self.barb_total[node]:
             return True
-        return any(self.army[q][node] for q in range(self.num_players) if q != p and not self.allied(p, q))
+        army = self.army
+        return any(army[q][node] and q != p and not self.allied(p, q) for q in range(self.num_players))
 
     # ------------------------------------------------------------- treaty changes ----
     def _refresh_treaty_index(self) -> None:
@@ -193,6 +204,10 @@ class DiplomacyMixin:
             guests = guests or t["kind"] in GUEST_TREATIES
         self.treaty_kinds = index
         self.guest_treaties = guests
+        # guests leave control with their host (G24): only a region with an army can change hands
+        for node, armies in enumerate(zip(*self.army)):
+            if any(armies):
+                self._forget_control(node)
 
     def _end_treaties(self, ended: list[dict], breaker: int = -1) -> None:
         """Treaties end (term over, breach, war). The breaker loses 2 EP per treaty; guests whose
@@ -301,7 +316,10 @@ class DiplomacyMixin:
             self._start_war()
 
     def _offer_partners(self, p: int) -> list[int]:
-        return [q for q in range(self.num_players) if q != p and self._offer_kinds(p, q)]
+        if self.dip_window == "battle":  # DW-BATTLE: only the other party, when a ceasefire is possible
+            return [q for q in range(self.num_players) if q != p and self._offer_kinds(p, q)]
+        # otherwise ``_offer_kinds`` holds PAYMENT for every seat still in the game and nothing for another
+        return [q for q in range(self.num_players) if q != p and not self.eliminated[q]]
 
     def _offer_kinds(self, p: int, q: int) -> list[int]:
         if self.eliminated[q]:
@@ -518,10 +536,17 @@ def diplomacy_fields(n: int) -> list:
     ]
 
 
+def diplomacy_sources(e, seat: int) -> tuple:
+    """Everything ``encode_diplomacy`` reads for ``seat``: the encoder rewrites the fields only when it changed."""
+    return e.treaties, e.round if e.treaties else 0, e.war_declared, e.ceasefires, e.team_of
+
+
 def encode_diplomacy(e, seat: int, out, L, rel: list[int], to_rel: list[int]) -> None:
+    """The fields treaties, war_declared, ceasefire and teams, written whole."""
     n = e.num_players
     k = len(STATE_TREATIES)
     tv = out[L["treaties"]].reshape(n, n, k + 1)
+    tv[:] = 0
     for t in e.treaties:
         a, b = t["parties"]
         if t["secret"] and seat not in (a, b):
@@ -531,15 +556,32 @@ def encode_diplomacy(e, seat: int, out, L, rel: list[int], to_rel: list[int]) ->
             tv[i, j, STATE_TREATIES.index(t["kind"])] = term
             if t["fee"]:
                 tv[i, j, k] = 1
-    wd = out[L["war_declared"]].reshape(n, n)
+    declared = e.war_declared
+    out[L["war_declared"]] = [declared[p][q] > 0 for p in rel for q in rel]
     cf = out[L["ceasefire"]].reshape(n, n)
-    for i, p in enumerate(rel):
-        for j, q in enumerate(rel):
-            wd[i, j] = e.war_declared[p][q] > 0
-            cf[i, j] = e.in_ceasefire(p, q) if p != q else 0
+    cf[:] = 0
+    if e.ceasefires:  # none most of the time
+        for i, p in enumerate(rel):
+            for j, q in enumerate(rel):
+                cf[i, j] = e.in_ceasefire(p, q) if p != q else 0
+    if e.team_of is not None:
+        out[L["teams"]] = [e.team_of[p] == e.team_of[q] for p in rel for q in rel]
+    else:
+        out[L["teams"]] = 0
+
+
+def offer_sources(e, seat: int):
+    """The offer ``seat`` sees (its parties only), or None: what ``encode_offer`` reads."""
     o = e.offer
-    if o is not None and seat in (o["from"], o["to"]):
-        ov = out[L["offer"]]
+    return o if o is not None and seat in (o["from"], o["to"]) else None
+
+
+def encode_offer(e, seat: int, ov, to_rel: list[int]) -> None:
+    """The field offer, written whole."""
+    ov[:] = 0
+    o = offer_sources(e, seat)
+    if o is not None:
+        n = e.num_players
         ov[to_rel[o["from"]]] = 1
         ov[n + to_rel[o["to"]]] = 1
         base = 2 * n
@@ -553,12 +595,7 @@ def encode_diplomacy(e, seat: int, out, L, rel: list[int], to_rel: list[int]) ->
         if o["amount"]:
             ov[base + (1 if o["payer"] == o["from"] else 2)] = min(1.0, o["amount"] / 5000)
         ov[base + 3] = o["secret"]
-    if e.team_of is not None:
-        tm = out[L["teams"]].reshape(n, n)
-        for i, p in enumerate(rel):
-            for j, q in enumerate(rel):
-                tm[i, j] = e.team_of[p] == e.team_of[q]
 
 
 __all__ = ["DiplomacyMixin", "MAX_OPPONENTS", "MAX_TERM", "TREATY_NAMES", "Treaty", "diplomacy_fields",
-           "encode_diplomacy"]
+           "diplomacy_sources", "encode_diplomacy", "encode_offer", "offer_sources"]

@@ -221,8 +221,10 @@ class EconomyMixin:
         opts: list[tuple] = []
         if self.can_take_loan(p):
             opts.append(((Head.CTRL, Ctrl.TAKE_LOAN),))
-        u = self.units[p]
+        u, army = self.units[p], self.army[p]
         for n in range(self.board.num_nodes):
+            if not army[n]:  # the sum of p's units there
+                continue
             base = n * NT
             for t in range(NT):
                 if u[base + t]:
@@ -231,6 +233,8 @@ class EconomyMixin:
             if oid >= 0:
                 opts.append(((Head.OBJECT, s),))
         for n in self.land_nodes:
+            if p not in (self.civil_owner[n], self.mil_owner[n], self.cath_owner[n]):
+                continue
             for cls in range(3):
                 if self.building_owner_at(n, cls) == p:
                     opts.append(((Head.BUILD, self.building_kind_at(n, cls)), (Head.NODE, n)))

@@ -5,24 +5,34 @@ choices before the reveal, the goal sides of other seats' cards, cards another s
 from, and the order of both decks. Everything is scaled into [0, 1] (counts divided by their
 largest value, clipped). ``MedioevoEncoder(...).layout`` names every slice.
 
-Speed: the larger blocks (board, seats, supply) are cached and rebuilt only when their engine inputs
-change, compared by content (``_cached``); tests/medioevo_universale/test_encoder_cache.py checks them.
+Speed: the encoder keeps each seat's last observation and rewrites only the blocks whose engine inputs
+changed, told by comparing the live inputs with copies taken when the block was written (``_changed``;
+by content, so no rule has to report its changes, and clones, pickles and tests editing the state are
+safe). The blocks shared by all observers (board, seat rows, supply) are built once in absolute seats
+and cached (``_versions``, ``_cached``); each call returns a copy. tests/medioevo_universale/
+test_encoder_cache.py checks the result against a fresh encoder at every step of random games.
 """
 from __future__ import annotations
 
 import copy
+from math import inf
 
 import numpy as np
 
 from ..core.encoder import Field, ObservationEncoder, ObsLayout
-from .cards import card_move_fields, encode_card_choice, encode_card_effects, encode_card_moves
+from .cards import (
+    card_choice_sources, card_effects_sources, card_move_fields, card_moves_sources, encode_card_choice,
+    encode_card_effects, encode_card_moves,
+)
 from .codec import MedioevoCodec
 from .constants import NUM_PHASES as _ALL_PHASES, NUM_SLOTS, NUM_UNIT_TYPES, PHASE_NAMES, STAGE_NAMES, Phase
 from .data import EMPIRES, GOAL_KEYS, VEHICLE_KINDS, game_data
-from .diplomacy import diplomacy_fields, encode_diplomacy
-from .technologies import appointment_fields, encode_appointments, encode_technologies, technology_fields
-from .technologies import encode_invasion, invasion_fields
-from .variants import encode_variants, variant_fields
+from .diplomacy import diplomacy_fields, diplomacy_sources, encode_diplomacy, encode_offer, offer_sources
+from .technologies import (
+    appointment_fields, appointments_sources, encode_appointments, encode_invasion, encode_technologies,
+    invasion_fields, technology_fields, technology_sources,
+)
+from .variants import encode_variants, show_purchase_snapshot, variant_fields
 
 NT = NUM_UNIT_TYPES
 NUM_PHASES = _ALL_PHASES - 1  # GAME_OVER is never a decision; its slot means "not my decision"
@@ -37,22 +47,51 @@ _TREE_PHASES = (Phase.PURCHASE, Phase.DEFICIT, Phase.EVENT_EFFECT, Phase.BUILDUP
 
 def _snapshot(value):
     """A copy of engine data that later changes of the engine's lists, dicts and sets cannot reach
-    (a list is copied element by element only if its first element is not a plain scalar)."""
+    (a list is copied element by element unless its first element is a number or a string: a list of
+    numbers is copied at C speed, and None often stands for a dict to come, as in ``route``)."""
     kind = type(value)
     if kind in _SCALARS:
         return value
-    if kind is list:
-        if value and type(value[0]) not in _SCALARS:
-            return [_snapshot(x) for x in value]
+    if kind is list and (not value or type(value[0]) in _FLAT):
         return value[:]
-    if kind is tuple:
-        return tuple([_snapshot(x) for x in value])
+    if kind is list or kind is tuple:
+        # the common items inline: a call per item costs more than the copying
+        copies = [x if type(x) in _SCALARS else x[:] if type(x) is list and (not x or type(x[0]) in _FLAT)
+                  else _snapshot(x) for x in value]
+        return copies if kind is list else tuple(copies)
     if kind is dict:
-        return {k: _snapshot(x) for k, x in value.items()}
+        return {k: x if type(x) in _SCALARS else x[:] if type(x) is list and (not x or type(x[0]) in _FLAT)
+                else _snapshot(x) for k, x in value.items()}
+    if kind is set:
+        return set(value)  # set elements are hashable, so taken as unchanging
     return copy.deepcopy(value)
 
 
 _SCALARS = (int, bool, float, str, type(None))
+_FLAT = (int, bool, float, str)
+
+
+def _positions(*shape: int) -> np.ndarray:
+    """Each entry's flat position in an array of ``shape``."""
+    return np.arange(int(np.prod(shape))).reshape(shape)
+
+
+def _small_ints(rows: list[list[int]]) -> np.ndarray:
+    """The numbers of ``rows`` in one flat float32 array; through bytes when they fit (0..255), which is many
+    times faster than numpy's conversion of lists."""
+    try:
+        return np.frombuffer(b"".join([bytes(row) for row in rows]), np.uint8).astype(np.float32)
+    except (TypeError, ValueError):
+        return np.array(rows, dtype=np.float32).ravel()
+
+
+def _changed(seen: dict, name: str, sources) -> bool:
+    """Whether the block ``name`` of a seat's output was written from other ``sources`` (then remembers a
+    copy). None as sources means an empty block, which is what a new output holds."""
+    if seen.get(name) == sources:
+        return False
+    seen[name] = _snapshot(sources)
+    return True
 
 
 class MedioevoEncoder(ObservationEncoder):
@@ -165,6 +204,11 @@ class MedioevoEncoder(ObservationEncoder):
         fields += appointment_fields()  # Ernennung
         fields += invasion_fields(nn)  # Kartografie in W-INVADE
         self.layout = ObsLayout(fields)
+        # the fields each encode_* function of another module writes, as one run to zero before it does
+        self._variant_region, self._technology_region = (
+            slice(self.layout.slices[group[0].name].start, self.layout.slices[group[-1].name].stop)
+            for group in (variant_fields(n), technology_fields(nn)))
+        self._variants_on = config.empire_auction or config.blood_markers or config.hidden_purchases
         static = np.zeros((nn, STATIC_FEATURES), dtype=np.float32)
         for i in range(nn):
             static[i, 0] = b.is_sea[i]
@@ -176,304 +220,474 @@ class MedioevoEncoder(ObservationEncoder):
             static[i, 12 + (b.empire[i] if b.empire[i] >= 0 else 6)] = 1
         self._static = static
         self._seat_orders = [[(seat + k) % n for k in range(n)] for seat in range(n)]
+        self._to_rel = [[(p - seat) % n for p in range(n)] for seat in range(n)]
         self._comp = d.comp
         self._cards = d.cards
         self._events = d.events
-        # The board blocks are built once in absolute seats and cached (see _fill_board); these index
-        # arrays turn them into each observer's relative view.
+        # The board blocks are built once in absolute seats and cached (see _fill_board). Per observer and
+        # block, the position in the flat absolute block of each entry of the observer's block: the
+        # rotation to relative seats applied once to positions, then to values by np.take.
         slices = self.layout.slices
-        self._seat_order_index = [np.array(order) for order in self._seat_orders]
-        self._owner_columns = [np.array([0] + [1 + p for p in order]) for order in self._seat_orders]
-        self._building_columns = [
-            np.array(list(range(6)) + [6 + g * (n + 1) + c for g in range(3) for c in columns])
-            for columns in self._owner_columns]
+        self._gather = []
+        for order in self._seat_orders:
+            owners = [0] + [1 + p for p in order]
+            building_columns = list(range(6)) + [6 + g * (n + 1) + c for g in range(3) for c in owners]
+            positions = {
+                "node_controller": _positions(nn, n + 1)[:, owners],
+                "node_marker": _positions(nn, n + 1)[:, owners],
+                "node_units": _positions(n, nn, NT)[order].transpose(1, 0, 2),
+                "node_stopped": _positions(n, nn)[order].T,
+                "node_buildings": _positions(nn, 6 + 3 * (n + 1))[:, building_columns],
+                "node_objects": _positions(nn, n, len(VEHICLE_KINDS))[:, order],
+                "node_aboard": _positions(nn, n)[:, order],
+            }
+            self._gather.append({name: np.ascontiguousarray(at).ravel() for name, at in positions.items()})
         # each relative seat's fields form one run: the scalar fields, then hand and rotated cards
         self._seat_start = slices["seat0_ep"].start
         self._seat_stride = slices["seat0_rotated"].stop - self._seat_start
         self._hand_offset = slices["seat0_hand"].start - self._seat_start
         self._rotated_offset = slices["seat0_rotated"].start - self._seat_start
         self._num_empires = len(EMPIRES)
+        self._money_seats = range(n) if config.reveal_money else range(1)  # relative seats whose money is seen
+        # _build_seat_row: per entry of a seat's row, (offset, scale, low, high) of (value + offset) / scale
+        scaling = [(EP_OFFSET, EP_SCALE, 0, 1), (0, MONEY_SCALE, -inf, 1), (0, 1, -inf, inf), (0, 5, -inf, inf)]
+        scaling += [(0, 1, -inf, inf)] * (2 + 5)  # loan flags, tax
+        scaling += [(0, 4, -inf, inf)] * 6 + [(0, 1, -inf, inf)] * 6 + [(0, 12, -inf, 1)] * 12  # tech, tokens
+        scaling += [(0, 10, -inf, 1), (0, 8, -inf, inf), (0, 1, -inf, inf), (0, 1, -inf, 1), (0, 10, -inf, 1),
+                    (0, 1, -inf, inf)]  # cards .. purchases
+        scaling += [(0, 1, -inf, inf)] * len(EMPIRES) + [(0, 50, -inf, 1), (0, 10, -inf, inf)]  # empire, pieces
+        scaling += [(0, 10, -inf, 1)] * NT  # capitulated
+        self._row_scaling = tuple(np.array(column, dtype=np.float64) for column in zip(*scaling))
+        assert len(scaling) == self._hand_offset
         head_fields = ("phase", "stage", "round", "acting_seat", "turn_order", "horde", "supply", "revealed_bids")
         self._head_offsets = {name: slices[name].start for name in head_fields}
         self._head_size = slices["revealed_bids"].stop
+        self._turn_size = slices["turn_order"].start  # phase .. acting_seat
         assert slices["phase"].start == 0 and self._head_size == slices["seat0_ep"].start
-        self._memo: dict = {}
+        self._memo: dict = {}  # blocks shared by all observers (see _cached)
+        self._version = 0  # the last version number given (see _versions)
+        # per seat: its last observation, updated in place, and what each block was written from
+        self._outputs: dict[int, tuple[np.ndarray, dict]] = {}
 
     def encode(self, engine, seat: int) -> np.ndarray:
         e = engine
         n, nn = self.num_players, self.nn
         rel = self._seat_orders[seat]  # rel[i] = absolute seat of relative seat i
-        to_rel = [(p - seat) % n for p in range(n)]
-        out = np.zeros(self.layout.size, dtype=np.float32)
+        to_rel = self._to_rel[seat]
+        state = self._outputs.get(seat)
+        if state is None:
+            state = self._outputs[seat] = (np.zeros(self.layout.size, dtype=np.float32), {})
+        out, seen = state  # this seat's last observation, and what each of its blocks was written from
         L = self.layout.slices
         acting = e.current_player
         mine = acting == seat
-        # the public head (phase .. revealed_bids) is one run of fields: filled as a list, copied once
+        phase = e.phase
+        # the public head (phase .. revealed_bids): the turn's one-hots, then the rest filled as a list
         at = self._head_offsets
-        head = [0.0] * self._head_size
-        head[at["phase"] + (e.phase if mine else Phase.GAME_OVER)] = 1.0
-        head[at["stage"] + e.stage] = 1.0
-        head[at["round"]:at["round"] + 3] = (e.round / 12, e.num_rounds / 12, min(1.0, e.ep_limit / 100))
-        if acting >= 0:
-            head[at["acting_seat"] + to_rel[acting]] = 1.0
-        for i, p in enumerate(rel):
-            head[at["turn_order"] + i * n + e.position[p]] = 1.0
-        head[at["horde"]:at["horde"] + 6] = (e.horde[0] / 2, e.horde[1], e.horde[2],
-                                             e.barb_dice[0] / 4, e.barb_dice[1] / 6, e.barb_dice[2] / 8)
+        if _changed(seen, "turn", (phase if mine else Phase.GAME_OVER, e.stage, e.round, e.num_rounds, e.ep_limit,
+                                   acting)):
+            out[:self._turn_size] = 0
+            out[at["phase"] + (phase if mine else Phase.GAME_OVER)] = 1.0
+            out[at["stage"] + e.stage] = 1.0
+            out[at["round"]:at["round"] + 3] = (e.round / 12, e.num_rounds / 12, min(1.0, e.ep_limit / 100))
+            if acting >= 0:
+                out[at["acting_seat"] + to_rel[acting]] = 1.0
         supply = self._cached("supply", (e.building_supply, e.vehicle_supply, e.siege_supply, e.barb_supply,
                                          e.token_supply, len(e.deck), len(e.event_deck)),
                               lambda: self._supply_block(e))[1]
-        head[at["supply"]:at["supply"] + len(supply)] = supply
-        head[at["revealed_bids"]:at["revealed_bids"] + n] = [min(1.0, e.bids_revealed[p] / BID_SCALE) for p in rel]
-        out[:self._head_size] = head
-        reveal = self.config.reveal_money
+        if _changed(seen, "public", (e.position, e.horde, e.barb_dice, e.bids_revealed, supply)):
+            start = self._turn_size
+            public = [0.0] * (self._head_size - start)
+            for i, p in enumerate(rel):
+                public[at["turn_order"] - start + i * n + e.position[p]] = 1.0
+            public[at["horde"] - start:at["horde"] - start + 6] = (
+                e.horde[0] / 2, e.horde[1], e.horde[2], e.barb_dice[0] / 4, e.barb_dice[1] / 6, e.barb_dice[2] / 8)
+            public[at["supply"] - start:at["supply"] - start + len(supply)] = supply
+            public[at["revealed_bids"] - start:at["revealed_bids"] - start + n] = [
+                min(1.0, e.bids_revealed[p] / BID_SCALE) for p in rel]
+            out[start:self._head_size] = public
+        # the seat rows and the board: each checked whole first, one comparison while nothing changed
+        row_inputs = (e.ep, e.loans, e.loan_taken, e.loan_repaid, e.tax_rate, e.tech, e.tech_bought, e.tokens,
+                      e.tokens_flipped, e.hand, e.markers_left, e.eliminated, e.missed_interest, e.units_bought,
+                      e.card_bought, e.empire_of, e.slots, e.capitulated, e.rotated)
         stride = self._seat_stride
-        for i, p in enumerate(rel):
+        if self._stale(seen, "seats", row_inputs + (e.army, e.cargo)):  # army, slots, cargo: total_units
+            per_seat = list(zip(*row_inputs))  # each seat's share of the inputs
+            rows = seen.get("rows")
+            if rows is None:
+                rows = seen["rows"] = [None] * n  # the cached row written for each relative seat
+            for i, p in enumerate(rel):
+                row = self._seat_row(e, p, per_seat[p])
+                if rows[i] is not row:
+                    rows[i] = row
+                    base = self._seat_start + i * stride
+                    out[base:base + stride] = row
+        # money (and money_known) is kept out of the cached rows: it changes at many steps
+        for i in self._money_seats:
+            p = rel[i]
             base = self._seat_start + i * stride
-            out[base:base + stride] = self._seat_row(e, p, p == seat or reveal)
-        self._fill_board(e, seat, out)  # the per-node blocks
-        if e.phase in (Phase.TRADE, Phase.PLACE_CUBE):
+            out[base + 1:base + 3] = (min(1.0, max(0, e.money[p]) / MONEY_SCALE), 1.0)
+        control = e.control_map()  # cached by the engine
+        board = self._versions("board", (
+            control, e.playable, e.units, e.stopped, e.barb, e.marker, e.cubes, e.objs, e.goods, e.cargo,
+            e.land_nodes, e.civil, e.civil_owner, e.civil_dmg, e.mil, e.mil_owner, e.mil_dmg, e.cath_owner,
+            e.cath_dmg))
+        last = seen.get("board")
+        if last is not board:
+            seen["board"] = board
+            self._fill_board(e, seat, out, seen, board[1], None if last is None else last[1], control)
+        # The blocks below are rewritten (zeroed first) when their inputs changed, or, for the blocks used
+        # only in some phases, while they are in use and once more to clear them.
+        trading = phase == Phase.TRADE or phase == Phase.PLACE_CUBE
+        if trading or seen.get("trade"):
+            seen["trade"] = trading
             tv = out[L["trade"]]
-            tv[3 if e.phase == Phase.PLACE_CUBE else ("", "buy", "sell").index(e.trade_action)] = 1
-            tv[4 + e.slots[e.actor].index(e.trader)] = 1
-            for g in e.sold_now:
-                tv[4 + NUM_SLOTS + g] = min(1.0, tv[4 + NUM_SLOTS + g] + 1 / 6)
-        rv = out[L["routes"]]
-        rs = rv[:nn * n * 2].reshape(nn, n, 2)
-        for p in range(n):
-            route = e.route[p]
-            if route is not None:
-                for node, done in zip(route["stages"], route["established"]):
-                    rs[node, to_rel[p], 1 if done else 0] = 1
-        if e.route_draft is not None:
-            for node in e.route_draft["stages"]:
-                rv[nn * n * 2 + node] = 1
-            if e.route_draft["length"]:
-                rv[nn * n * 2 + nn + (4, 6, 8).index(e.route_draft["length"])] = 1
-        rv[-1] = min(1.0, e.route_points_left / 6) if e.phase == Phase.ROUTE_POINTS else 0
-        out[L["at_war"]] = [e.at_war[p][q] for p in rel for q in rel]
-        if e.phase == Phase.MOVE:
+            tv[:] = 0
+            if trading:
+                tv[3 if phase == Phase.PLACE_CUBE else ("", "buy", "sell").index(e.trade_action)] = 1
+                tv[4 + e.slots[e.actor].index(e.trader)] = 1
+                for g in e.sold_now:
+                    tv[4 + NUM_SLOTS + g] = min(1.0, tv[4 + NUM_SLOTS + g] + 1 / 6)
+        points_left = e.route_points_left if phase == Phase.ROUTE_POINTS else 0
+        if _changed(seen, "routes", (e.route, e.route_draft, points_left)):
+            rv = out[L["routes"]]
+            rv[:] = 0
+            rs = rv[:nn * n * 2].reshape(nn, n, 2)
+            for p in range(n):
+                route = e.route[p]
+                if route is not None:
+                    for node, done in zip(route["stages"], route["established"]):
+                        rs[node, to_rel[p], 1 if done else 0] = 1
+            if e.route_draft is not None:
+                for node in e.route_draft["stages"]:
+                    rv[nn * n * 2 + node] = 1
+                if e.route_draft["length"]:
+                    rv[nn * n * 2 + nn + (4, 6, 8).index(e.route_draft["length"])] = 1
+            rv[-1] = min(1.0, points_left / 6)
+        if _changed(seen, "at_war", e.at_war):
+            out[L["at_war"]] = [e.at_war[p][q] for p in rel for q in rel]
+        moving = phase == Phase.MOVE
+        if moving or seen.get("move"):
+            seen["move"] = moving
             mv = out[L["move"]]
-            if e.carrier < 0:
-                mv[NUM_SLOTS] = 1
-            else:
-                mv[e.slots[e.actor].index(e.carrier)] = 1
-            node = e.carrier_node()
-            mv[NUM_SLOTS + 1 + node] = 1
-            cargo = e.carrier_cargo()
-            base = NUM_SLOTS + 1 + nn
-            for t in range(NT):
-                mv[base + t] = min(1.0, cargo[t] / 9)
-            mv[base + NT] = min(1.0, e.move_steps / 10)
-            mv[base + NT + 1] = 0 if e.carrier < 0 else min(1.0, e.objs[e.carrier][4] / 8)
-        bt = e.bt
-        if bt is not None:
-            bv = out[L["battle"]]
-            bv[bt["node"]] = 1
-            k = nn
-            for side in (0, 1):
-                owner = bt["owners"][side]
-                bv[k + (0 if owner < 0 else 1 + to_rel[owner])] = 1
-                k += n + 1
-            bv[k] = min(1.0, bt["round"] / 10)
-            k += 1
-            for side in (0, 1):
-                for j, top in enumerate((4, 6, 8)):
-                    bv[k + 3 * side + j] = bt["dice"][side][j] / 8
-            k += 6
-            bv[k:k + 4] = (min(1.0, bt["av"][0] / 64), min(1.0, bt["av"][1] / 64), bt["lv"][0] / 8, bt["lv"][1] / 8)
-            k += 4
-            for side in (0, 1):
-                for mode, a in bt["cap"][side]:
-                    bv[k + 12 * side + 4 * mode + a] = min(1.0, bv[k + 12 * side + 4 * mode + a] + 1 / 3)
-            k += 24
-            for side in (0, 1):
-                for j, t in enumerate((2, 0, 1, 3)):
-                    bv[k + 4 * side + j] = bt["active"][side][t]
-            k += 8
-            if bt["damage"] is not None:
-                side, points, restricted = bt["damage"]
-                bv[k:k + 3] = (min(1.0, points / 20), restricted, side)
-            k += 3
-            bv[k:k + 2] = (min(1.0, bt["sac"][0] / 10), min(1.0, bt["sac"][1] / 10))
-            bv[k + 2] = min(1.0, bt["super_left"] / 5)
-            bv[k + 3] = bt["retreat"]
-            sv = out[L["battle_siege"]]
-            for side in (0, 1):
-                if bt["protect"][side] >= 0:
-                    sv[3 * side + bt["protect"][side]] = 1
+            mv[:] = 0
+            if moving:
+                if e.carrier < 0:
+                    mv[NUM_SLOTS] = 1
+                else:
+                    mv[e.slots[e.actor].index(e.carrier)] = 1
+                node = e.carrier_node()
+                mv[NUM_SLOTS + 1 + node] = 1
+                cargo = e.carrier_cargo()
+                base = NUM_SLOTS + 1 + nn
                 for t in range(NT):
-                    sv[6 + NT * side + t] = min(1.0, bt["crew"][side][t] / 3)
-            if bt["offer"] >= 0 and e.phase == Phase.CAPITULATION_ANSWER:
-                bv[k + 4 + bt["offer"]] = 1
-        evv = out[L["events"]]
-        symbols = ("movement", "units", "buildings", "goods")
-        if e.event_card >= 0:
-            ev = self._events[e.event_card]
-            for i, sym in enumerate(ev.symbols):
-                evv[4 * i + symbols.index(sym)] = 1
-            for node in ev.regions | ev.seas:
-                evv[12 + node] = 1
-        if e.event_deck:
-            evv[12 + nn + e.tax_rates.index(self._events[e.event_deck[-1]].allowed_tax)] = 1
-        k = 12 + nn + 5
-        if e.ev_effect is not None:
-            evv[k + symbols.index(e.ev_effect["symbol"])] = 1
-            evv[k + 4] = min(1.0, e.ev_effect["left"] / 4)
-        evv[k + 5] = e.buildup_left / 3 if e.ev_stage == "buildup" else 0
-        for p in e.revolt_queue:
-            evv[k + 6 + to_rel[p]] = min(1.0, evv[k + 6 + to_rel[p]] + 0.2)
+                    mv[base + t] = min(1.0, cargo[t] / 9)
+                mv[base + NT] = min(1.0, e.move_steps / 10)
+                mv[base + NT + 1] = 0 if e.carrier < 0 else min(1.0, e.objs[e.carrier][4] / 8)
+        bt = e.bt
+        if bt is not None or seen.get("battle"):
+            seen["battle"] = bt is not None
+            bv = out[L["battle"]]
+            sv = out[L["battle_siege"]]
+            bv[:] = 0
+            sv[:] = 0
+            if bt is not None:
+                self._write_battle(e, bt, to_rel, bv, sv)
+        if _changed(seen, "events", (e.event_card, e.event_deck[-1] if e.event_deck else -1, e.tax_rates,
+                                     e.ev_effect, e.buildup_left if e.ev_stage == "buildup" else 0,
+                                     e.revolt_queue)):
+            evv = out[L["events"]]
+            evv[:] = 0
+            symbols = ("movement", "units", "buildings", "goods")
+            if e.event_card >= 0:
+                ev = self._events[e.event_card]
+                for i, sym in enumerate(ev.symbols):
+                    evv[4 * i + symbols.index(sym)] = 1
+                for node in ev.regions | ev.seas:
+                    evv[12 + node] = 1
+            if e.event_deck:
+                evv[12 + nn + e.tax_rates.index(self._events[e.event_deck[-1]].allowed_tax)] = 1
+            k = 12 + nn + 5
+            if e.ev_effect is not None:
+                evv[k + symbols.index(e.ev_effect["symbol"])] = 1
+                evv[k + 4] = min(1.0, e.ev_effect["left"] / 4)
+            evv[k + 5] = e.buildup_left / 3 if e.ev_stage == "buildup" else 0
+            for p in e.revolt_queue:
+                evv[k + 6 + to_rel[p]] = min(1.0, evv[k + 6 + to_rel[p]] + 0.2)
         cq = e.conquest
-        if cq is not None and cq["items"]:
+        conquering = cq is not None and bool(cq["items"])
+        if conquering or seen.get("conquest"):
+            seen["conquest"] = conquering
             cv = out[L["conquest"]]
-            kind, x = cq["items"][0]
-            where = cq["node"]
-            if kind == "b":
-                cv[x] = 1
-                cv[10] = e.building_level_at(where, x) / 3
-            elif kind == "o":
-                cv[3 + e.objs[x][1]] = 1
-                cv[10] = e.objs[x][2] / 3
-            elif kind == "c":
-                cv[8] = 1
-            else:
-                cv[9] = 1
-                where = x
-            cv[11 + where] = 1
+            cv[:] = 0
+            if conquering:
+                kind, x = cq["items"][0]
+                where = cq["node"]
+                if kind == "b":
+                    cv[x] = 1
+                    cv[10] = e.building_level_at(where, x) / 3
+                elif kind == "o":
+                    cv[3 + e.objs[x][1]] = 1
+                    cv[10] = e.objs[x][2] / 3
+                elif kind == "c":
+                    cv[8] = 1
+                else:
+                    cv[9] = 1
+                    where = x
+                cv[11 + where] = 1
         # private
-        out[L["my_bid"]] = (min(1.0, e.bids[seat] / BID_SCALE) if e.phase in (Phase.BID, Phase.TIE_BID) else 0,
-                            min(1.0, e.tie_extra[seat] / BID_SCALE))
-        if e.tax_pending[seat] >= 0:
-            out[L["my_tax_choice"]][e.tax_rates.index(e.tax_pending[seat])] = 1
-        out[L["my_tp"]] = [min(1.0, x / 10) for x in e.tp[seat]]
-        if mine and e.phase == Phase.KEEP_CARD:
+        bid = e.bids[seat] if phase in (Phase.BID, Phase.TIE_BID) else 0
+        if _changed(seen, "private", (bid, e.tie_extra[seat], e.tax_pending[seat], e.tax_rates, e.tp[seat])):
+            out[L["my_bid"]] = (min(1.0, bid / BID_SCALE), min(1.0, e.tie_extra[seat] / BID_SCALE))
+            tax = out[L["my_tax_choice"]]
+            tax[:] = 0
+            if e.tax_pending[seat] >= 0:
+                tax[e.tax_rates.index(e.tax_pending[seat])] = 1
+            out[L["my_tp"]] = [min(1.0, x / 10) for x in e.tp[seat]]
+        keeping = mine and phase == Phase.KEEP_CARD
+        if keeping or seen.get("drawn"):
+            seen["drawn"] = keeping
             drawn = out[L["my_drawn"]]
-            for c in e.drawn:
-                drawn[c] = 1
-        goals = out[L["my_goals"]].reshape(len(GOAL_KEYS), 2)
+            drawn[:] = 0
+            if keeping:
+                for c in e.drawn:
+                    drawn[c] = 1
+        goals = [0.0] * (2 * len(GOAL_KEYS))  # per template: lowest scaled threshold, met
         for c in e.hand[seat]:
             key, threshold = e.goal_of[c]
             scaled = min(1.0, threshold / 20) if threshold <= 20 else min(1.0, threshold / 2000)
-            if goals[key, 0] == 0 or scaled < goals[key, 0]:
-                goals[key, 0] = scaled
-            goals[key, 1] = max(goals[key, 1], float(e.goal_met(seat, (key, threshold))))
-        mo = out[L["my_objects"]].reshape(NUM_SLOTS, len(VEHICLE_KINDS) + 3)
-        for s, oid in enumerate(e.slots[seat]):
-            if oid >= 0:
-                o = e.objs[oid]
-                mo[s, o[1]] = 1
-                mo[s, 5] = o[2] / 3
-                mo[s, 6] = max(0, o[3]) / nn
-                mo[s, 7] = min(1.0, o[4] / 8)
-        if mine:
+            if goals[2 * key] == 0 or scaled < goals[2 * key]:
+                goals[2 * key] = scaled
+            if not goals[2 * key + 1] and e.goal_met(seat, (key, threshold)):
+                goals[2 * key + 1] = 1.0
+        if seen.get("goals") != goals:
+            seen["goals"] = goals
+            out[L["my_goals"]] = goals
+        if _changed(seen, "objects", (e.slots[seat], [e.objs[oid] for oid in e.slots[seat] if oid >= 0])):
+            mo = out[L["my_objects"]].reshape(NUM_SLOTS, len(VEHICLE_KINDS) + 3)
+            mo[:] = 0
+            for s, oid in enumerate(e.slots[seat]):
+                if oid >= 0:
+                    o = e.objs[oid]
+                    mo[s, o[1]] = 1
+                    mo[s, 5] = o[2] / 3
+                    mo[s, 6] = max(0, o[3]) / nn
+                    mo[s, 7] = min(1.0, o[4] / 8)
+        choosing = mine and phase in _TREE_PHASES and bool(e.prefix)
+        if choosing or seen.get("pending"):
+            seen["pending"] = choosing
             pend = out[L["pending"]]
-            for move in e.prefix if e.phase in _TREE_PHASES else ():
-                pend[self._codec.encode(move)] = 1
-            if e.phase == Phase.PLACE_MARKER:
-                mo2 = out[L["marker_origin"]]
+            pend[:] = 0
+            if choosing:
+                for move in e.prefix:
+                    pend[self._codec.encode(move)] = 1
+        placing = mine and phase == Phase.PLACE_MARKER
+        if placing or seen.get("marker_origin"):
+            seen["marker_origin"] = placing
+            mo2 = out[L["marker_origin"]]
+            mo2[:] = 0
+            if placing:
                 mo2[0] = min(1.0, e.markers_to_place / 3)
                 mo2[1 + e.marker_origin] = 1
-        encode_variants(e, seat, out, L, rel, to_rel)
-        encode_diplomacy(e, seat, out, L, rel, to_rel)
-        encode_technologies(e, out, L)
-        encode_card_effects(e, seat, out[L["card_effects"]])
-        encode_card_choice(e, seat, out[L["my_card_choice"]])
-        encode_card_moves(e, out, L, rel)
-        encode_appointments(e, out, L)
-        encode_invasion(e, out, L)
-        return out
+        if self._variants_on or e.auction_round:
+            out[self._variant_region] = 0
+            encode_variants(e, seat, out, L, rel, to_rel)
+        if _changed(seen, "diplomacy", diplomacy_sources(e, seat)):
+            encode_diplomacy(e, seat, out, L, rel, to_rel)
+        if _changed(seen, "offer", offer_sources(e, seat)):
+            encode_offer(e, seat, out[L["offer"]], to_rel)
+        if _changed(seen, "technologies", technology_sources(e)):
+            out[self._technology_region] = 0
+            encode_technologies(e, out, L)
+        if _changed(seen, "card_effects", card_effects_sources(e, seat)):
+            v = out[L["card_effects"]]
+            v[:] = 0
+            encode_card_effects(e, seat, v)
+        if _changed(seen, "card_choice", card_choice_sources(e, seat)):
+            v = out[L["my_card_choice"]]
+            v[:] = 0
+            encode_card_choice(e, seat, v)
+        if _changed(seen, "card_moves", card_moves_sources(e)):
+            out[L["card_vehicles"]] = 0
+            out[L["card_movement"]] = 0
+            encode_card_moves(e, out, L, rel)
+        if _changed(seen, "appointments", appointments_sources(e)):
+            out[L["tech_appointed"]] = 0
+            encode_appointments(e, out, L)
+        use = e.tech_use
+        invaded = use["node"] if use is not None and use["window"] == "invade" else -1
+        if seen.get("invaded", -1) != invaded:
+            seen["invaded"] = invaded
+            out[L["tech_invaded"]] = 0
+            encode_invasion(e, out, L)
+        obs = out.copy()  # callers may keep observations: later calls must not change them
+        if self.config.hidden_purchases:
+            show_purchase_snapshot(e, seat, obs, L, rel, to_rel)
+        return obs
+
+    def _write_battle(self, e, bt: dict, to_rel: list[int], bv: np.ndarray, sv: np.ndarray) -> None:
+        """The battle in progress into the zeroed ``battle`` and ``battle_siege`` fields."""
+        n, nn = self.num_players, self.nn
+        bv[bt["node"]] = 1
+        k = nn
+        for side in (0, 1):
+            owner = bt["owners"][side]
+            bv[k + (0 if owner < 0 else 1 + to_rel[owner])] = 1
+            k += n + 1
+        bv[k] = min(1.0, bt["round"] / 10)
+        k += 1
+        for side in (0, 1):
+            for j, top in enumerate((4, 6, 8)):
+                bv[k + 3 * side + j] = bt["dice"][side][j] / 8
+        k += 6
+        bv[k:k + 4] = (min(1.0, bt["av"][0] / 64), min(1.0, bt["av"][1] / 64), bt["lv"][0] / 8, bt["lv"][1] / 8)
+        k += 4
+        for side in (0, 1):
+            for mode, a in bt["cap"][side]:
+                bv[k + 12 * side + 4 * mode + a] = min(1.0, bv[k + 12 * side + 4 * mode + a] + 1 / 3)
+        k += 24
+        for side in (0, 1):
+            for j, t in enumerate((2, 0, 1, 3)):
+                bv[k + 4 * side + j] = bt["active"][side][t]
+        k += 8
+        if bt["damage"] is not None:
+            side, points, restricted = bt["damage"]
+            bv[k:k + 3] = (min(1.0, points / 20), restricted, side)
+        k += 3
+        bv[k:k + 2] = (min(1.0, bt["sac"][0] / 10), min(1.0, bt["sac"][1] / 10))
+        bv[k + 2] = min(1.0, bt["super_left"] / 5)
+        bv[k + 3] = bt["retreat"]
+        for side in (0, 1):
+            if bt["protect"][side] >= 0:
+                sv[3 * side + bt["protect"][side]] = 1
+            for t in range(NT):
+                sv[6 + NT * side + t] = min(1.0, bt["crew"][side][t] / 3)
+        if bt["offer"] >= 0 and e.phase == Phase.CAPITULATION_ANSWER:
+            bv[k + 4 + bt["offer"]] = 1
 
     # ------------------------------------------------------------------------ caches ----
-    def _cached(self, name: str, sources: tuple, build) -> tuple:
-        """The entry ``(copy of sources, build(), views)``, rebuilt only when the live engine data in
-        ``sources`` no longer equals the copy taken at the last build.
-
-        Comparing by content, not by a version counter, keeps the cache right whatever changes the engine
-        (any rule, a test editing the state, another engine). ``views`` caches what is derived from the
-        value per observer and goes with it."""
+    def _versions(self, name: str, sources: tuple) -> tuple:
+        """The entry ``(copy of sources, version of each source)``: a version is a number the encoder gives
+        a source's content when it first sees it, so blocks can be keyed by a few numbers. A new entry
+        whenever a source changed."""
         entry = self._memo.get(name)
         if entry is not None and entry[0] == sources:
             return entry
-        entry = self._memo[name] = (_snapshot(sources), build(), {})
+        copies = list(entry[0]) if entry is not None else [None] * len(sources)
+        versions = list(entry[1]) if entry is not None else [0] * len(sources)
+        for i, source in enumerate(sources):
+            if entry is None or copies[i] != source:
+                copies[i] = _snapshot(source)
+                self._version += 1
+                versions[i] = self._version
+        entry = self._memo[name] = (tuple(copies), versions)
         return entry
 
-    def _view(self, name: str, sources: tuple, build, key=None, view=None) -> np.ndarray:
-        """The flat block for one observer: ``view(build())``, both cached (``key`` names the view)."""
-        entry = self._cached(name, sources, build)
-        if view is None:
-            return entry[1]
-        views = entry[2]
-        flat = views.get(key)
-        if flat is None:
-            flat = views[key] = np.ascontiguousarray(view(entry[1])).ravel()
-        return flat
+    def _stale(self, seen: dict, name: str, sources: tuple) -> bool:
+        """Whether a seat must look at the group ``name`` of blocks again: ``sources`` (all their inputs)
+        changed since it last looked, as one copy shared by all seats tells."""
+        entry = self._memo.get(name)
+        if entry is None:
+            entry = self._memo[name] = (_snapshot(sources),)
+        elif entry[0] != sources:  # a new entry: every seat looks again; only the changed inputs are copied
+            entry = self._memo[name] = (tuple([x if x == y else _snapshot(y) for x, y in zip(entry[0], sources)]),)
+        if seen.get(name) is entry:
+            return False
+        seen[name] = entry
+        return True
 
-    def _fill_board(self, e, seat: int, out: np.ndarray) -> None:
+    def _cached(self, name: str, sources: tuple, build) -> tuple:
+        """The entry ``(copy of sources, build())``, rebuilt only when the live engine data in ``sources``
+        no longer equals the copy taken at the last build."""
+        entry = self._memo.get(name)
+        if entry is not None and entry[0] == sources:
+            return entry
+        entry = self._memo[name] = (_snapshot(sources), build())
+        return entry
+
+    def _put(self, out: np.ndarray, seen: dict, seat: int, field: str, key, build) -> None:
+        """Writes the block ``field`` into a seat's output unless it holds it already: ``build()``, flat and in
+        absolute seats, cached under ``key`` (versions of its inputs)."""
+        entry = self._memo.get(field)
+        if entry is None or entry[0] != key:
+            entry = self._memo[field] = (key, build())
+        if seen.get(field) is not entry:
+            seen[field] = entry
+            self._write(out, seat, field, entry[1])
+
+    def _write(self, out: np.ndarray, seat: int, field: str, block: np.ndarray) -> None:
+        """A flat absolute block into the observer's field, rotated to relative seats where it has seats."""
+        target = out[self.layout.slices[field]]
+        gather = self._gather[seat].get(field)
+        if gather is None:
+            target[:] = block
+        else:  # mode "clip" makes take unbuffered; every position is in range
+            np.take(block, gather, out=target, mode="clip")
+
+    def _fill_board(self, e, seat: int, out: np.ndarray, seen: dict, versions: list[int], last: list[int] | None,
+                    control: list[int]) -> None:
         """The per-node blocks, built in absolute seats (seat p in column 1 + p of one-hots, index p of seat
-        axes) and turned into the observer's relative seats by the index arrays of ``__init__``."""
+        axes) and turned into the observer's relative seats by the gather positions of ``__init__``.
+        ``versions`` are those of the sources listed in ``encode``, ``last`` those this seat's output shows
+        (None: nothing yet): only the blocks of changed sources are looked at."""
         n, nn = self.num_players, self.nn
-        L = self.layout.slices
-        owners = self._owner_columns[seat]
-        order = self._seat_order_index[seat]
-        view = self._view
-        out[L["node_static"]] = view("static", (e.playable,), lambda: self._static_block(e))
-        control = e.control_map()  # cached by the engine
-        out[L["node_controller"]] = view("controller", (control,), lambda: self._owner_one_hot(control),
-                                         seat, lambda a: a[:, owners])
-        out[L["node_units"]] = view(
-            "units", (e.units,), lambda: np.minimum(1.0, np.array(e.units, dtype=np.float32).reshape(n, nn, NT) / 10),
-            seat, lambda a: a[order].transpose(1, 0, 2))
-        out[L["node_stopped"]] = view(
-            "stopped", (e.stopped,),
-            lambda: np.minimum(1.0, np.array(e.stopped, dtype=np.float32).reshape(n, nn, NT).sum(axis=2) / 10).T,
-            seat, lambda a: a[:, order])
-        out[L["node_barbarians"]] = view("barbarians", (e.barb,),
-                                         lambda: np.minimum(1.0, np.asarray(e.barb, dtype=np.float32) / 5))
-        out[L["node_buildings"]] = view(
-            "buildings", (e.land_nodes, e.civil, e.civil_owner, e.civil_dmg, e.mil, e.mil_owner, e.mil_dmg,
-                          e.cath_owner, e.cath_dmg),
-            lambda: self._building_block(e), seat, lambda a: a[:, self._building_columns[seat]])
-        out[L["node_marker"]] = view("marker", (e.marker,), lambda: self._owner_one_hot(e.marker),
-                                     seat, lambda a: a[:, owners])
-        out[L["node_cubes"]] = view("cubes", (e.cubes,), lambda: np.asarray(e.cubes, dtype=np.float32).ravel())
-        entry = self._cached("vehicles", (e.objs, e.goods, e.cargo), lambda: self._vehicle_blocks(e))
-        objects, goods, aboard = entry[1]
-        views = entry[2]  # this observer's objects and aboard blocks
-        if seat not in views:
-            views[seat] = (objects[:, order].ravel(), aboard[:, order].ravel())
-        out[L["node_objects"]], out[L["node_aboard"]] = views[seat]
-        out[L["node_goods"]] = goods
+        changed = [True] * len(versions) if last is None else [a != b for a, b in zip(last, versions)]
+        put = self._put
+        if changed[0]:
+            put(out, seen, seat, "node_controller", versions[0], lambda: self._owner_one_hot(control).ravel())
+        if changed[1]:
+            put(out, seen, seat, "node_static", versions[1], lambda: self._static_block(e))
+        if changed[2]:
+            put(out, seen, seat, "node_units", versions[2], lambda: np.minimum(1.0, _small_ints(e.units) / 10))
+        if changed[3]:
+            put(out, seen, seat, "node_stopped", versions[3],
+                lambda: np.minimum(1.0, _small_ints(e.stopped).reshape(n, nn, NT).sum(axis=2).ravel() / 10))
+        if changed[4]:
+            put(out, seen, seat, "node_barbarians", versions[4], lambda: np.minimum(1.0, _small_ints([e.barb]) / 5))
+        if changed[5]:
+            put(out, seen, seat, "node_marker", versions[5], lambda: self._owner_one_hot(e.marker).ravel())
+        if changed[6]:
+            put(out, seen, seat, "node_cubes", versions[6], lambda: _small_ints(e.cubes))
+        if changed[7] or changed[8] or changed[9]:
+            # keyed by what the blocks read of the objects (not their MP, which changes at every step of a move)
+            key = ([o[:4] for o in e.objs.values()], versions[8], versions[9])
+            entry = self._memo.get("vehicles")
+            if entry is None or entry[0] != key:
+                entry = self._memo["vehicles"] = (key, self._vehicle_blocks(e))  # key: a new list, not engine data
+            if seen.get("vehicles") is not entry:
+                seen["vehicles"] = entry
+                for field, block in zip(("node_objects", "node_goods", "node_aboard"), entry[1]):
+                    self._write(out, seat, field, block)
+        if any(changed[10:]):
+            put(out, seen, seat, "node_buildings", tuple(versions[10:]), lambda: self._building_block(e).ravel())
 
-    def _seat_row(self, e, p: int, visible: bool) -> np.ndarray:
-        """Seat p's block (ep .. rotated), cached while its inputs are unchanged."""
-        sources = (visible, e.ep[p], e.money[p], e.loans[p], e.loan_taken[p], e.loan_repaid[p], e.tax_rate[p],
-                   e.tech[p], e.tech_bought[p], e.tokens[p], e.tokens_flipped[p], len(e.hand[p]), e.markers_left[p],
-                   e.eliminated[p], e.missed_interest[p], e.units_bought[p], e.card_bought[p], e.empire_of[p],
-                   e.army[p], e.slots[p], e.cargo, e.capitulated[p],  # army, slots, cargo: total_units
-                   e.hand[p], e.rotated[p])
-        return self._cached(("seat", p, visible), sources, lambda: self._build_seat_row(e, p, visible))[1]
+    def _seat_row(self, e, p: int, inputs: tuple) -> np.ndarray:
+        """Seat p's block (ep .. rotated) with its money hidden, cached while its ``inputs`` (see ``encode``)
+        and unit count are unchanged."""
+        return self._cached(("seat", p), (inputs, e.total_units(p)), lambda: self._build_seat_row(e, p))[1]
 
-    def _build_seat_row(self, e, p: int, visible: bool) -> np.ndarray:
-        tax = [0.0] * 5
-        tax[e.tax_rates.index(e.tax_rate[p])] = 1.0
-        empire = [0.0] * self._num_empires
+    def _build_seat_row(self, e, p: int) -> np.ndarray:
+        """The raw numbers, then (value + offset) / scale clipped to [low, high] per entry, all at once (in
+        float64 like Python's arithmetic, so the values are those of scaling one by one). Money and
+        money_known stay 0: encode writes them where the money is visible."""
+        tax = [0] * 5
+        tax[e.tax_rates.index(e.tax_rate[p])] = 1
+        empire = [0] * self._num_empires
         if e.empire_of[p] >= 0:
-            empire[e.empire_of[p]] = 1.0
-        row = [min(1.0, max(0.0, (e.ep[p] + EP_OFFSET) / EP_SCALE)),
-               min(1.0, max(0, e.money[p]) / MONEY_SCALE) if visible else 0.0,
-               1.0 if visible else 0.0,
-               e.loans[p] / 5, e.loan_taken[p], e.loan_repaid[p]]
-        row += tax
-        row += [x / 4 for x in e.tech[p]]
-        row += e.tech_bought[p]
-        row += [min(1.0, x / 12) for x in e.tokens[p]]
-        row += [min(1.0, x / 12) for x in e.tokens_flipped[p]]
-        row += (min(1.0, len(e.hand[p]) / 10), e.markers_left[p] / 8,
-                e.eliminated[p], min(1, e.missed_interest[p]),
-                min(1.0, e.units_bought[p] / 10), e.card_bought[p])
-        row += empire
-        row += (min(1.0, e.total_units(p) / 50), len(e.own_objects(p)) / 10)
-        row += [min(1.0, x / 10) for x in e.capitulated[p]]
+            empire[e.empire_of[p]] = 1
+        raw = [e.ep[p], 0, 0, e.loans[p], e.loan_taken[p], e.loan_repaid[p]]
+        raw += tax
+        raw += e.tech[p]
+        raw += e.tech_bought[p]
+        raw += e.tokens[p]
+        raw += e.tokens_flipped[p]
+        raw += (len(e.hand[p]), e.markers_left[p], e.eliminated[p], e.missed_interest[p], e.units_bought[p],
+                e.card_bought[p])
+        raw += empire
+        raw += (e.total_units(p), len(e.own_objects(p)))
+        raw += e.capitulated[p]
+        offset, scale, low, high = self._row_scaling
+        row = np.minimum(high, np.maximum(low, (np.array(raw, dtype=np.float64) + offset) / scale))
         block = np.zeros(self._seat_stride, dtype=np.float32)
         block[:len(row)] = row
         for c in e.hand[p]:
@@ -551,7 +765,7 @@ class MedioevoEncoder(ObservationEncoder):
                 o = e.objs[oid]
                 aboard[o[3], o[0]] += k / 9
         np.minimum(aboard, 1.0, out=aboard)
-        return objs, goods.ravel(), aboard
+        return objs.ravel(), goods.ravel(), aboard.ravel()
 
 
 __all__ = ["MedioevoEncoder"]

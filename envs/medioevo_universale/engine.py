@@ -46,6 +46,7 @@ from .trade import TradeMixin
 from .variants import VariantsMixin
 
 NT = NUM_UNIT_TYPES
+UNKNOWN_CONTROL = -2  # a kept controller that must be computed again
 
 
 @dataclass(frozen=True)
@@ -206,6 +207,11 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         self.cath_owner = [-1] * nn
         self.cath_dmg = [0] * nn
         self.marker = [-1] * nn
+        self._control = [UNKNOWN_CONTROL] * nn  # kept controllers, see ``controller``
+        self._control_markers = [-1] * nn  # the marker each kept controller was computed with
+        self._control_shared: list[int] | None = None  # the full map handed out last
+        self._control_stale = True  # a kept controller was forgotten or recomputed since
+        self._seat_regions_kept: tuple | None = None  # (control map, regions per seat), see ``_seat_regions``
         self.cubes = [[0] * len(comp.goods) for _ in range(nn)]
         self.building_supply = list(comp.building_supply)
         self.vehicle_supply = list(comp.vehicle_supply)
@@ -351,31 +357,65 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         self.data, self.board, self.comp, self.cards = d, d.board, d.comp, d.cards
 
     # ---------------------------------------------------------------------------- caches ----
-    def _control_sources(self) -> tuple:
-        """Everything ``controller`` reads (state.py, diplomacy.py)."""
-        return (self.land_playable, self.barb_total, self.army, self.marker, self.home_owner,
-                self.guest_treaties, self.treaty_kinds)
+    # The controller of each node is kept until an input of ``StateMixin.controller`` changes there:
+    # ``_add_units`` / ``_add_barb`` forget a node whose armies or barbarians appear or vanish, a
+    # treaty change (``_refresh_treaty_index``) every node with an army, the setup every node, and a
+    # node's control marker is compared with the one its value was computed with, since rules set
+    # markers directly.
+    def _forget_control(self, node: int = -1) -> None:
+        """Drop the kept controller of ``node`` (-1: of every node, and the map handed out)."""
+        if node < 0:
+            self._control = [UNKNOWN_CONTROL] * self.board.num_nodes
+            self._control_shared = None
+        else:
+            self._control[node] = UNKNOWN_CONTROL
+        self._control_stale = True
+
+    def controller(self, node: int) -> int:
+        c = self._control[node]
+        m = self.marker[node]
+        if c == UNKNOWN_CONTROL or m != self._control_markers[node]:
+            c = self._control[node] = StateMixin.controller(self, node)
+            self._control_markers[node] = m
+            self._control_stale = True
+        return c
 
     def _cached_control_map(self) -> list[int]:
-        """The controller of every node, recomputed only when an input of ``controller`` changed.
-
-        The key is a copy of the inputs compared by content, so no rule has to report its changes.
-        The returned list is shared: callers must not change it."""
-        cache = self.__dict__.get("_control_cache")
-        if cache is not None and cache[0] == self._control_sources():
-            return cache[1]
-        control = [self.controller(node) for node in range(self.board.num_nodes)]
-        snapshot = (self.land_playable[:], self.barb_total[:], [a[:] for a in self.army], self.marker[:],
-                    self.home_owner[:], self.guest_treaties, {k: set(v) for k, v in self.treaty_kinds.items()})
-        self._control_cache = (snapshot, control)
-        return control
+        """The controller of every node. The returned list is shared and never changed afterwards:
+        callers must not change it. An unchanged map is the same list (``_seat_regions`` stays)."""
+        shared = self._control_shared
+        if not self._control_stale and self.marker == self._control_markers:
+            return shared
+        control, markers = self._control, self._control_markers
+        for node, m in enumerate(self.marker):
+            if control[node] == UNKNOWN_CONTROL or m != markers[node]:
+                control[node] = StateMixin.controller(self, node)
+                markers[node] = m
+        if shared is None or shared != control:
+            shared = self._control_shared = control[:]
+        self._control_stale = False
+        return shared
 
     def control_map(self) -> list[int]:
         return list(self._cached_control_map())
 
-    def controlled_regions(self, p: int) -> list[int]:
+    def _seat_regions(self) -> list[list[int]]:
+        """The land regions each seat controls, in node order, kept as long as the control map they
+        were read from. The lists are shared: callers must not change them."""
         control = self._cached_control_map()
-        return [n for n in self.land_nodes if control[n] == p]
+        kept = self._seat_regions_kept
+        if kept is not None and kept[0] is control:
+            return kept[1]
+        regions: list[list[int]] = [[] for _ in range(self.num_players)]
+        for node in self.land_nodes:
+            c = control[node]
+            if c >= 0:
+                regions[c].append(node)
+        self._seat_regions_kept = (control, regions)
+        return regions
+
+    def controlled_regions(self, p: int) -> list[int]:
+        return list(self._seat_regions()[p])
 
     # -------------------------------------------------------------------------- legality ----
     def legal_moves(self) -> list[tuple[int, int]]:
@@ -383,6 +423,8 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         if ph in (Phase.PURCHASE, Phase.DEFICIT, Phase.EVENT_EFFECT, Phase.BUILDUP, Phase.CARD_WINDOW,
                   Phase.CARD_FOLLOW):
             return self.tree_moves()
+        if Phase.DIPLOMACY <= ph <= Phase.OFFER_ANSWER:  # frequent: offers are drafted coin by coin
+            return self.diplomacy_moves()
         if ph in (Phase.BID, Phase.TIE_BID):
             return self.bid_moves()
         if ph == Phase.TAX:
@@ -422,8 +464,6 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
             return self.goal_token_moves()
         if ph == Phase.EMPIRE_PICK:
             return self.empire_pick_moves()
-        if Phase.DIPLOMACY <= ph <= Phase.OFFER_ANSWER:
-            return self.diplomacy_moves()
         if ph in (Phase.EMPIRE_BID, Phase.EMPIRE_TIE_BID):
             return self.empire_bid_moves()
         if ph == Phase.BLOOD_SPEND:
@@ -460,6 +500,8 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
                     self._apply_event_effect(opt)
                 else:
                     self._apply_buildup(opt)
+        elif Phase.DIPLOMACY <= ph <= Phase.OFFER_ANSWER:  # frequent: offers are drafted coin by coin
+            self._apply_diplomacy(move)
         elif ph in (Phase.BID, Phase.TIE_BID):
             self._apply_bid(move)
         elif ph == Phase.TAX:
@@ -507,8 +549,6 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
             self._apply_placement(move[1])
         elif ph == Phase.GOAL_TOKEN:
             self._apply_goal_token(move[1])
-        elif Phase.DIPLOMACY <= ph <= Phase.OFFER_ANSWER:
-            self._apply_diplomacy(move)
         elif ph in (Phase.EMPIRE_BID, Phase.EMPIRE_TIE_BID):
             self._apply_empire_bid(move)
         elif ph == Phase.BLOOD_SPEND:

@@ -193,19 +193,21 @@ class EventsMixin:
     def _buildup_options(self) -> list[tuple]:
         opts: list[tuple] = [((Head.CTRL, Ctrl.DONE),)]
         board = self.board
-        symbol_free = [n for n in self.land_nodes if board.barbarian_symbol[n] and self.controller(n) < 0
+        control = self._cached_control_map()
+        symbol_free = [n for n in self.land_nodes if board.barbarian_symbol[n] and control[n] < 0
                        and not any(self.army[q][n] for q in range(self.num_players))]
-        all_symbols_taken = not any(board.barbarian_symbol[n] and self.controller(n) < 0 for n in self.land_nodes)
+        all_symbols_taken = not any(board.barbarian_symbol[n] and control[n] < 0 for n in self.land_nodes)
         targets = set(n for n in self.land_nodes if self.barb_total[n]) | set(symbol_free)
-        if all_symbols_taken:
-            targets |= {n for n in self.land_nodes if self._empty_region(n) and self.controller(n) < 0
-                        and board.empire[n] < 0}
+        if all_symbols_taken:  # the cheap tests before the object scan of _empty_region
+            targets |= {n for n in self.land_nodes if control[n] < 0 and board.empire[n] < 0
+                        and self._empty_region(n)}
+        node_move = [(Head.NODE, n) for n in range(board.num_nodes)]  # each move tuple built once
         for n in sorted(targets):
             size = self.barb_total[n]
             for t, k in ((LI, B_LI), (AR, B_AR), (CP1, B_CP)):
                 need = 0 if t == LI else 2 if t == AR else 4
                 if size >= need and self.barb_supply[k] > 0:
-                    opts.append(((Head.UNIT, t), (Head.NODE, n)))
+                    opts.append(((Head.UNIT, t), node_move[n]))
         galleys_left = self.barb_galleys - sum(1 for n in range(board.num_nodes)
                                                if board.is_sea[n] and self.barb_total[n])
         for n in range(board.num_nodes):
@@ -216,9 +218,8 @@ class EventsMixin:
             else:  # overland, or aboard a barbarian galley (G42: at most 4 at once)
                 targets = list(board.land_adj[n]) + [s for s in board.coast[n]
                                                       if galleys_left > 0 or self.barb_total[s]]
-            for y in targets:
-                if self.playable[y]:
-                    opts.append(((Head.NODE, n), (Head.NODE, y)))
+            origin = node_move[n]
+            opts += [(origin, node_move[y]) for y in targets if self.playable[y]]
         return opts
 
     def _empty_region(self, n: int) -> bool:
@@ -298,7 +299,7 @@ class EventsMixin:
         self._next_revolt()
 
     def revolt_candidates(self, p: int) -> list[int]:
-        eligible = [n for n in self.land_nodes if self.controller(n) == p and not self.barb_total[n]]
+        eligible = [n for n in self._seat_regions()[p] if not self.barb_total[n]]
         home = [n for n in eligible if self.home_owner[n] == p]
         pool = home or eligible
         if not pool:

@@ -142,9 +142,10 @@ class WarMixin:
             elif armed:
                 if self._armed_entry_ok(p, y):  # treaties: no attack on a ceasefire partner, no 3-party battle
                     out.append(y)
-            elif not self._opposing_army(p, y) and (self.controller(y) in (-1, p)
-                                                    or self.may_pass(p, self.controller(y))):
-                out.append(y)
+            elif not self._opposing_army(p, y):
+                c = self.controller(y)
+                if c in (-1, p) or self.may_pass(p, c):
+                    out.append(y)
         return out
 
     def _hostile_galleys(self, p: int, sea: int) -> bool:
@@ -157,7 +158,7 @@ class WarMixin:
         if self.barb_total[node]:
             return True
         army = self.army
-        return any(army[q][node] for q in range(self.num_players) if q != p and not self.may_pass(p, q))
+        return any(army[q][node] and q != p and not self.may_pass(p, q) for q in range(self.num_players))
 
     def carrier_node(self) -> int:
         return self.foot_node if self.carrier == FOOT else self.objs[self.carrier][O_NODE]

@@ -22,7 +22,7 @@ P = Head.PURCHASE
 class PurchaseMixin:
     # --------------------------------------------------------------------------- TP ----
     def affordable(self, p: int, fl: int, colour: int = 0, tp: int = 0) -> bool:
-        return self.tp_affordable(p, fl, ((colour, tp),))  # technologies.py (Mönchtum, G15)
+        return self.tp_affordable_one(p, fl, colour, tp)  # technologies.py (Mönchtum, G15)
 
     def _pay(self, p: int, fl: int, colour: int = 0, tp: int = 0) -> None:
         self.tp_pay(p, fl, ((colour, tp),))
@@ -131,29 +131,50 @@ class PurchaseMixin:
         can = (tech[CONSTRUCTION_B] >= 1, tech[CONSTRUCTION_B] >= 2, tech[RELIGION_B] >= 1)
         if not any(can):
             return opts
-        control = self._cached_control_map()
-        for n in self.land_nodes:
-            if control[n] != p:
-                continue
-            for cls in range(3):
-                if not can[cls] or (cls == CIVIL and not self.board.inhabited[n]):
-                    continue
-                owner = self.building_owner_at(n, cls)
-                if owner >= 0 and owner != p:
-                    continue
-                cur = self.building_kind_at(n, cls)
-                if cls == 2:
-                    targets = () if cur >= 0 else (CATHEDRAL,)
+        owned = None  # owned_levels(p), computed at the first marker check
+        buildable: dict[tuple[int, int], list] = {}  # (class, current) -> the BUILD moves: alike everywhere
+        category = (P, Purchase.BUILD)
+        inhabited = self.board.inhabited
+        civil, civil_owner, mil, mil_owner, cath_owner = (self.civil, self.civil_owner, self.mil, self.mil_owner,
+                                                          self.cath_owner)
+        classes = [cls for cls in range(3) if can[cls]]
+        free = (-1, p)  # the owners a building may be raised under
+        for n in self._seat_regions()[p]:
+            for cls in classes:
+                # building_owner_at / building_kind_at written out: this is the menu's hottest loop
+                if cls == CIVIL:
+                    if not inhabited[n] or civil_owner[n] not in free:
+                        continue
+                    cur = civil[n] - 1 if civil[n] else -1
+                elif cls == MILITARY:
+                    if mil_owner[n] not in free:
+                        continue
+                    cur = 2 + mil[n] if mil[n] else -1
                 else:
-                    first = 0 if cls == CIVIL else 3
-                    targets = range(first if cur < 0 else cur + 1, first + 3)
-                for k in targets:
-                    fl, tp = self.card_build_cost(card, *self.build_cost(k, cur))
-                    colour = VIOLET if k == CATHEDRAL else GREEN
-                    if (self.building_supply[k] > 0 and self.affordable(p, fl + reserve, colour, tp)
-                            and self.markers_allow(p, comp.building_level[k],
-                                                   comp.building_level[cur] if cur >= 0 else 0)):
-                        opts.append(((P, Purchase.BUILD), (Head.BUILD, k), (Head.NODE, n)))
+                    if cath_owner[n] not in free:
+                        continue
+                    cur = CATHEDRAL if cath_owner[n] >= 0 else -1
+                moves = buildable.get((cls, cur))
+                if moves is None:
+                    if cls == 2:
+                        targets = () if cur >= 0 else (CATHEDRAL,)
+                    else:
+                        first = 0 if cls == CIVIL else 3
+                        targets = range(first if cur < 0 else cur + 1, first + 3)
+                    moves = buildable[(cls, cur)] = []
+                    for k in targets:
+                        fl, tp = self.card_build_cost(card, *self.build_cost(k, cur))
+                        colour = VIOLET if k == CATHEDRAL else GREEN
+                        if not (self.building_supply[k] > 0 and self.affordable(p, fl + reserve, colour, tp)):
+                            continue
+                        if owned is None:
+                            owned = self.owned_levels(p)
+                        if self.markers_allow(p, comp.building_level[k], comp.building_level[cur] if cur >= 0 else 0,
+                                              owned):
+                            moves.append((Head.BUILD, k))
+                if moves:
+                    place = (Head.NODE, n)
+                    opts += [(category, move, place) for move in moves]
         return opts
 
     def build_cost(self, kind: int, current: int) -> tuple[int, int]:
@@ -227,21 +248,11 @@ class PurchaseMixin:
         if self.money[p] < self.repair_price:
             return []
         opts = []
-        control = self._cached_control_map()
-        for n in self.land_nodes:
-            if control[n] != p:
-                continue
+        for n in self._seat_regions()[p]:
             for cls, dmg in ((0, self.civil_dmg), (1, self.mil_dmg), (2, self.cath_dmg)):
                 if dmg[n] and self.building_owner_at(n, cls) == p:
                     opts.append(((P, Purchase.REPAIR), (Head.NODE, n), (Head.BUILD, self.building_kind_at(n, cls))))
         return opts
-
-    def _placement_candidates(self, p: int) -> list[int]:
-        """Land regions controlled by p or by a treaty partner: the only ones where ``_may_place`` can
-        allow a purchase, so a cheap pre-filter before the full placement checks."""
-        control = self._cached_control_map()
-        return [n for n in self.land_nodes
-                if control[n] == p or (control[n] >= 0 and self.allied(p, control[n]))]
 
     # ---------------------------------------------------------------- vehicles ----
     def _vehicle_options(self, p: int) -> list[tuple]:
@@ -250,23 +261,37 @@ class PurchaseMixin:
         if not kinds or self.free_slot(p) < 0:
             return []
         opts = []
-        candidates = self._placement_candidates(p)
+        owned = None  # owned_levels(p), computed at the first marker check
+        fits: dict[tuple[int, int], bool] = {}  # (colour, level) -> affordable within the markers
+        category = (P, Purchase.VEHICLE)
         for kind in kinds:
             colour = GREEN if kind == SIEGE else BLUE
-            nodes = [n for n in candidates if self.vehicle_place_ok(p, kind, n)]
-            if not nodes:
-                continue
+            levels = []
             for level in (1, 2, 3):
-                if (self.vehicles_in_supply(kind, level) > 0
-                        and self.affordable(p, self.vehicle_cost_per_level * level, colour, level)
-                        and self.markers_allow(p, level)):
-                    v = kind * 3 + level - 1
-                    opts += [((P, Purchase.VEHICLE), (Head.VEHICLE, v), (Head.NODE, n)) for n in nodes]
+                if self.vehicles_in_supply(kind, level) <= 0:
+                    continue
+                ok = fits.get((colour, level))
+                if ok is None:  # the price depends on the colour and level only
+                    ok = self.affordable(p, self.vehicle_cost_per_level * level, colour, level)
+                    if ok:
+                        if owned is None:
+                            owned = self.owned_levels(p)
+                        ok = self.markers_allow(p, level, 0, owned)
+                    fits[(colour, level)] = ok
+                if ok:
+                    levels.append(level)
+            if not levels:
+                continue
+            places = [(Head.NODE, n) for n in self.vehicle_places(p, kind)]
+            for level in levels:
+                vehicle = (Head.VEHICLE, kind * 3 + level - 1)
+                opts += [(category, vehicle, place) for place in places]
         return opts
 
     def _vehicle_upgrade_options(self, p: int) -> list[tuple]:
         tech = self.tech[p]
         opts = []
+        owned = None  # owned_levels(p), computed at the first marker check
         for s, oid in enumerate(self.slots[p]):
             if oid < 0:
                 continue
@@ -280,8 +305,11 @@ class PurchaseMixin:
                 diff = target - level
                 if (kind == SIEGE and self.siege_supply[target - 1] <= 0):
                     continue
-                if (self.affordable(p, self.vehicle_cost_per_level * diff, colour, diff)
-                        and self.markers_allow(p, target, level)):
+                if not self.affordable(p, self.vehicle_cost_per_level * diff, colour, diff):
+                    continue
+                if owned is None:
+                    owned = self.owned_levels(p)
+                if self.markers_allow(p, target, level, owned):
                     opts.append(((P, Purchase.UPGRADE_VEHICLE), (Head.OBJECT, s),
                                  (Head.VEHICLE, kind * 3 + target - 1)))
         return opts
@@ -290,18 +318,22 @@ class PurchaseMixin:
     def _unit_options(self, p: int) -> list[tuple]:
         if self.units_bought[p] >= self.unit_limit(p):
             return []
-        nodes = [n for n in self._placement_candidates(p) if self.unit_place_ok(p, n)]
+        nodes = self.unit_places(p)
         if not nodes:
             return []
         opts = []
         sup = self.unit_supply[p]
+        category = (P, Purchase.UNIT)
+        places = [(Head.NODE, n) for n in nodes]
         for t in range(4):
             if sup[t] > 0 and self.money[p] >= self.comp.unit_cost[t]:
-                opts += [((P, Purchase.UNIT), (Head.UNIT, t), (Head.NODE, n)) for n in nodes]
+                unit = (Head.UNIT, t)
+                opts += [(category, unit, place) for place in places]
         if self.tech[p][COMBAT_B] >= 1 and sup[4] > 0:
             for level in (1, 2, 3):
                 if self.affordable(p, self.comp.unit_cost[CP1 + level - 1], RED, level):
-                    opts += [((P, Purchase.UNIT), (Head.UNIT, CP1 + level - 1), (Head.NODE, n)) for n in nodes]
+                    unit = (Head.UNIT, CP1 + level - 1)
+                    opts += [(category, unit, place) for place in places]
         return opts
 
     def _redeploy_options(self, p: int) -> list[tuple]:
@@ -310,7 +342,7 @@ class PurchaseMixin:
         cap = self.capitulated[p]
         if not any(cap) or self.capitulated_round[p] >= self.round or self.units_bought[p] >= self.unit_limit(p):
             return []
-        nodes = [n for n in self._placement_candidates(p) if self.unit_place_ok(p, n)]
+        nodes = self.unit_places(p)
         return [((P, Purchase.REDEPLOY), (Head.UNIT, t), (Head.NODE, n)) for t in range(NT) if cap[t] for n in nodes]
 
     def _ransom_captor(self, p: int, t: int) -> int:
@@ -320,13 +352,15 @@ class PurchaseMixin:
     def _ransom_options(self, p: int) -> list[tuple]:
         """Spec 5.7: own captured units at twice their price, paid to the captor (G28, G83); within
         the unit limit; placed in an own military building or controlled inhabited region."""
+        if not any(any(self.prisoners[c][p]) for c in range(self.num_players)):
+            return []
         if self.units_bought[p] >= self.unit_limit(p):
             return []
         types = [t for t in range(NT) if self._ransom_captor(p, t) >= 0
                  and self.money[p] >= 2 * self.comp.unit_cost[t]]
         if not types:
             return []
-        nodes = [n for n in self._placement_candidates(p) if self.unit_place_ok(p, n)]
+        nodes = self.unit_places(p)
         return [((P, Purchase.RANSOM), (Head.UNIT, t), (Head.NODE, n)) for t in types for n in nodes]
 
     def _captain_upgrade_options(self, p: int) -> list[tuple]:
@@ -334,10 +368,12 @@ class PurchaseMixin:
             return []
         opts = []
         u = self.units[p]
+        if not (any(u[4::NT]) or any(u[5::NT])):  # no CP1 or CP2 anywhere
+            return opts
         cost = self.comp.unit_cost
-        for n in self.land_nodes:
+        for n in self.unit_places(p):
             base = n * NT
-            if not (u[base + 4] or u[base + 5]) or not self.unit_place_ok(p, n):
+            if not (u[base + 4] or u[base + 5]):
                 continue
             for frm in (4, 5):
                 if not u[base + frm]:

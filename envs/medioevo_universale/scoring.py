@@ -6,6 +6,7 @@ from .constants import (
     CASTLE, CATHEDRAL, CITY, NUM_UNIT_TYPES, O_KIND, O_LEVEL, SIEGE, Phase, Stage,
 )
 from .data import GOAL_KEYS
+from .state import positions
 
 NT = NUM_UNIT_TYPES
 AWARDS = ("money", "market", "technology", "rome", "jerusalem", "cathedrals", "cities", "castles",
@@ -30,34 +31,35 @@ class ScoringMixin:
         if name == "inhabited_outside_home":
             return sum(1 for n in self.controlled_regions(p)
                        if self.board.inhabited[n] and self.home_owner[n] != p)
+        # buildings stand only on the playable land: the owner lists are searched whole, in C
         if name == "civil_buildings":
-            return sum(1 for n in self.land_nodes if self.civil_owner[n] == p)
+            return self.civil_owner.count(p)
         if name == "civil_levels":
-            return sum(self.civil[n] for n in self.land_nodes if self.civil_owner[n] == p)
+            return sum(self.civil[n] for n in positions(self.civil_owner, p))
         if name == "cathedrals":
-            return sum(1 for n in self.land_nodes if self.cath_owner[n] == p)
+            return self.cath_owner.count(p)
         if name == "military_buildings":
-            return sum(1 for n in self.land_nodes if self.mil_owner[n] == p)
+            return self.mil_owner.count(p)
         if name == "military_levels":
-            return sum(self.mil[n] for n in self.land_nodes if self.mil_owner[n] == p)
+            return sum(self.mil[n] for n in positions(self.mil_owner, p))
         if name == "tech_levels":
             return sum(self.tech[p])
         if name == "tech_branch_level":
             return max(self.tech[p])
         if name == "branches_level1":
             return sum(1 for lv in self.tech[p] if lv >= 1)
-        objs = [self.objs[oid] for oid in self.own_objects(p)]
-        if name == "transports":
-            return sum(1 for o in objs if o[O_KIND] != SIEGE)
-        if name == "transport_levels":
-            return sum(o[O_LEVEL] for o in objs if o[O_KIND] != SIEGE)
-        if name == "siege_levels":
+        if name in ("transports", "transport_levels", "siege_levels"):
+            objs = [self.objs[oid] for oid in self.own_objects(p)]
+            if name == "transports":
+                return sum(1 for o in objs if o[O_KIND] != SIEGE)
+            if name == "transport_levels":
+                return sum(o[O_LEVEL] for o in objs if o[O_KIND] != SIEGE)
             return sum(o[O_LEVEL] for o in objs if o[O_KIND] == SIEGE)
         if name == "units_on_board":
             return self.total_units(p)
         if name == "captain_levels":
             u = self.units[p]
-            return sum(u[i] * (i % NT - 3) for i in range(len(u)) if i % NT >= 4)
+            return sum(u[4::NT]) + 2 * sum(u[5::NT]) + 3 * sum(u[6::NT])  # CP1, CP2, CP3 of every node
         if name == "net_money":
             return self.money[p] - self.loan_amount * self.loans[p]
         if name == "colours_on_vehicle":
@@ -123,8 +125,7 @@ class ScoringMixin:
             o[5] = False
         for p in range(self.num_players):
             st = self.stopped[p]
-            for i in range(len(st)):
-                st[i] = 0
+            st[:] = [0] * len(st)
         self.cargo_stopped = {}
         self._vehicle_cards_round_end()  # cards.py: Wissenschaftler 11, Kanonier 54
         self.conquered_round = set()

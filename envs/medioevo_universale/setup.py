@@ -43,6 +43,7 @@ class SetupMixin:
             for n in board.empire_regions(e):
                 self.home_owner[n] = p
         self.home_regions = [[n for n in board.empire_regions(e)] for e in self.empire_of]
+        self._forget_control()
         # S6: one barbarian LI on every playable barbarian-symbol region (order does not matter)
         for n in self.land_nodes:
             if board.barbarian_symbol[n] and self.barb_supply[0] > 0:

@@ -27,6 +27,24 @@ FREE_TRADE, STATIONING = Treaty.FREE_TRADE, Treaty.STATIONING
 NT = NUM_UNIT_TYPES
 
 
+def positions(values: list, x) -> list[int]:
+    """The indices where ``values`` holds x, found by ``list.index`` (a C scan): fast for sparse lists
+    such as building owners."""
+    out = []
+    i = -1
+    try:
+        while True:
+            i = values.index(x, i + 1)
+            out.append(i)
+    except ValueError:
+        return out
+
+
+def vehicle_treaty(kind: int) -> int:
+    """The treaty that lets a seat place a vehicle of ``kind`` in a partner's region."""
+    return FREE_TRADE if kind in (CARAVAN, MERCHANT_SHIP) else STATIONING
+
+
 class StateMixin:
     """Queries over the state. Attributes are created by the engine's ``__init__``."""
 
@@ -35,13 +53,20 @@ class StateMixin:
         """The only way units change on the board (keeps ``army`` and stop markers in step)."""
         i = node * NT + t
         self.units[p][i] += k
-        self.army[p][node] += k
+        army = self.army[p]
+        before = army[node]
+        army[node] = before + k
+        if not before or not army[node]:  # control depends only on which armies are present
+            self._forget_control(node)
         if k < 0 and self.stopped[p][i] > self.units[p][i]:
             self.stopped[p][i] = self.units[p][i]
 
     def _add_barb(self, node: int, k_type: int, k: int) -> None:
         self.barb[node * 3 + k_type] += k
-        self.barb_total[node] += k
+        before = self.barb_total[node]
+        self.barb_total[node] = before + k
+        if not before or not self.barb_total[node]:
+            self._forget_control(node)
 
     def army_size(self, p: int, node: int) -> int:
         return self.army[p][node]
@@ -61,7 +86,7 @@ class StateMixin:
 
     def captains_owned(self, p: int) -> int:
         u = self.units[p]
-        return sum(u[i] for i in range(len(u)) if i % NT >= 4)
+        return sum(u[4::NT]) + sum(u[5::NT]) + sum(u[6::NT])  # CP1, CP2, CP3 of every node
 
     # ---------------------------------------------------------------------- control ----
     def controller(self, node: int) -> int:
@@ -98,20 +123,21 @@ class StateMixin:
         for oid in self.slots[p]:
             if oid >= 0:
                 levels[self.objs[oid][O_LEVEL] - 1] += 1
-        for n in self.land_nodes:
-            if self.civil_owner[n] == p:
-                levels[self.civil[n] - 1] += 1
-            if self.mil_owner[n] == p:
-                levels[self.mil[n] - 1] += 1
-            if self.cath_owner[n] == p:
-                levels[2] += 1
+        # buildings stand only on the playable land, so the owner lists are searched whole
+        civil, mil = self.civil, self.mil
+        for n in positions(self.civil_owner, p):
+            levels[civil[n] - 1] += 1
+        for n in positions(self.mil_owner, p):
+            levels[mil[n] - 1] += 1
+        levels[2] += self.cath_owner.count(p)
         if self.hidden_bought[p]:  # variant 8.5: vehicles behind the screen hold their markers
             levels = [a + b for a, b in zip(levels, self.hidden_levels(p))]
         return levels
 
-    def markers_allow(self, p: int, add_level: int = 0, remove_level: int = 0) -> bool:
-        """Whether p's owned objects still fit the ownership markers after adding/removing one."""
-        levels = self.owned_levels(p)
+    def markers_allow(self, p: int, add_level: int = 0, remove_level: int = 0, owned: list[int] | None = None) -> bool:
+        """Whether p's owned objects still fit the ownership markers after adding/removing one.
+        ``owned``: ``owned_levels(p)`` when the caller already has it (it is not changed)."""
+        levels = self.owned_levels(p) if owned is None else owned[:]
         if remove_level:
             levels[remove_level - 1] -= 1
         if add_level:
@@ -167,8 +193,8 @@ class StateMixin:
 
     def civil_levels_owned(self, p: int) -> int:
         """Sum of civil-building levels p owns in regions p controls (G78: no benefit elsewhere)."""
-        return sum(self.civil[n] for n in self.land_nodes
-                   if self.civil_owner[n] == p and self.controller(n) == p)
+        civil, owner = self.civil, self.civil_owner
+        return sum(civil[n] for n in self._seat_regions()[p] if owner[n] == p)
 
     def market_factor(self, node: int) -> int:
         return sum(self.cubes[node])
@@ -210,8 +236,11 @@ class StateMixin:
         """Spec 2.5: where a transport or siege engine can be built or upgraded (controlled region)."""
         if node < 0:  # aboard a galley
             return False
-        if not self._may_place(p, node, FREE_TRADE if kind in (CARAVAN, MERCHANT_SHIP) else STATIONING):
-            return False
+        # the region first: it is cheaper than the treaty test
+        return self.vehicle_site_ok(kind, node) and self._may_place(p, node, vehicle_treaty(kind))
+
+    def vehicle_site_ok(self, kind: int, node: int) -> bool:
+        """The region part of ``vehicle_place_ok``: inhabited, a port or a military building, by kind."""
         inh = self.board.inhabited[node]
         if kind == CARAVAN:
             return inh
@@ -221,10 +250,30 @@ class StateMixin:
             return inh or self.mil[node] > 0
         return False
 
+    def vehicle_places(self, p: int, kind: int) -> list[int]:
+        """Every region where ``vehicle_place_ok(p, kind, region)`` holds (one pass, the tests of
+        ``vehicle_site_ok`` written out)."""
+        regions = self._placement_regions(p, vehicle_treaty(kind))
+        inhabited = self.board.inhabited
+        if kind == CARAVAN:
+            return [n for n in regions if inhabited[n]]
+        if kind in (MERCHANT_SHIP, GALLEY):
+            port = self.board.port
+            return [n for n in regions if inhabited[n] and port[n]]
+        if kind in (WAR_WAGON, SIEGE):
+            mil = self.mil
+            return [n for n in regions if inhabited[n] or mil[n] > 0]
+        return []
+
     def unit_place_ok(self, p: int, node: int) -> bool:
         """Spec 2.4: units are bought in controlled regions (or a stationing partner's) that are inhabited or
         hold a military building."""
-        return self._may_place(p, node, STATIONING) and (self.board.inhabited[node] or self.mil[node] > 0)
+        return (self.board.inhabited[node] or self.mil[node] > 0) and self._may_place(p, node, STATIONING)
+
+    def unit_places(self, p: int) -> list[int]:
+        """Every region where ``unit_place_ok(p, region)`` holds (one pass)."""
+        inhabited, mil = self.board.inhabited, self.mil
+        return [n for n in self._placement_regions(p, STATIONING) if inhabited[n] or mil[n] > 0]
 
     def objects_at(self, node: int) -> list[int]:
         return [oid for oid, o in self.objs.items() if o[O_NODE] == node]

@@ -102,13 +102,16 @@ class TechnologyMixin:
 
     def tp_affordable(self, p: int, fl: int, costs: tuple) -> bool:
         if len(costs) == 1:  # the common case (every purchase), without the general plan
-            c, k = costs[0]
-            pool = self.tp[p]
-            missing = k - pool[c] if k > pool[c] else 0
-            if missing and c != VIOLET and self.tech[p][RELIGION_B] >= 2:
-                missing -= min(missing, pool[VIOLET])
-            return self.money[p] >= fl + self.tp_price * missing
+            return self.tp_affordable_one(p, fl, *costs[0])
         return self.money[p] >= fl + self.tp_price * self._tp_plan(p, costs, self.tp[p])
+
+    def tp_affordable_one(self, p: int, fl: int, c: int, k: int) -> bool:
+        """``tp_affordable`` for fl and k TP of one colour c."""
+        pool = self.tp[p]
+        missing = k - pool[c] if k > pool[c] else 0
+        if missing and c != VIOLET and self.tech[p][RELIGION_B] >= 2:
+            missing -= min(missing, pool[VIOLET])
+        return self.money[p] >= fl + self.tp_price * missing
 
     def tp_pay(self, p: int, fl: int, costs: tuple) -> None:
         """Pay fl and the TP of ``costs``: pool of the colour, then violet (Mönchtum), then 100 fl each."""
@@ -1166,8 +1169,13 @@ def technology_fields(num_nodes: int) -> list[Field]:
     ]
 
 
+def technology_sources(e) -> tuple:
+    """Everything ``encode_technologies`` reads: the encoder rewrites the fields only when it changed."""
+    return e.tech_use, e.trade_bonus, e.movement_locked(), e.tp_payment
+
+
 def encode_technologies(e, out, slices: dict) -> None:
-    """Public: windows, counters and payments are played in the open."""
+    """Public: windows, counters and payments are played in the open. Writes into zeroed fields."""
     use = e.tech_use
     if use is not None and use["window"] in WINDOW_KINDS:  # "invade": its own field (encode_invasion)
         out[slices["tech_window"]][WINDOW_KINDS.index(use["window"])] = 1
@@ -1188,6 +1196,14 @@ def encode_technologies(e, out, slices: dict) -> None:
 def appointment_fields() -> list[Field]:
     return [Field("tech_appointed", 2 * NT * len(APPOINTED_TYPES), "Ernennung in the battle in progress: per side "
                   "(attacker, defender) and real unit type, the units counted as LI, HI, AR, CA, captain / 5")]
+
+
+def appointments_sources(e):
+    """What ``encode_appointments`` reads: the battle's appointments and both sides' pieces."""
+    bt = e.bt
+    if bt is None or not any(bt.get("appointed", ())):
+        return None
+    return bt["appointed"], e.side_pieces(0), e.side_pieces(1)
 
 
 def encode_appointments(e, out, slices: dict) -> None:
@@ -1214,5 +1230,5 @@ def encode_invasion(e, out, slices: dict) -> None:
         out[slices["tech_invaded"]][use["node"]] = 1
 
 
-__all__ = ["TechnologyMixin", "appointment_fields", "encode_appointments", "encode_invasion", "encode_technologies",
-           "invasion_fields", "tech_id", "technology_fields"]
+__all__ = ["TechnologyMixin", "appointment_fields", "appointments_sources", "encode_appointments", "encode_invasion",
+           "encode_technologies", "invasion_fields", "tech_id", "technology_fields", "technology_sources"]

@@ -425,6 +425,7 @@ def variant_fields(n: int) -> list[Field]:
 
 
 def encode_variants(e, seat: int, out, slices: dict, rel: list[int], to_rel: list[int]) -> None:
+    """The variants' own fields, written into zeroed fields (``show_purchase_snapshot`` does the rest)."""
     n = e.num_players
     ne = len(EMPIRES)
     if e.auction_round:
@@ -466,10 +467,18 @@ def encode_variants(e, seat: int, out, slices: dict, rel: list[int], to_rel: lis
                 v[k] = min(1.0, v[k] + (0.1 if item[0] == "unit" else 0.2))
         if e.revealing >= 0:
             v[n * width + to_rel[e.revealing]] = 1
-        snap = e.purchase_snapshot
-        secret = {p for p in range(n) if p != seat and p not in e.revealed_seats}
-        if snap is not None and secret:
-            _show_snapshot(e, snap, secret, out, slices, rel, to_rel)
+
+
+def show_purchase_snapshot(e, seat: int, out, slices: dict, rel: list[int], to_rel: list[int]) -> None:
+    """Variant 8.5 over a complete observation: while purchases are behind the screen, the seats that have not
+    revealed them are shown as phase 4 began (the encoder applies it to the copy it returns, so its cached
+    blocks keep the true state)."""
+    if not (e.config.hidden_purchases and e.stage == Stage.PURCHASES):
+        return
+    snap = e.purchase_snapshot
+    secret = {p for p in range(e.num_players) if p != seat and p not in e.revealed_seats}
+    if snap is not None and secret:
+        _show_snapshot(e, snap, secret, out, slices, rel, to_rel)
 
 
 def _show_snapshot(e, snap: dict, secret: set, out, slices: dict, rel: list[int], to_rel: list[int]) -> None:
@@ -522,4 +531,5 @@ def _show_snapshot(e, snap: dict, secret: set, out, slices: dict, rel: list[int]
                 rows[node, 0 if before < 0 else 1 + to_rel[before]] = 1
 
 
-__all__ = ["VariantsMixin", "variant_fields", "encode_variants", "EP_BID_MAX", "BLOOD_MARKERS"]
+__all__ = ["VariantsMixin", "variant_fields", "encode_variants", "show_purchase_snapshot", "EP_BID_MAX",
+           "BLOOD_MARKERS"]

@@ -11,6 +11,7 @@ from envs.medioevo_universale.constants import (
 )
 from envs.medioevo_universale.data import game_data
 
+from .test_encoder_cache import assert_matches_fresh_encoder
 from .test_fuzz import check_invariants
 from .test_rules import BOARD, DONE, advance_to, buy, menu, new_engine, node
 
@@ -1240,6 +1241,9 @@ def test_random_play_with_the_movement_trade_and_militia_cards_keeps_the_invaria
                 for s in range(4):
                     obs = env.encoder.encode(e, s)
                     assert obs.min() >= 0 and obs.max() <= 1
+            if steps % 25 == 0 or (e.warlord_step is not None or e.warlord_load is not None
+                                   or e.hunter_pending >= 0 or e.card_ctx is not None):
+                assert_matches_fresh_encoder(env, {e.current_player, (e.current_player + 1) % 4})
             assert steps < 100_000
         played = [a + b for a, b in zip(played, e.cards_played)]
     assert sum(1 for c in new if played[c]) >= 6, {c + 1: played[c] for c in new}

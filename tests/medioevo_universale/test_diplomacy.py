@@ -15,6 +15,7 @@ from envs.medioevo_universale.constants import (
 from envs.medioevo_universale.data import game_data
 from envs.medioevo_universale.diplomacy import Treaty
 
+from .test_encoder_cache import assert_matches_fresh_encoder
 from .test_fuzz import check_invariants
 from .test_rules import NT, clear_seat, engine_at_purchase, menu, new_engine, node
 from .test_war import fight, play, put, war_engine
@@ -508,6 +509,12 @@ def test_fuzz_ceasefire_in_battles_and_kartografie_defenders():
             env.step(action)
             seen["defender came"] += came and e.bt is not None
             check_invariants(env)
+            use = e.tech_use
+            if e.current_player >= 0 and (e.dip_window == "battle" or use is not None and use["window"] == "invade"):
+                assert_matches_fresh_encoder(env, {e.current_player, 0})
+            if e.dip_window == "battle" and e.current_player >= 0:  # the fast partner list keeps the window's limit
+                p = e.current_player
+                assert e._offer_partners(p) == [q for q in range(n) if q != p and e._offer_kinds(p, q)]
         assert env.engine.is_over
         if all(seen.values()):
             break

@@ -18,6 +18,7 @@ from envs.medioevo_universale.technologies import (
     MASCHINENBAU, NATIONALSTAAT, STRATEGIE, TAKTIK, WELTLICHE_MACHT,
 )
 
+from .test_encoder_cache import assert_matches_fresh_encoder
 from .test_fuzz import check_invariants
 from .test_rules import menu
 from .test_war import ScriptedRng, fight, node, play, put, units_at, war_engine
@@ -919,6 +920,9 @@ def test_fuzz_ernennung_and_kartografie_after_a_battle(monkeypatch):
                 testing.observation_in_space(env, agent, obs)
             env.step(pick.choice(legal))
             check_invariants(env)
+            bt = env.engine.bt
+            if bt is not None and any(bt.get("appointed", ())) and env.engine.current_player >= 0:
+                assert_matches_fresh_encoder(env, {env.engine.current_player, 0})
         if all(seen.values()):
             break
     assert all(seen.values()), seen
