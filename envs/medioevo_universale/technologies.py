@@ -726,8 +726,10 @@ class TechnologyMixin:
         """G70 (the example): in a battle, 1 blue TP brings one own unit from an adjacent region (where
         no battle is going on) into the battle region; it joins p's side."""
         n = self.bt["node"]
-        if self.board.is_sea[n]:
-            return []
+        return [] if self.board.is_sea[n] else self._kartografie_unit_into(p, n)
+
+    def _kartografie_unit_into(self, p: int, n: int) -> list[tuple]:
+        """Per blue TP one own unstopped unit of a land region adjacent to ``n`` steps into it."""
         u, st = self.units[p], self.stopped[p]
         out = []
         for x in self.board.land_adj[n]:
@@ -778,15 +780,7 @@ class TechnologyMixin:
 
     def _kartografie_invade_options(self, p: int) -> list[tuple]:
         """Per blue TP one own unstopped unit of an adjacent land region steps into the invaded region."""
-        n = self.tech_ctx["node"]
-        u, st = self.units[p], self.stopped[p]
-        out = []
-        for x in self.board.land_adj[n]:
-            if not self.army[p][x] or not self.playable[x]:
-                continue
-            out += [(((Head.NODE, x), (Head.UNIT, t)), 0, ((BLUE, 1),)) for t in range(NT)
-                    if u[x * NT + t] > st[x * NT + t]]
-        return out
+        return self._kartografie_unit_into(p, self.tech_ctx["node"])
 
     def _kartografie_defends(self, p: int, moves: tuple) -> bool:
         """G72: the unit is an army of 1 entering its own region (stopped); the invader meets it there:
