@@ -196,6 +196,28 @@ def test_resume_refuses_a_different_config(trained):
         train(tiny(root / "part", 4096))
 
 
+def test_resume_refuses_games_saved_by_another_engine_version(trained):
+    """A checkpoint's games in progress are pickled engines: another engine state version is refused."""
+    import pickle
+
+    root, _, _ = trained
+    run = root / "part"  # the saved config names this directory: edit in place, then restore
+    states = sorted(run.rglob("state.pkl"))
+    assert states
+    originals = {path: path.read_bytes() for path in states}
+    try:
+        for path, blob in originals.items():
+            state = pickle.loads(blob)
+            assert state["engine_state_version"] == envs.spec(GAME).state_version
+            state["engine_state_version"] += 1
+            path.write_bytes(pickle.dumps(state))
+        with pytest.raises(CheckpointError, match="engine state version"):
+            train(tiny(run, 4096), resume=True)
+    finally:
+        for path, blob in originals.items():
+            path.write_bytes(blob)
+
+
 def test_checkpoint_errors(trained, tmp_path):
     root, full, _ = trained
     missing = tmp_path / "missing.zip"

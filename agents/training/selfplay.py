@@ -833,8 +833,11 @@ class SelfPlayCallback(BaseCallback):
         env_states = venv.env_method("get_state")
         in_use = sorted({p for paths in venv.env_method("snapshots_in_use") for p in paths})
         self.last_checkpoint = self.iteration
+        import envs
+
         state = {
             "format": 1,
+            "engine_state_version": envs.spec(self.config.game).state_version,
             "num_timesteps": int(model.num_timesteps),
             "iteration": self.iteration,
             "rng": {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()},
@@ -921,6 +924,8 @@ def train(
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import configure
 
+    import envs
+
     check_game(config)
     num_players, n_envs, run_dir = resolve(config)
     paths = RunPaths(run_dir)
@@ -949,6 +954,13 @@ def train(
             )
         with open(os.path.join(latest, STATE_FILE), "rb") as handle:
             state = pickle.load(handle)
+        saved, current = state.get("engine_state_version", 1), envs.spec(config.game).state_version
+        if saved != current:
+            raise CheckpointError(
+                f"--resume: checkpoint {latest!r} holds {config.game!r} games saved by engine state version "
+                f"{saved}; this code has version {current}, so they cannot be continued. The model itself "
+                "still loads for evaluate.py; start a new run to train further"
+            )
         log(f"resuming {run_dir} from {latest} (step {state['num_timesteps']})")
     else:
         existing = paths.checkpoint_dirs() or os.path.isfile(paths.final_model)

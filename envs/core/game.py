@@ -22,6 +22,9 @@ class GameSpec:
     new_codec: Callable[[Any, int], ActionCodec]
     new_encoder: Callable[[Any, int], ObservationEncoder]
     default_max_turns: int  # truncation limit in completed player turns
+    # bumped whenever the engine's pickled state changes shape: a training checkpoint holds games in
+    # progress, and resuming games pickled by another engine version is refused with a clear error
+    state_version: int = 1
 
     @property
     def env_name(self) -> str:

@@ -14,6 +14,7 @@ SPEC = GameSpec(
     new_codec=KingsburgCodec,
     new_encoder=KingsburgEncoder,
     default_max_turns=5000,
+    state_version=2,  # session 3: engine caches changed the pickled state
 )
 
 __all__ = ["SPEC", "Decision", "KingsburgCodec", "KingsburgConfig", "KingsburgEncoder", "KingsburgEngine", "Op"]

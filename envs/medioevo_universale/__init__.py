@@ -19,6 +19,7 @@ SPEC = GameSpec(
     new_codec=MedioevoCodec,
     new_encoder=MedioevoEncoder,
     default_max_turns=5000,
+    state_version=2,  # session 3: engine caches changed the pickled state
 )
 
 __all__ = ["SPEC", "Head", "MedioevoCodec", "MedioevoConfig", "MedioevoEncoder", "MedioevoEngine", "Phase", "Stage"]
