@@ -176,6 +176,25 @@ _EFFECT_ATTRIBUTES = (
     ("s_town_hall", "town_hall"), ("s_embassy", "embassy"), ("s_mint", "mint"),
     ("s_recruiting", "recruiting_office"), ("s_training", "training_camp"), ("s_academy", "military_academy"))
 _BOARD_CONSTANTS: dict = {}
+_STRENGTH_BY_ROW: dict = {}
+
+
+def _strength_by_row(key: tuple, t: Tables, card) -> tuple:
+    """Battle modifiers of the buildings against one enemy card, per row and number built there
+    (rows are built left to right, so a row's modifier is a prefix sum); ``key`` = (sheet, card)."""
+    by_row = []
+    for r in range(NUM_ROWS):
+        total, prefix = 0, [0]
+        for c in range(NUM_COLS):
+            b = t.buildings[r * NUM_COLS + c]
+            if b is not None:
+                total += b.strength_vs[card.type]
+                if b.strength_vs_max is not None and card.strength <= b.strength_vs_max[0]:
+                    total += b.strength_vs_max[1]
+            prefix.append(total)
+        by_row.append(tuple(prefix))
+    hit = _STRENGTH_BY_ROW[key] = tuple(by_row)
+    return hit
 
 
 def _board_constants(more_buildings: bool) -> dict:
@@ -321,13 +340,11 @@ class KingsburgEngine(RulesEngine):
 
     def battle_strength(self, p: int, card) -> int:
         """Spec 5.10.4: soldiers plus every modifier of the buildings owned."""
+        key = (self.config.module_more_buildings, card.index)
+        by_row = _STRENGTH_BY_ROW.get(key) or _strength_by_row(key, self.tables, card)
         strength = self.soldiers[p]
-        buildings = self.tables.buildings
-        for slot in self.owned_slots(p):
-            b = buildings[slot]
-            strength += b.strength_vs[card.type]
-            if b.strength_vs_max is not None and card.strength <= b.strength_vs_max[0]:
-                strength += b.strength_vs_max[1]
+        for r, built in enumerate(self.rows[p]):
+            strength += by_row[r][built]
         return strength
 
     # -------------------------------------------------------------------------- legality ----
@@ -398,8 +415,14 @@ class KingsburgEngine(RulesEngine):
             return self._decide(p, Decision.MODIFIERS, moves)
         if op != Op.PASS or kind == Decision.FARMS_DIE:  # other passes change none of the seat's state
             self.seat_version[p] += 1
-        if kind == Decision.MODIFIERS:
-            self._place(p, self.pending_dice, arg)
+        # kinds by how often they come up in play
+        if kind == Decision.BUILD:
+            if op == Op.PASS:
+                self.cursor += 1
+                return False
+            self._build(p, arg)
+            self.built_this_step[p] = True
+            self.sub = 1  # the envoy's second building may follow
             return False
         if kind == Decision.PICK_GOOD:
             self.goods[p][arg] += 1
@@ -407,6 +430,44 @@ class KingsburgEngine(RulesEngine):
             self.pick_min = arg
             if self.picks_left:
                 return self._decide(p, Decision.PICK_GOOD, self._pick_moves())
+            return False
+        if kind == Decision.MODIFIERS:
+            self._place(p, self.pending_dice, arg)
+            return False
+        if kind == Decision.RECRUIT:
+            if op == Op.PASS:
+                self.cursor += 1
+                return False
+            pay = RECRUIT_PAYMENTS[arg]
+            g = self.goods[p]
+            g[0] -= pay[0]
+            g[1] -= pay[1]
+            g[2] -= pay[2]
+            self.plus2[p] -= pay[3]
+            self.soldiers[p] += 1
+            return False
+        if kind == Decision.ALCHEMIST:
+            if op == Op.GOOD:
+                g = self.goods[p]
+                g[arg] -= 1
+                for k in range(3):
+                    if k != arg:
+                        g[k] += 1
+            return False
+        if kind == Decision.TOWN_HALL:
+            if op == Op.PAY_PLUS2:
+                self.plus2[p] -= 1
+            elif op == Op.GOOD:
+                self.goods[p][arg] -= 1
+            if op != Op.PASS:
+                self._add_vp(p, 1, EV_TOWN_HALL, 0)
+            return False
+        if kind == Decision.ENVOY_BUILD:
+            if op == Op.BUILD:
+                self._build(p, arg)
+                self.envoy = -1
+            self.sub = 0
+            self.cursor += 1
             return False
         if kind == Decision.REROLL:
             if op == Op.PASS:
@@ -422,20 +483,11 @@ class KingsburgEngine(RulesEngine):
                 self.pdice[p] = [self._die() for _ in self.pdice[p]]
                 self.bdice[p] = [self._die() for _ in self.bdice[p]]
             return False
-        if kind == Decision.BUILD:
-            if op == Op.PASS:
-                self.cursor += 1
-                return False
-            self._build(p, arg)
-            self.built_this_step[p] = True
-            self.sub = 1  # the envoy's second building may follow
-            return False
-        if kind == Decision.ENVOY_BUILD:
-            if op == Op.BUILD:
-                self._build(p, arg)
-                self.envoy = -1
-            self.sub = 0
-            self.cursor += 1
+        if kind == Decision.SMUGGLER:
+            if op == Op.YES:
+                adv = self.tables.advisors[self.pick_source - 1]
+                self._add_vp(p, -adv.optional_pay_vp, EV_SMUGGLER, adv.rank)
+                return self._start_picks(p, adv.picks, adv.pick_from, adv.rank)
             return False
         if kind == Decision.FREE_BUILD:
             self.battle_builds -= 1
@@ -444,28 +496,6 @@ class KingsburgEngine(RulesEngine):
             else:
                 self.battle_builds = 0
             return False
-        if kind == Decision.ALCHEMIST:
-            if op == Op.GOOD:
-                g = self.goods[p]
-                g[arg] -= 1
-                for k in range(3):
-                    if k != arg:
-                        g[k] += 1
-            return False
-        if kind == Decision.SMUGGLER:
-            if op == Op.YES:
-                adv = self.tables.advisors[self.pick_source - 1]
-                self._add_vp(p, -adv.optional_pay_vp, EV_SMUGGLER, adv.rank)
-                return self._start_picks(p, adv.picks, adv.pick_from, adv.rank)
-            return False
-        if kind == Decision.TOWN_HALL:
-            if op == Op.PAY_PLUS2:
-                self.plus2[p] -= 1
-            elif op == Op.GOOD:
-                self.goods[p][arg] -= 1
-            if op != Op.PASS:
-                self._add_vp(p, 1, EV_TOWN_HALL, 0)
-            return False
         if kind == Decision.CONVERSION:
             if op == Op.YES:
                 b = self.tables.buildings[self.tables.conversion_slots[self.sub - 2]]
@@ -473,18 +503,6 @@ class KingsburgEngine(RulesEngine):
                 for k in range(3):
                     g[k] += b.params["gain"][k] - b.params["pay"][k]
             self.sub += 1
-            return False
-        if kind == Decision.RECRUIT:
-            if op == Op.PASS:
-                self.cursor += 1
-                return False
-            pay = RECRUIT_PAYMENTS[arg]
-            g = self.goods[p]
-            g[0] -= pay[0]
-            g[1] -= pay[1]
-            g[2] -= pay[2]
-            self.plus2[p] -= pay[3]
-            self.soldiers[p] += 1
             return False
         if kind == Decision.FARMS_DIE:
             self.farms_die[p] = 1 if op == Op.YES else 0
@@ -688,11 +706,16 @@ class KingsburgEngine(RulesEngine):
             if self.rows[p][self.r_farms] > self.c_farms:
                 return self._decide(p, Decision.FARMS_DIE, _PASS_YES)
             self.cursor += 1
-        # roll: every player's dice and bonus dice (spec 5.2.3)
-        roll = self._roll
+        # roll: every player's dice and bonus dice (spec 5.2.3), drawn at once in seat order
+        bonus = self.farms_die if self.season else [f + b for f, b in zip(self.farms_die, self.favour_die)]
+        dice = self._roll(3 * n + sum(bonus))
+        pdice, bdice = self.pdice, self.bdice
+        i = 0
         for p in range(n):
-            self.pdice[p] = roll(3)
-            self.bdice[p] = roll(self.farms_die[p] + (self.favour_die[p] if self.season == 0 else 0))
+            j = i + 3 + bonus[p]
+            pdice[p] = dice[i:i + 3]
+            bdice[p] = dice[i + 3:j]
+            i = j
         self._touch_all()
         self.cursor = 0
         self.stage = ST_REROLL
@@ -734,11 +757,13 @@ class KingsburgEngine(RulesEngine):
                     return self._decide(p, Decision.PRINCE, _PASS_YES)
                 self.cursor += 1
         # spec 5.2.6: new turn order by ascending totals, ties keep their relative order
-        totals = [self.dice_total(p) for p in range(n)]
+        pdice, bdice = self.pdice, self.bdice
+        totals = [sum(pd) + sum(bd) for pd, bd in zip(pdice, bdice)]
         self.order.sort(key=totals.__getitem__)
-        for p in range(n):  # canonical dice slots (spec 10.3)
-            self.pdice[p].sort()
-            self.bdice[p].sort()
+        for pd in pdice:  # canonical dice slots (spec 10.3)
+            pd.sort()
+        for bd in bdice:
+            bd.sort()
         self.passed = [False] * n
         self._touch_all()
         self.active_count = n
