@@ -402,9 +402,16 @@ class KingsburgEncoder(ObservationEncoder):
         if self._private_parts:
             context = self._as_floats(self._decision_part(e, seat, mine, acting), self._context_start)
         elif decision in _CONTEXT_DECISIONS:
-            # without modules 2 and 3 the context is the same for every observer: cache it by its inputs
-            key = (decision, e.pending_dice, e.pending_sum, e.picks_left, e.pick_from, e.pick_min, e.pick_source,
-                   decision == Decision.RECRUIT and e.owns(acting, e.s_barracks))
+            # without modules 2 and 3 the context is the same for every observer: cache it by the
+            # inputs of this kind of decision (see _decision_part)
+            if decision == Decision.MODIFIERS:
+                key = (decision, e.pending_dice, e.pending_sum)
+            elif decision == Decision.PICK_GOOD:
+                key = (decision, e.picks_left, e.pick_from, e.pick_min, e.pick_source)
+            elif decision == Decision.RECRUIT:
+                key = (decision, e.owns(acting, e.s_barracks))
+            else:
+                key = (decision, e.pick_source)
             context = _CONTEXT_BLOCKS.get(key)
             if context is None:
                 if len(_CONTEXT_BLOCKS) > 100_000:
