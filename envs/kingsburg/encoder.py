@@ -131,6 +131,7 @@ class KingsburgEncoder(ObservationEncoder):
         self._zeros_decision_part = bytes(8 + 5 + PICK_SOURCES + ngov + nval)
         self._cached_engine = None
         self._seat_blocks: list = []
+        self._built_rows: list = []  # per seat: (copy of its rows, buildings block)
         self._enemy_parts: list = []
         self._zeros_val2 = (0,) * (2 * nval)
         self._zeros_modules = bytes(4 * (2 * nval + ngov))  # float32 zeros are zero bytes
@@ -364,7 +365,12 @@ class KingsburgEncoder(ObservationEncoder):
         count = self._count_floats
         unit = self._unit
         mask = e.advisor_mask[p]
-        rows = tuple(e.rows[p])
+        # buildings change in few rebuilt blocks: compare with the rows last encoded for this seat
+        rows = e.rows[p]
+        built = self._built_rows[p]
+        if built[0] != rows:
+            key = tuple(rows)
+            built = self._built_rows[p] = (rows[:], _BUILDING_BLOCKS.get(key) or self._buildings_block(key))
         pd, bd = e.pdice[p], e.bdice[p]
         dice = (e.pplaced[p], e.bplaced[p], *pd, 0, *bd)  # dice are 1..6: 0 separates the groups
         return b"".join((
@@ -374,7 +380,7 @@ class KingsburgEncoder(ObservationEncoder):
             unit[e.plus2_used[p]], unit[e.market_used[p]], unit[e.statue_used[p]], unit[e.chapel_used[p]],
             unit[e.passed[p]], unit[e.favour_die[p]], unit[e.farms_die[p]],
             _ADVISOR_BLOCKS.get(mask) or self._advisors_block(mask),
-            _BUILDING_BLOCKS.get(rows) or self._buildings_block(rows),
+            built[1],
             _DICE_BLOCKS.get(dice) or self._dice_block(dice, pd, e.pplaced[p], bd, e.bplaced[p]),
             self._modules_block(e, p) if self._private_parts else self._zeros_modules))
 
@@ -389,6 +395,7 @@ class KingsburgEncoder(ObservationEncoder):
             n = self.num_players
             self._cached_engine = e
             self._seat_blocks = [(-1, -1, b"")] * n
+            self._built_rows = [(None, b"")] * n
             self._enemy_parts = [(-1, b"")] * n
             self._enemy_shared = (-1,)
         order = self._order_parts[seat]
