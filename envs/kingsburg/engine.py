@@ -216,7 +216,28 @@ def _board_constants(more_buildings: bool) -> dict:
     return hit
 
 
+_BOARD_ATTRIBUTES = tuple(prefix + attr[1:] for attr, _ in _EFFECT_ATTRIBUTES for prefix in "src") + (
+    "build_cost", "build_vp", "row_in_play")
+
+
 class KingsburgEngine(RulesEngine):
+    # Every attribute is a slot: Python reads and writes slots faster than the entries of an
+    # instance dict this large (over a hundred attributes), which the engine and encoder do
+    # hundreds of times per step. Attributes not listed still go to the instance's __dict__.
+    __slots__ = _BOARD_ATTRIBUTES + (
+        "config", "num_players", "rng", "tables", "_dice", "enemy_deck", "order", "year", "phase", "season",
+        "vp", "goods", "plus2", "soldiers", "rows", "num_buildings", "envoy", "favour_die", "farms_die", "log",
+        "seat_version", "epoch", "public_version", "peeked", "revealed", "kings_aid", "strengths", "outcomes",
+        "army_tokens", "army_choice", "army_revealed", "governor_hand", "governor", "governors_revealed",
+        "turn", "winners", "winner", "actor", "current_player", "is_over", "decision", "_moves", "pending_dice",
+        "pending_sum", "_sums", "picks_left", "pick_from", "pick_min", "pick_source", "cursor", "sub",
+        "reward_queue", "reward_i", "favour_list", "battle_picks", "battle_builds", "tax_queue",
+        "built_this_step", "stage", "active_count",
+        # per season (see _reset_season)
+        "pdice", "bdice", "pplaced", "bplaced", "passed", "plus2_used", "market_used", "statue_used",
+        "chapel_used", "prince_done", "occupied", "placements", "advisor_mask", "neutral", "envoy_rank",
+        "neutral_dice")
+
     def __init__(self, config: KingsburgConfig, num_players: int, rng: np.random.Generator):
         if not 2 <= num_players <= 5:
             raise ValueError(f"Kingsburg is for 2-5 players, not {num_players}")
@@ -226,7 +247,8 @@ class KingsburgEngine(RulesEngine):
         self.tables: Tables = tables(config.module_more_buildings)
         t = self.tables
         # slot of each building effect (-1: not in play), building costs and VP (shared, read-only)
-        self.__dict__.update(_board_constants(config.module_more_buildings))
+        for name, value in _board_constants(config.module_more_buildings).items():
+            setattr(self, name, value)
 
         self._dice: list[int] = []
         # setup 3: one random card per year; the year-I card is on top
@@ -294,10 +316,9 @@ class KingsburgEngine(RulesEngine):
         self._advance()
 
     # ---------------------------------------------------------------- RulesEngine protocol ----
-    # plain attributes rather than properties (read several times per step): the seat of the
-    # pending decision, -1 once the game is over; set by _decide and _end_year
-    current_player: int = -1
-    is_over: bool = False
+    # current_player and is_over are plain attributes (slots) rather than properties, as they are
+    # read several times per step: the seat of the pending decision, -1 once the game is over; set
+    # by _decide and _end_year
 
     def placement_scores(self) -> list[float]:
         """Spec 6.3: VP, then goods, then buildings; equal triples share the victory."""
