@@ -14,7 +14,7 @@ SPEC = GameSpec(
     new_codec=KingsburgCodec,
     new_encoder=KingsburgEncoder,
     default_max_turns=5000,
-    state_version=2,  # session 3: engine caches changed the pickled state
+    state_version=3,  # session 4: the engine and encoder keep their attributes in slots
 )
 
 __all__ = ["SPEC", "Decision", "KingsburgCodec", "KingsburgConfig", "KingsburgEncoder", "KingsburgEngine", "Op"]

@@ -252,7 +252,12 @@ class KingsburgEngine(RulesEngine):
 
         self._dice: list[int] = []
         # setup 3: one random card per year; the year-I card is on top
-        self.enemy_deck = [t.enemies_by_year[y][int(rng.integers(len(t.enemies_by_year[y])))] for y in range(5)]
+        counts = [len(cards) for cards in t.enemies_by_year]
+        if len(set(counts)) == 1:  # one draw of five: the same numbers as five single draws, faster
+            picks = rng.integers(counts[0], size=5).tolist()
+        else:
+            picks = [int(rng.integers(k)) for k in counts]
+        self.enemy_deck = [cards[i] for cards, i in zip(t.enemies_by_year, picks)]
         # setup 5: random turn order (A30)
         self.order = [int(s) for s in rng.permutation(n)]
         self.year = 1

@@ -208,6 +208,44 @@ def test_rolling_several_dice_draws_what_single_dice_would():
         assert at_once._dice == one_by_one._dice
 
 
+def test_battle_strength_tables_equal_summing_the_owned_buildings():
+    """battle_strength reads per-card prefix sums of the rows; it must equal soldiers plus the
+    modifiers of every owned building (spec 5.10.4) against every enemy card, over random play."""
+    for options in ({}, {"module_more_buildings": True}):
+        env = envs.make("kingsburg", num_players=3, **options)
+        for g in range(6):
+            env.reset(seed=g)
+            pick = np.random.default_rng(g)
+            e = env.engine
+            while not e.is_over:
+                for p in range(e.num_players):
+                    for card in e.tables.enemies:
+                        plain = e.soldiers[p]
+                        for slot in e.owned_slots(p):
+                            b = e.tables.buildings[slot]
+                            plain += b.strength_vs[card.type]
+                            if b.strength_vs_max is not None and card.strength <= b.strength_vs_max[0]:
+                                plain += b.strength_vs_max[1]
+                        assert e.battle_strength(p, card) == plain
+                legal = env.legal_actions()
+                env.step(int(legal[pick.integers(len(legal))]))
+
+
+def test_enemy_deck_drawn_at_once_as_five_single_draws_would():
+    """Setup draws the five enemy cards with one call when every year has as many cards: the same
+    cards as one draw per year (the deck is the first use of the generator), and the generator is
+    left in the same state for everything drawn after."""
+    config = engine_module.KingsburgConfig()
+    for seed in range(50):
+        e = engine_module.KingsburgEngine(config, 2, np.random.default_rng(seed))
+        by_year = e.tables.enemies_by_year
+        rng = np.random.default_rng(seed)
+        assert e.enemy_deck == [cards[int(rng.integers(len(cards)))] for cards in by_year]
+        at_once = np.random.default_rng(seed)
+        at_once.integers(len(by_year[0]), size=5)
+        assert at_once.bit_generator.state == rng.bit_generator.state
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("n", sorted(DEFAULT_GAMES))
 def test_random_play_fuzz_long(n):
