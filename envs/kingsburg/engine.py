@@ -259,7 +259,8 @@ class KingsburgEngine(RulesEngine):
             picks = [int(rng.integers(k)) for k in counts]
         self.enemy_deck = [cards[i] for cards, i in zip(t.enemies_by_year, picks)]
         # setup 5: random turn order (A30)
-        self.order = [int(s) for s in rng.permutation(n)]
+        self.order = list(range(n))
+        rng.shuffle(self.order)  # the same order as rng.permutation(n), without its array overhead
         self.year = 1
         self.phase = 1
         self.season = 0

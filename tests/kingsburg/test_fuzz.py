@@ -246,6 +246,18 @@ def test_enemy_deck_drawn_at_once_as_five_single_draws_would():
         assert at_once.bit_generator.state == rng.bit_generator.state
 
 
+def test_turn_order_shuffled_as_a_permutation_would():
+    """Setup shuffles a list for the random turn order: the order and the generator's state after it
+    must be those of rng.permutation(n)."""
+    for n in (2, 3, 4, 5):
+        for seed in range(50):
+            shuffled, permuted = np.random.default_rng(seed), np.random.default_rng(seed)
+            order = list(range(n))
+            shuffled.shuffle(order)
+            assert order == [int(s) for s in permuted.permutation(n)]
+            assert shuffled.bit_generator.state == permuted.bit_generator.state
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("n", sorted(DEFAULT_GAMES))
 def test_random_play_fuzz_long(n):
