@@ -211,13 +211,15 @@ def _board_constants(more_buildings: bool) -> dict:
             hit["r" + attr[1:]], hit["c" + attr[1:]] = row_col
         hit["build_cost"] = tuple(b.cost if b else (0, 0, 0) for b in t.buildings)
         hit["build_vp"] = tuple(b.vp if b else 0 for b in t.buildings)
+        # the most of each good any building costs: owning more never buys more
+        hit["max_cost"] = tuple(max(b.cost[k] for b in t.buildings if b) for k in range(3))
         hit["row_in_play"] = tuple(r in t.rows for r in range(NUM_ROWS))
         _BOARD_CONSTANTS[more_buildings] = hit
     return hit
 
 
 _BOARD_ATTRIBUTES = tuple(prefix + attr[1:] for attr, _ in _EFFECT_ATTRIBUTES for prefix in "src") + (
-    "build_cost", "build_vp", "row_in_play")
+    "build_cost", "build_vp", "max_cost", "row_in_play")
 
 
 class KingsburgEngine(RulesEngine):
@@ -943,7 +945,15 @@ class KingsburgEngine(RulesEngine):
         """PASS and the rows seat p can build in (paying unless ``pay`` is False), or () if none."""
         rows = self.rows[p]
         gold, wood, stone = self.goods[p]
-        crane = self.rows[p][self.r_crane] > self.c_crane
+        # goods beyond the dearest building's price change nothing: capped, they make fewer keys
+        most_gold, most_wood, most_stone = self.max_cost
+        if gold > most_gold:
+            gold = most_gold
+        if wood > most_wood:
+            wood = most_wood
+        if stone > most_stone:
+            stone = most_stone
+        crane = rows[self.r_crane] > self.c_crane
         key = (self.config.module_more_buildings, pay, crane, gold, wood, stone, *rows)
         moves = _BUILD_MOVE_LISTS.get(key)
         if moves is not None:
