@@ -238,7 +238,7 @@ class KingsburgEncoder(ObservationEncoder):
             battle = self._zeros_battle
         # these take few distinct values: convert them through a cache
         raw = b"".join((back, card if (e.revealed or peeked[seat]) else self._zeros_enemy_bytes, revealed,
-                        bytes([1 if peeked[p] else 0 for p in rel]), aid, battle))
+                        bytes(map(peeked.__getitem__, rel)), aid, battle))  # peeked holds bools
         rest = self._enemy_floats.get(raw)
         if rest is None:
             if len(self._enemy_floats) > 100_000:
