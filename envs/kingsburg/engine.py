@@ -869,18 +869,24 @@ class KingsburgEngine(RulesEngine):
 
     def _step_influence(self) -> bool:
         n = self.num_players
+        order, passed = self.order, self.passed
         while self.active_count > 0:
-            p = self.order[self.cursor]
-            self.cursor = self.cursor + 1 if self.cursor + 1 < n else 0
-            if self.passed[p]:
+            cursor = self.cursor
+            p = order[cursor]
+            self.cursor = cursor + 1 if cursor + 1 < n else 0
+            if passed[p]:
                 continue
             moves = self._dice_moves(p)
             if not moves:  # no dice or no legal placement: must pass
                 self.seat_version[p] += 1
-                self.passed[p] = True
+                passed[p] = True
                 self.active_count -= 1
                 continue
-            return self._decide(p, Decision.DICE, moves)
+            # _decide inlined: the most frequent decision
+            self.actor = self.current_player = p
+            self.decision = Decision.DICE
+            self._moves = moves
+            return True
         self.reward_queue = sorted([placed for placed in self.placements if placed[1] >= 0], key=_RANK_OF)
         self.reward_i = 0
         self.stage = ST_REWARDS
