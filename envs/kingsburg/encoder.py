@@ -131,7 +131,7 @@ class KingsburgEncoder(ObservationEncoder):
         self._year_phase_bytes = [onehot(5, k // 9 - 1) + onehot(8, k % 9 - 1) + modules for k in range(6 * 9)]
         # per observer, indexed by the envoy's holder (index -1: on its space)
         self._envoy_bytes = [[onehot(n + 1, (h - s) % n if h < n else n) for h in range(n + 1)] for s in range(n)]
-        self._order_parts = [([], b"")] * n  # per observer: (turn order it encodes, bytes)
+        self._order_parts = ([], [])  # (turn order they encode, bytes per observer)
         self._neutral: tuple = (None, b"")  # (the engine's neutral list it encodes, bytes)
         self._enemy_shared: tuple = (-1,)
         self._zeros_enemy_bytes = bytes(self._zeros_enemy)
@@ -169,7 +169,7 @@ class KingsburgEncoder(ObservationEncoder):
         self._enemy_start = fields["neutral_advisors"].start
         self._enemy_floats: dict = {}  # uint8 block after the neutral dice -> float32 bytes
         self._neutral_floats: dict = {}  # ranks blocked by neutral dice -> float32 bytes
-        self._order_floats: dict = {}  # (observer, turn order) -> float32 bytes
+        self._order_floats: dict = {}  # turn order -> float32 bytes per observer
         self._advisors_start = fields["seat0_advisors"].start
         self._buildings_start = fields["seat0_buildings"].start
         self._dice_start = fields["seat0_player_dice"].start
@@ -200,20 +200,24 @@ class KingsburgEncoder(ObservationEncoder):
             self._enemy_cache[card.index] = block
         return block
 
-    def _order_part(self, e, seat: int) -> tuple:
-        """Per relative seat, its position on the turn-order track (the last one is kept per observer)."""
+    def _order_part(self, e) -> tuple:
+        """Per observer, per relative seat, its position on the turn-order track (cached per order;
+        the last one is kept with a copy of the order it encodes, for every observer at once)."""
         order = tuple(e.order)
-        block = self._order_floats.get((seat, order))
-        if block is None:
+        blocks = self._order_floats.get(order)
+        if blocks is None:
             n = self.num_players
             position = [0] * n
             for i, p in enumerate(order):
                 position[p] = i
-            v = [0] * (n * n)
-            for k, p in enumerate(self._seat_orders[seat]):
-                v[k * n + position[p]] = 1
-            block = self._order_floats[(seat, order)] = b"".join([self._unit[b] for b in v])
-        hit = self._order_parts[seat] = (list(order), block)
+            blocks = []
+            for seat in range(n):
+                v = [0] * (n * n)
+                for k, p in enumerate(self._seat_orders[seat]):
+                    v[k * n + position[p]] = 1
+                blocks.append(b"".join([self._unit[b] for b in v]))
+            self._order_floats[order] = blocks
+        hit = self._order_parts = (list(order), blocks)
         return hit
 
     def _enemy_part(self, e, seat: int) -> bytes:
@@ -408,9 +412,9 @@ class KingsburgEncoder(ObservationEncoder):
             self._built_rows = [(None, b"")] * n
             self._enemy_parts = [(-1, b"")] * n
             self._enemy_shared = (-1,)
-        order = self._order_parts[seat]
+        order = self._order_parts
         if order[0] != e.order:
-            order = self._order_part(e, seat)
+            order = self._order_part(e)
         neutral = self._neutral
         if neutral[0] is not e.neutral:
             neutral = self._neutral_part(e)
@@ -438,7 +442,7 @@ class KingsburgEncoder(ObservationEncoder):
         else:
             context = self._zeros_context
         parts = [self._own_decision[decision] if mine else self._other_decision[seat][acting],
-                 self._year_phase_bytes[e.year * 9 + e.phase], order[1], self._envoy_bytes[seat][e.envoy],
+                 self._year_phase_bytes[e.year * 9 + e.phase], order[1][seat], self._envoy_bytes[seat][e.envoy],
                  neutral[1], rare, context]
         blocks = self._seat_blocks
         versions = e.seat_version
