@@ -231,6 +231,16 @@ def test_battle_strength_tables_equal_summing_the_owned_buildings():
                 env.step(int(legal[pick.integers(len(legal))]))
 
 
+def test_engine_and_encoder_keep_every_attribute_in_a_slot():
+    """Attributes missing from __slots__ still work but land in an instance dict, which is slower
+    to read; after play with every module no attribute may have landed there."""
+    for n in (2, 5):
+        env = envs.make("kingsburg", num_players=n, **MODULE_SETS[-1])
+        for g in range(3):
+            testing.play_random_game(env, seed=g)  # observes every seat along the way
+            assert vars(env.engine) == {} and vars(env.encoder) == {}
+
+
 def test_enemy_deck_drawn_at_once_as_five_single_draws_would():
     """Setup draws the five enemy cards with one call when every year has as many cards: the same
     cards as one draw per year (the deck is the first use of the generator), and the generator is
