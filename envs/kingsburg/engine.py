@@ -176,6 +176,11 @@ _EFFECT_ATTRIBUTES = (
     ("s_town_hall", "town_hall"), ("s_embassy", "embassy"), ("s_mint", "mint"),
     ("s_recruiting", "recruiting_office"), ("s_training", "training_camp"), ("s_academy", "military_academy"))
 _BOARD_CONSTANTS: dict = {}
+
+
+def _no_dice(n: int) -> list[list[int]]:
+    """An empty dice list per seat (Kingsburg seats at most 5: cheaper than a comprehension)."""
+    return [[], [], [], [], []][:n]
 _STRENGTH_BY_ROW: dict = {}
 
 
@@ -604,8 +609,8 @@ class KingsburgEngine(RulesEngine):
     def _reset_season(self) -> None:
         n = self.num_players
         self.epoch += 1
-        self.pdice = [[] for _ in range(n)]
-        self.bdice = [[] for _ in range(n)]
+        self.pdice = _no_dice(n)
+        self.bdice = _no_dice(n)
         self.pplaced = [0] * n
         self.bplaced = [0] * n
         self.passed = [False] * n
@@ -905,8 +910,8 @@ class KingsburgEngine(RulesEngine):
                 return True
         # dice back to their owners (used +2 tokens were paid when placed), all bonus dice to the supply
         n = self.num_players
-        self.pdice = [[] for _ in range(n)]
-        self.bdice = [[] for _ in range(n)]
+        self.pdice = _no_dice(n)
+        self.bdice = _no_dice(n)
         self.pplaced = [0] * n
         self.bplaced = [0] * n
         self.occupied = 0
