@@ -75,14 +75,54 @@ class _SeatView:
     """One seat's observation as float32 bytes, without the live part (zero there but for the seat's own
     allocation), and what of the engine it shows: versions, position in the log of changed cells, cells."""
 
-    __slots__ = ("frame", "version", "pversion", "rev_all", "logged", "shown", "alloc")
+    __slots__ = ("frame", "version", "pversion", "rev_all", "logged", "shown", "stats", "alloc")
 
     def __init__(self, size: int):
         self.frame = bytearray(4 * size)
         self.version = self.pversion = self.rev_all = -1
         self.logged = 0  # entries of the engine's log of changed cells already shown
         self.shown: list = []  # per cell the shared block entry shown
+        self.stats: bytes | None = None  # the shared per-seat map stats shown
         self.alloc: list[int] = []  # the seat's own allocation shown
+
+
+class _SharedBoard:
+    """The board part's pieces that do not depend on the observer, kept up to date from the engine's log of
+    changed cells (one per engine, in its ``obs_cache``): per cell its ``_cell_block`` (absolute seats)
+    and its share of the per-seat totals (``engine.cell_holdings``); per seat TS from control, P, U and
+    armies per type (``control_stats`` and ``army_stats``); the per-seat stats as raw bytes (None when
+    stale) with the tournament wins and tear stones they show."""
+
+    __slots__ = ("rev_all", "logged", "blocks", "held", "cts", "prod", "upk", "types", "stats", "wins", "tear")
+
+    def __init__(self, e, blocks: list):
+        self.rev_all = e.rev_all
+        self.logged = len(e.touched)
+        self.blocks = blocks
+        self.held = [e.cell_holdings(c) for c in range(NUM_CELLS)]
+        self.cts, self.prod = e.control_stats()
+        self.upk, self.types = e.army_stats()
+        self.stats: bytes | None = None
+        self.wins: list[int] = []
+        self.tear: list[bool] = []
+
+    def move_holdings(self, old: tuple, now: tuple) -> None:
+        """A cell's holdings changed from old to now: the totals follow, the stats are stale."""
+        k, ts, value, armies = old
+        if k >= 0:
+            self.cts[k] -= ts
+            self.prod[k] -= value
+        for p, mil, t in armies:
+            self.upk[p] -= mil
+            self.types[p][t] -= 1
+        k, ts, value, armies = now
+        if k >= 0:
+            self.cts[k] += ts
+            self.prod[k] += value
+        for p, mil, t in armies:
+            self.upk[p] += mil
+            self.types[p][t] += 1
+        self.stats = None
 
 
 class SeventhStoneEncoder(ObservationEncoder):
@@ -180,7 +220,7 @@ class SeventhStoneEncoder(ObservationEncoder):
         dynamic, stones = self.layout["cell_dynamic"], self.layout["my_stones"]
         self._stats_byte, self._static_byte = 4 * stats, 4 * static.start
         self._dynamic_byte, self._stones_byte = 4 * dynamic.start, 4 * stones.start
-        self._scaled_stats = _Scaled("stats", self._scale[stats:stats + len(PER_PLAYER_BOARD)])
+        self._scaled_stats = _Scaled("stats", self._scale[stats:stats + len(PER_PLAYER_BOARD) * n])
         self._scale_static = self._scale[static]
         # absolute cell block + observer seat -> the block's scaled float32 bytes from that seat's view
         self._cell_memo = _MEMOS.setdefault("cell", {})
@@ -227,71 +267,43 @@ class SeventhStoneEncoder(ObservationEncoder):
             board.static_bytes = block  # the map never changes during a game
         return block
 
-    def _totals(self, e) -> list:
-        """[rev_all, log entries seen, holdings per cell, (TS from control, P, U, armies per type) per seat,
-        revision of these totals]: ``control_stats`` and ``army_stats`` kept up to date from the log of
-        changed cells."""
-        totals = e.obs_cache.get("totals")
+    def _board(self, e) -> "_SharedBoard":
+        """The shared board pieces brought up to date: every cell logged as changed since the last call is
+        encoded anew (its block replaced only when its content changed), and the per-seat totals follow
+        the changed cells' holdings."""
+        board = e.obs_cache.get("board")
         log = e.touched
-        if totals is None or totals[0] != e.rev_all:
-            held = [e.cell_holdings(c) for c in range(NUM_CELLS)]
-            revision = 0 if totals is None else totals[4] + 1
-            totals = e.obs_cache["totals"] = [e.rev_all, len(log), held, (*e.control_stats(), *e.army_stats()),
-                                              revision]
-        elif totals[1] < len(log):
-            held = totals[2]
-            cts, prod, upk, types = sums = totals[3]
-            before = None
-            for c in set(log[totals[1]:]):
-                now = e.cell_holdings(c)
+        if board is None or board.rev_all != e.rev_all:
+            board = e.obs_cache["board"] = _SharedBoard(e, [self._cell_block(e, c) for c in range(NUM_CELLS)])
+        elif board.logged < len(log):
+            blocks, held = board.blocks, board.held
+            holdings = e.cell_holdings
+            for c in set(log[board.logged:]):
+                block = self._cell_block(e, c)
+                if block != blocks[c]:
+                    blocks[c] = block
+                now = holdings(c)
                 old = held[c]
-                if now == old:
-                    continue
-                if before is None:
-                    before = (cts[:], prod[:], upk[:], [t[:] for t in types])
-                k, ts, value, armies = old
-                if k >= 0:
-                    cts[k] -= ts
-                    prod[k] -= value
-                for p, mil, t in armies:
-                    upk[p] -= mil
-                    types[p][t] -= 1
-                k, ts, value, armies = now
-                if k >= 0:
-                    cts[k] += ts
-                    prod[k] += value
-                for p, mil, t in armies:
-                    upk[p] += mil
-                    types[p][t] += 1
-                held[c] = now
-            totals[1] = len(log)
-            if before is not None and before != sums:
-                totals[4] += 1
-        return totals
+                if now != old:
+                    board.move_holdings(old, now)
+                    held[c] = now
+            board.logged = len(log)
+        if board.stats is None or board.wins != e.tourn_wins or board.tear != e.tear_bought:
+            board.stats = self._stats_raw(e, board)
+        return board
 
-    def _board_stats(self, e) -> bytes:
-        """Per absolute seat: TS from control and the permanent ones, P, U and armies per type, scaled
-        float32 bytes (one per version, shared by all seats; rebuilt only when a value changed)."""
-        cached = e.obs_cache.get("stats")
-        if cached is not None and cached[0] == e.version:
-            return cached[1]
-        totals = self._totals(e)
+    def _stats_raw(self, e, board: "_SharedBoard") -> bytes:
+        """Per absolute seat the PER_PLAYER_BOARD values, clipped to their caps."""
         wins, tear = e.tourn_wins, e.tear_bought
-        if cached is not None and cached[2] == totals[4] and cached[3] == wins and cached[4] == tear:
-            stats = cached[1]
-        else:
-            cts, prod, upk, types = totals[3]
-            scaled = self._scaled_stats
-            rows = []
-            for p in range(self.num_players):
-                m, r, c = types[p]
-                ts = cts[p] + wins[p] + (1 if tear[p] else 0)
-                rows.append(scaled(bytes((
-                    ts if ts < TS_MAX else TS_MAX, prod[p] if prod[p] < BIG else BIG,
-                    upk[p] if upk[p] < BIG else BIG, m if m < 15 else 15, r if r < 15 else 15, c if c < 15 else 15))))
-            stats = b"".join(rows)
-        e.obs_cache["stats"] = (e.version, stats, totals[4], wins[:], tear[:])
-        return stats
+        board.wins, board.tear = wins[:], tear[:]
+        cts, prod, upk, types = board.cts, board.prod, board.upk, board.types
+        raw = []
+        for p in range(self.num_players):
+            m, r, c = types[p]
+            ts = cts[p] + wins[p] + (1 if tear[p] else 0)
+            raw += (ts if ts < TS_MAX else TS_MAX, prod[p] if prod[p] < BIG else BIG,
+                    upk[p] if upk[p] < BIG else BIG, m if m < 15 else 15, r if r < 15 else 15, c if c < 15 else 15)
+        return bytes(raw)
 
     def _cell_block(self, e, c: int) -> tuple[bytes, bytes | None]:
         """One cell's public block with absolute seats (``_rotated`` turns it to an observer's view), and
@@ -359,38 +371,22 @@ class SeventhStoneEncoder(ObservationEncoder):
             parts += (block[cut:stop], block[start:cut], block[stop:after])
         return b"".join(parts)
 
-    def _shared_cells(self, e) -> list[tuple[bytes, bytes | None]]:
-        """Per cell its ``_cell_block``, kept up to date from the log of changed cells (shared by all
-        seats); an entry is replaced only when its content changed."""
-        cells = e.obs_cache.get("cells")
-        log = e.touched
-        if cells is None or cells[0] != e.rev_all:
-            cells = e.obs_cache["cells"] = [e.rev_all, len(log), [self._cell_block(e, c) for c in range(NUM_CELLS)]]
-        elif cells[1] < len(log):
-            blocks = cells[2]
-            for c in set(log[cells[1]:]):
-                block = self._cell_block(e, c)
-                if block != blocks[c]:
-                    blocks[c] = block
-            cells[1] = len(log)
-        return cells[2]
-
     def _refresh_board(self, e, seat: int, view: "_SeatView") -> None:
-        """Rewrite the board part of seat's frame: the per-player map stats, and the cell blocks and
-        stone kinds of the cells whose shared block changed since seat's frame showed them."""
+        """Rewrite the board part of seat's frame: the per-player map stats when they changed, and the cell
+        blocks and stone kinds of the cells whose shared block changed since seat's frame showed them."""
         frame = view.frame
-        log = e.touched
-        blocks = self._shared_cells(e)
-        if view.rev_all != e.rev_all:
+        board = self._board(e)
+        if view.rev_all != board.rev_all:
             changed = range(NUM_CELLS)
-            view.rev_all = e.rev_all
+            view.rev_all = board.rev_all
             view.shown = [None] * NUM_CELLS
-        elif view.logged < len(log):
-            changed = set(log[view.logged:])
+        elif view.logged < board.logged:
+            changed = set(e.touched[view.logged:board.logged])
         else:
             changed = ()
-        view.logged = len(log)
+        view.logged = board.logged
         shown = view.shown
+        blocks = board.blocks
         width = 4 * self.per_cell_dynamic
         dynamic, stones_at, mine_bytes = self._dynamic_byte, self._stones_byte, self._mine_bytes
         memo = self._cell_memo
@@ -412,10 +408,12 @@ class SeventhStoneEncoder(ObservationEncoder):
             frame[o:o + width] = floats
             o = stones_at + 4 * c
             frame[o:o + 4] = mine_bytes[stones[seat] if stones else 0]
-        stats = self._board_stats(e)
-        cut = self._stats_width * seat  # rotated: the observer first
-        o = self._stats_byte
-        frame[o:o + len(stats)] = stats[cut:] + stats[:cut]
+        stats = board.stats
+        if stats is not view.stats:
+            view.stats = stats
+            cut = len(PER_PLAYER_BOARD) * seat  # rotated: the observer first
+            o = self._stats_byte
+            frame[o:o + self._stats_width * self.num_players] = self._scaled_stats(stats[cut:] + stats[:cut])
         view.version = e.version
 
     def _shared_public(self, e) -> tuple[bytes, bytes, bytes, bytes, bytes]:
