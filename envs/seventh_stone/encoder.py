@@ -44,41 +44,22 @@ PER_PLAYER_BOARD = (  # from the map, cached per board version
 _SEL_CELL_PHASES = frozenset((9, 11, 12, 13, 14, 15, 19))
 _SEL_ITEM_PHASES = frozenset((8, 9))
 CELL_STATIC = len(TERRAINS) + len(PRINTED) + len(PORTALS) - 1
-_ONE_HOT4 = [np.eye(4, dtype=np.float32)[i].tobytes() for i in range(4)]
-_MEMO_MAX = 1 << 15  # entries per memo (a full one holds about 12 MB)
-_MEMOS: dict[str, dict[bytes, bytes]] = {}
+_ONE_HOT4 = [bytes(1 if i == j else 0 for j in range(4)) for i in range(4)]
+_MEMO_MAX = 1 << 15  # entries per memo (a full one holds about 2 MB)
 _SEAT_BYTES = [bytes((seat,)) for seat in range(8)]
-_ROWS: dict[tuple, bytes] = {}  # a seat's public row inputs -> its scaled float32 bytes
-
-
-class _Scaled:
-    """Raw values (bytes) -> float32 bytes scaled by a fixed vector, memoised: the same blocks recur all
-    the time. One memo per kind of block, shared by all encoders (a block's length fixes the player
-    count and so its scale), cleared when full to bound the memory."""
-
-    __slots__ = ("memo", "scale")
-
-    def __init__(self, kind: str, scale: np.ndarray):
-        self.memo = _MEMOS.setdefault(kind, {})
-        self.scale = scale
-
-    def __call__(self, raw: bytes) -> bytes:
-        out = self.memo.get(raw)
-        if out is None:
-            if len(self.memo) >= _MEMO_MAX:
-                self.memo.clear()
-            out = self.memo[raw] = (np.frombuffer(raw, np.uint8) * self.scale).tobytes()
-        return out
+_ROTATED: dict[bytes, bytes] = {}  # absolute cell block + observer seat -> the block from that seat's view
+_ROWS: dict[tuple, bytes] = {}  # a seat's public row inputs -> its raw values
 
 
 class _SeatView:
-    """One seat's observation as float32 bytes, without the live part (zero there but for the seat's own
-    allocation), and what of the engine it shows: versions, position in the log of changed cells, cells."""
+    """One seat's observation as raw values (one byte each, unscaled), without the live part (zero there
+    but for the seat's own allocation), and what of the engine it shows: versions, position in the log of
+    changed cells, cells."""
 
-    __slots__ = ("frame", "version", "pversion", "rev_all", "logged", "shown", "stats", "alloc")
+    __slots__ = ("raw", "version", "pversion", "rev_all", "logged", "shown", "stats", "alloc")
 
     def __init__(self, size: int):
-        self.frame = bytearray(4 * size)
+        self.raw = bytearray(size)
         self.version = self.pversion = self.rev_all = -1
         self.logged = 0  # entries of the engine's log of changed cells already shown
         self.shown: list = []  # per cell the shared block entry shown
@@ -205,45 +186,20 @@ class SeventhStoneEncoder(ObservationEncoder):
         self._rules = (int(config.advanced_terrain), int(config.wall_bypass), int(config.no_time),
                        int(config.double_move), int(config.four_islands))
         self._off = {name: sl.start for name, sl in self.layout.slices.items()}
-        self._off["players"] = self.layout["seat0_permanent_ts"].start
         self._head = self.layout["year"].start  # the live part's size
-        self._tail_start = self.layout["year"].start
-        self._tail_head = self.layout["seat0_ts"].start - self._tail_start
-        self._tail_off = {k: v - self._tail_start for k, v in self._off.items()}
-        self._seat_orders = [[(seat + d) % n for d in range(n)] for seat in range(n)]
+        self._live_size = self.layout["my_allocation"].start  # the live part before the seat's own allocation
         self._empty_cell = bytes(self.per_cell_dynamic)
-        head = self._head
-        self._scale_live = self._scale[:self.layout["my_allocation"].start]  # for the fight fields
-        self._live_scale = [float(x) for x in self._scale[:head]]  # for the values set one by one
-        # byte offsets and scales of the board part's pieces in a seat's frame
-        stats, static = self.layout["seat0_ts"].start, self.layout["cell_static"]
-        dynamic, stones = self.layout["cell_dynamic"], self.layout["my_stones"]
-        self._stats_byte, self._static_byte = 4 * stats, 4 * static.start
-        self._dynamic_byte, self._stones_byte = 4 * dynamic.start, 4 * stones.start
-        self._scaled_stats = _Scaled("stats", self._scale[stats:stats + len(PER_PLAYER_BOARD) * n])
-        self._scale_static = self._scale[static]
-        # absolute cell block + observer seat -> the block's scaled float32 bytes from that seat's view
-        self._cell_memo = _MEMOS.setdefault("cell", {})
-        self._scale_cell = self._scale[dynamic.start:dynamic.start + self.per_cell_dynamic]
+        # offsets of the pieces in a seat's raw frame
+        lay = self.layout
+        self._stats_at, self._static_at = lay["seat0_ts"].start, lay["cell_static"].start
+        self._dynamic_at, self._stones_at = lay["cell_dynamic"].start, lay["my_stones"].start
+        self._alloc_at = lay["my_allocation"].start
         # (start, stop, width per seat, end of the following seat-free values) of the cell block's
         # per-seat parts: controller, capital people, armies, defender
         self._seat_parts = ((1, 1 + n, 1, 2 + n), (2 + n, 2 + 2 * n, 1, 7 + 2 * n),
                             (7 + 2 * n, 7 + 10 * n, 8, 8 + 10 * n), (8 + 10 * n, 8 + 11 * n, 1, 8 + 11 * n))
-        self._stats_width = 4 * len(PER_PLAYER_BOARD)
-        self._row_width = 4 * len(PER_PLAYER)
-        lay, sc = self.layout, self._scale
-        self._scaled_head = _Scaled("head", sc[lay["year"].start:lay["turn_order"].start])
-        self._scaled_order = _Scaled("order", sc[lay["turn_order"].start:lay["rules"].start])
-        self._rules_floats = (np.asarray(self._rules, np.uint8) * sc[lay["rules"]]).tobytes()
-        row = lay["seat0_permanent_ts"].start
-        self._scale_row = sc[row:row + len(PER_PLAYER)]
-        self._scaled_offer = _Scaled("offer", sc[lay["offer_kind"]])
-        self._scaled_piles = _Scaled("piles", sc[lay["discard"].start:lay["my_hand"].start])
-        self._scaled_hand = _Scaled("hand", sc[lay["my_hand"]])
-        self._alloc_byte = 4 * lay["my_allocation"].start
-        self._live_size = lay["my_allocation"].start  # the live part before the seat's own allocation
-        self._scaled_alloc = _Scaled("alloc", sc[lay["my_allocation"]])
-        self._mine_bytes = [(np.float32(k) * self._scale[stones.start]).tobytes() for k in range(NUM_KINDS + 1)]
+        self._rules_raw = bytes(self._rules)
+        self._row_width = len(PER_PLAYER)
 
     def unscale(self, observation: np.ndarray) -> np.ndarray:
         """Raw integer values (counts, flags) of an observation, e.g. for rule-based agents."""
@@ -374,7 +330,7 @@ class SeventhStoneEncoder(ObservationEncoder):
     def _refresh_board(self, e, seat: int, view: "_SeatView") -> None:
         """Rewrite the board part of seat's frame: the per-player map stats when they changed, and the cell
         blocks and stone kinds of the cells whose shared block changed since seat's frame showed them."""
-        frame = view.frame
+        raw = view.raw
         board = self._board(e)
         if view.rev_all != board.rev_all:
             changed = range(NUM_CELLS)
@@ -387,9 +343,8 @@ class SeventhStoneEncoder(ObservationEncoder):
         view.logged = board.logged
         shown = view.shown
         blocks = board.blocks
-        width = 4 * self.per_cell_dynamic
-        dynamic, stones_at, mine_bytes = self._dynamic_byte, self._stones_byte, self._mine_bytes
-        memo = self._cell_memo
+        width = self.per_cell_dynamic
+        dynamic, stones_at = self._dynamic_at, self._stones_at
         seat_byte = _SEAT_BYTES[seat]
         for c in changed:
             entry = blocks[c]
@@ -397,28 +352,28 @@ class SeventhStoneEncoder(ObservationEncoder):
                 continue
             shown[c] = entry
             block, stones = entry
-            key = block + seat_byte
-            floats = memo.get(key)
-            if floats is None:
-                if len(memo) >= _MEMO_MAX:
-                    memo.clear()
-                floats = memo[key] = (np.frombuffer(self._rotated(block, seat), np.uint8)
-                                      * self._scale_cell).tobytes()
+            if seat:
+                key = block + seat_byte
+                rotated = _ROTATED.get(key)
+                if rotated is None:
+                    if len(_ROTATED) >= _MEMO_MAX:
+                        _ROTATED.clear()
+                    rotated = _ROTATED[key] = self._rotated(block, seat)
+                block = rotated
             o = dynamic + c * width
-            frame[o:o + width] = floats
-            o = stones_at + 4 * c
-            frame[o:o + 4] = mine_bytes[stones[seat] if stones else 0]
+            raw[o:o + width] = block
+            raw[stones_at + c] = stones[seat] if stones else 0
         stats = board.stats
         if stats is not view.stats:
             view.stats = stats
             cut = len(PER_PLAYER_BOARD) * seat  # rotated: the observer first
-            o = self._stats_byte
-            frame[o:o + self._stats_width * self.num_players] = self._scaled_stats(stats[cut:] + stats[:cut])
+            o = self._stats_at
+            raw[o:o + len(stats)] = stats[cut:] + stats[:cut]
         view.version = e.version
 
     def _shared_public(self, e) -> tuple[bytes, bytes, bytes, bytes, bytes]:
-        """The public part's pieces that do not depend on the observer, as scaled float32 bytes, with
-        per-seat pieces in absolute seat order (one per public version, shared by all seats)."""
+        """The public part's pieces that do not depend on the observer, as raw values, with per-seat pieces
+        in absolute seat order (one per public version, shared by all seats)."""
         shared = e.obs_cache.get("public")
         if shared is not None and shared[0] == e.pversion:
             return shared[1]
@@ -454,60 +409,57 @@ class SeventhStoneEncoder(ObservationEncoder):
         for i, k in enumerate(e.offer[:4]):
             offer[i * NUM_KINDS + k] = 1
         piles = bytes(e.discard) + bytes([len(s) for s in e.stacks[:4]]).ljust(4, b"\0")
-        shared = (self._scaled_head(bytes(head)), self._scaled_order(bytes(order)), b"".join(rows),
-                  self._scaled_offer(bytes(offer)), self._scaled_piles(piles))
+        shared = (bytes(head), bytes(order), b"".join(rows), bytes(offer), piles)
         e.obs_cache["public"] = (e.pversion, shared)
         return shared
 
-    def _player_row(self, key: tuple, revealed: bool) -> bytes:
-        """A seat's PER_PLAYER values from the inputs in ``_shared_public``'s key, scaled float32 bytes (memoised
-        there by the key)."""
+    @staticmethod
+    def _player_row(key: tuple, revealed: bool) -> bytes:
+        """A seat's PER_PLAYER raw values from the inputs in ``_shared_public``'s key (memoised there by the
+        key)."""
         wins, tear, budget, stones, builds, m, r, c, mercs, hand, committed, *rest = key
         tear = 1 if tear else 0
         perm = wins + tear
         # clamped to the caps of PER_PLAYER where a value can exceed them (flags, mercenaries, hand size
         # and ranks stay within theirs by the rules)
-        return (np.frombuffer(bytes((
+        return bytes((
             perm if perm < TS_MAX else TS_MAX, budget if budget < BIG else BIG,
             stones if stones < STONES_MAX else STONES_MAX, wins if wins < TS_MAX else TS_MAX, tear,
             builds if builds < STONES_MAX else STONES_MAX, m if m < STONES_MAX else STONES_MAX,
             r if r < STONES_MAX else STONES_MAX, c if c < STONES_MAX else STONES_MAX, mercs, hand,
             1 if committed else 0, *([x if x < BIG else BIG for x in rest[4:]] if revealed else _HIDDEN),
-            rest[0] + 1, rest[1] + 1, rest[2] + 1, rest[3] + 1)), np.uint8) * self._scale_row).tobytes()
+            rest[0] + 1, rest[1] + 1, rest[2] + 1, rest[3] + 1))
 
     def _public(self, e, seat: int) -> bytes:
-        """The public part between the live part and the board part as scaled float32 bytes."""
+        """The public part between the live part and the board part as raw values."""
         head, order, rows, offer, piles = self._shared_public(e)
         n = self.num_players
         # per-seat pieces rotated so that the observer comes first
-        cut, mover, mover_cut, row_cut = 4 * n * seat, 4 * n * n, 4 * (n * n + seat), self._row_width * seat
+        cut, mover, mover_cut, row_cut = n * seat, n * n, n * n + seat, self._row_width * seat
         status = []
         for i, st in enumerate(e.offer_status[:len(e.offer[:4])]):
             status.append(_ONE_HOT4[0 if st == 0 else 3 if st == 2 else 1 if e.offer_taker[i] == seat else 2])
         return b"".join((
-            head, order[cut:mover], order[:cut], order[mover_cut:], order[mover:mover_cut], self._rules_floats,
-            rows[row_cut:], rows[:row_cut], offer, b"".join(status).ljust(64, b"\0"), piles,
-            self._scaled_hand(bytes(e.hands[seat]))))
+            head, order[cut:mover], order[:cut], order[mover_cut:], order[mover:mover_cut], self._rules_raw,
+            rows[row_cut:], rows[:row_cut], offer, b"".join(status).ljust(16, b"\0"), piles, bytes(e.hands[seat])))
 
     def _view(self, e, seat: int) -> "_SeatView":
         """Seat's frame brought up to date: the parts whose versions changed are rewritten."""
         view = e.obs_cache.get(seat)
         if view is None:
             view = e.obs_cache[seat] = _SeatView(self.layout.size)
-            o = self._static_byte
-            static = (np.frombuffer(self._static(e.board), np.uint8) * self._scale_static).tobytes()
-            view.frame[o:o + len(static)] = static
+            static = self._static(e.board)
+            view.raw[self._static_at:self._static_at + len(static)] = static
         if view.version != e.version:
             self._refresh_board(e, seat, view)
         if view.pversion != e.pversion:
-            o = 4 * self._head
             public = self._public(e, seat)
-            view.frame[o:o + len(public)] = public
+            view.raw[self._head:self._head + len(public)] = public
             view.pversion = e.pversion
         alloc = e.alloc[seat]
         if view.alloc != alloc:  # private, changes only while allocating and at the year's start
-            o = self._alloc_byte
-            view.frame[o:o + 32] = self._scaled_alloc(bytes([x if x < BIG else BIG for x in alloc]))
+            o = self._alloc_at
+            view.raw[o:o + 8] = bytes([x if x < BIG else BIG for x in alloc])
             view.alloc = alloc[:]
         return view
 
@@ -515,46 +467,47 @@ class SeventhStoneEncoder(ObservationEncoder):
         e = engine
         n = self.num_players
         off = self._off
-        scale = self._live_scale
         view = e.obs_cache.get(seat)
         if (view is None or view.version != e.version or view.pversion != e.pversion
                 or view.alloc != e.alloc[seat]):
             view = self._view(e, seat)
-        # the rest of the live part is set value by value: it is mostly zero
-        out = np.frombuffer(view.frame, np.float32).copy()
+        # the live part is set value by value into a copy of the frame (mostly zero there), then every
+        # value is scaled at once
+        f = e.fight
         ph = e.phase
         acting = -1 if ph == Phase.GAME_OVER else e.actor  # e.current_player
         mine_to_act = acting == seat
-        out[ph if mine_to_act else NUM_PHASES - 1] = 1.0
-        if acting >= 0:
-            out[NUM_PHASES + (acting - seat) % n] = 1.0
-        f = e.fight
         if f is not None:
-            out[:self._live_size] += np.frombuffer(
-                self._fight_part(f, seat, mine_to_act and ph == Phase.DICE_ALLOC), np.uint8) * self._scale_live
+            raw = self._fight_part(f, seat, mine_to_act and ph == Phase.DICE_ALLOC) + view.raw[self._live_size:]
+        else:
+            raw = view.raw[:]
+        raw[ph if mine_to_act else NUM_PHASES - 1] = 1
+        if acting >= 0:
+            raw[NUM_PHASES + (acting - seat) % n] = 1
         if mine_to_act:
             if ph in _SEL_CELL_PHASES and e.sel_cell >= 0:
-                out[off["selected_cell"] + e.sel_cell] = 1.0
+                raw[off["selected_cell"] + e.sel_cell] = 1
             if ph in _SEL_ITEM_PHASES and e.sel_item >= 0:
-                out[off["selected_item"] + e.sel_item] = 1.0
+                raw[off["selected_item"] + e.sel_item] = 1
             if 12 <= ph <= 15:
                 o = off["selected_counts"]
-                out[o] = (e.sel_type + 1) * scale[o]
+                raw[o] = e.sel_type + 1
                 if ph > 12:
-                    out[o + 1] = min(e.sel_mil, MAX_AMOUNT) * scale[o + 1]
+                    raw[o + 1] = min(e.sel_mil, MAX_AMOUNT)
                 if ph > 13:
-                    out[o + 2] = min(e.sel_merc, MAX_AMOUNT) * scale[o + 2]
+                    raw[o + 2] = min(e.sel_merc, MAX_AMOUNT)
                 if ph == 15 and e.sel_stone:
-                    out[o + 3] = 1.0
+                    raw[o + 3] = 1
             if ph == 2:
-                o = off["my_budget_left"]
-                out[o] = max(0, min(e.budget_left(seat), BIG)) * scale[o]
+                raw[off["my_budget_left"]] = max(0, min(e.budget_left(seat), BIG))
         if e.assignee >= 0:
-            out[off["assignee"] + (e.assignee - seat) % n] = 1.0
+            raw[off["assignee"] + (e.assignee - seat) % n] = 1
         if e.checkpoints or e.broken_depth:
             o = off["movement"]
-            out[o] = min(len(e.checkpoints), STONES_MAX) * scale[o]
-            out[o + 1] = min(e.broken_depth, 7) * scale[o + 1]
+            raw[o] = min(len(e.checkpoints), STONES_MAX)
+            raw[o + 1] = min(e.broken_depth, 7)
+        out = np.frombuffer(raw, np.uint8).astype(np.float32)
+        out *= self._scale
         return out
 
     def _fight_part(self, f, seat: int, allocating: bool) -> bytearray:

@@ -61,8 +61,9 @@ def check_invariants(env) -> None:
 
 
 def _forget_memos() -> None:
-    """Empties the encoder's memos of scaled blocks, so that the next encoding computes every value anew."""
-    for memo in (*encoder_module._MEMOS.values(), encoder_module._ROWS):
+    """Empties the encoder's memos (rotated cell blocks, player rows), so that the next encoding computes every
+    value anew."""
+    for memo in (encoder_module._ROTATED, encoder_module._ROWS):
         memo.clear()
 
 
