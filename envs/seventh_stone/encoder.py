@@ -48,7 +48,6 @@ _ONE_HOT4 = [bytes(1 if i == j else 0 for j in range(4)) for i in range(4)]
 _MEMO_MAX = 1 << 15  # entries per memo (a full one holds about 2 MB)
 _SEAT_BYTES = [bytes((seat,)) for seat in range(8)]
 _ROTATED: dict[bytes, bytes] = {}  # absolute cell block + observer seat -> the block from that seat's view
-_ROWS: dict[tuple, bytes] = {}  # a seat's public row inputs -> its raw values
 
 
 class _SeatView:
@@ -104,6 +103,24 @@ class _SharedBoard:
             self.upk[p] += mil
             self.types[p][t] += 1
         self.stats = None
+
+
+class _SharedPublic:
+    """The public part's pieces that do not depend on the observer, as raw values with per-seat pieces in
+    absolute seat order (one per engine, in its ``obs_cache``), with the inputs each piece shows."""
+
+    __slots__ = ("pversion", "head_key", "head", "order_shown", "mover_shown", "order", "row_keys", "rows",
+                 "offer_shown", "offer", "piles")
+
+    def __init__(self, num_players: int):
+        self.pversion = -1
+        self.head_key: tuple | None = None
+        self.order_shown: list[int] | None = None
+        self.mover_shown = -1
+        self.row_keys: list[tuple | None] = [None] * num_players
+        self.rows: list[bytes] = [b""] * num_players
+        self.offer_shown: list[int] | None = None
+        self.head = self.order = self.offer = self.piles = b""
 
 
 class SeventhStoneEncoder(ObservationEncoder):
@@ -199,7 +216,6 @@ class SeventhStoneEncoder(ObservationEncoder):
         self._seat_parts = ((1, 1 + n, 1, 2 + n), (2 + n, 2 + 2 * n, 1, 7 + 2 * n),
                             (7 + 2 * n, 7 + 10 * n, 8, 8 + 10 * n), (8 + 10 * n, 8 + 11 * n, 1, 8 + 11 * n))
         self._rules_raw = bytes(self._rules)
-        self._row_width = len(PER_PLAYER)
 
     def unscale(self, observation: np.ndarray) -> np.ndarray:
         """Raw integer values (counts, flags) of an observation, e.g. for rule-based agents."""
@@ -371,52 +387,58 @@ class SeventhStoneEncoder(ObservationEncoder):
             raw[o:o + len(stats)] = stats[cut:] + stats[:cut]
         view.version = e.version
 
-    def _shared_public(self, e) -> tuple[bytes, bytes, bytes, bytes, bytes]:
-        """The public part's pieces that do not depend on the observer, as raw values, with per-seat pieces
-        in absolute seat order (one per public version, shared by all seats)."""
-        shared = e.obs_cache.get("public")
-        if shared is not None and shared[0] == e.pversion:
-            return shared[1]
+    def _shared_public(self, e) -> "_SharedPublic":
+        """The public part's pieces that do not depend on the observer, checked once per public version: each
+        piece is rebuilt only when its inputs differ from the ones it shows."""
+        pub = e.obs_cache.get("public")
+        if pub is None:
+            pub = e.obs_cache["public"] = _SharedPublic(self.num_players)
+        elif pub.pversion == e.pversion:
+            return pub
+        pub.pversion = e.pversion
         n = self.num_players
-        head = bytearray(11)
-        head[0] = e.year if e.year < YEARS else YEARS
-        head[1 + e.round_counter] = 1
-        head[4] = e.unit_max if e.unit_max < UNITS else UNITS
-        if e.event >= 0:
-            head[5 + e.event] = 1
-        order = bytearray(n * n + n)  # per seat its position one-hot, then the double mover one-hot
-        for pos, p in enumerate(e.order):
-            order[p * n + pos] = 1
-        if e.double_mover >= 0:
-            order[n * n + e.double_mover] = 1
-        rows = []
-        memo = _ROWS
+        key = (e.year, e.round_counter, e.unit_max, e.event)
+        if key != pub.head_key:
+            pub.head_key = key
+            head = bytearray(11)
+            head[0] = e.year if e.year < YEARS else YEARS
+            head[1 + e.round_counter] = 1
+            head[4] = e.unit_max if e.unit_max < UNITS else UNITS
+            if e.event >= 0:
+                head[5 + e.event] = 1
+            pub.head = bytes(head)
+        if e.order != pub.order_shown or e.double_mover != pub.mover_shown:
+            pub.order_shown, pub.mover_shown = e.order[:], e.double_mover
+            order = bytearray(n * n + n)  # per seat its position one-hot, then the double mover one-hot
+            for pos, p in enumerate(e.order):
+                order[p * n + pos] = 1
+            if e.double_mover >= 0:
+                order[n * n + e.double_mover] = 1
+            pub.order = bytes(order)
         revealed = e.revealed
         all_wins, all_tear, all_budget, all_stones = e.tourn_wins, e.tear_bought, e.budget, e.tstones
         all_builds, all_units, all_mercs, hands = e.pend_build, e.pend_units, e.pend_mercs, e.hands
         committed, alloc, ranks = e.committed, e.alloc, e.market_rank
+        row_keys, rows = pub.row_keys, pub.rows
         for p in range(n):
-            # the row's inputs as the memo key (the allocation only once revealed)
+            # the row's inputs (the allocation only once revealed)
             key = (all_wins[p], all_tear[p], all_budget[p], all_stones[p], all_builds[p], *all_units[p],
                    all_mercs[p], sum(hands[p]), committed[p], *ranks[p], *(alloc[p] if revealed else ()))
-            row = memo.get(key)
-            if row is None:
-                if len(memo) >= _MEMO_MAX:
-                    memo.clear()
-                row = memo[key] = self._player_row(key, revealed)
-            rows.append(row)
-        offer = bytearray(4 * NUM_KINDS)
-        for i, k in enumerate(e.offer[:4]):
-            offer[i * NUM_KINDS + k] = 1
-        piles = bytes(e.discard) + bytes([len(s) for s in e.stacks[:4]]).ljust(4, b"\0")
-        shared = (bytes(head), bytes(order), b"".join(rows), bytes(offer), piles)
-        e.obs_cache["public"] = (e.pversion, shared)
-        return shared
+            if key != row_keys[p]:
+                row_keys[p] = key
+                rows[p] = self._player_row(key, revealed)
+        if e.offer[:4] != pub.offer_shown:
+            pub.offer_shown = e.offer[:4]
+            offer = bytearray(4 * NUM_KINDS)
+            for i, k in enumerate(pub.offer_shown):
+                offer[i * NUM_KINDS + k] = 1
+            pub.offer = bytes(offer)
+        pub.piles = bytes(e.discard) + bytes([len(s) for s in e.stacks[:4]]).ljust(4, b"\0")
+        return pub
 
     @staticmethod
     def _player_row(key: tuple, revealed: bool) -> bytes:
-        """A seat's PER_PLAYER raw values from the inputs in ``_shared_public``'s key (memoised there by the
-        key)."""
+        """A seat's PER_PLAYER raw values from its inputs as listed in ``_shared_public``."""
         wins, tear, budget, stones, builds, m, r, c, mercs, hand, committed, *rest = key
         tear = 1 if tear else 0
         perm = wins + tear
@@ -432,16 +454,18 @@ class SeventhStoneEncoder(ObservationEncoder):
 
     def _public(self, e, seat: int) -> bytes:
         """The public part between the live part and the board part as raw values."""
-        head, order, rows, offer, piles = self._shared_public(e)
+        pub = self._shared_public(e)
         n = self.num_players
+        order = pub.order
         # per-seat pieces rotated so that the observer comes first
-        cut, mover, mover_cut, row_cut = n * seat, n * n, n * n + seat, self._row_width * seat
+        cut, mover, mover_cut = n * seat, n * n, n * n + seat
         status = []
         for i, st in enumerate(e.offer_status[:len(e.offer[:4])]):
             status.append(_ONE_HOT4[0 if st == 0 else 3 if st == 2 else 1 if e.offer_taker[i] == seat else 2])
         return b"".join((
-            head, order[cut:mover], order[:cut], order[mover_cut:], order[mover:mover_cut], self._rules_raw,
-            rows[row_cut:], rows[:row_cut], offer, b"".join(status).ljust(16, b"\0"), piles, bytes(e.hands[seat])))
+            pub.head, order[cut:mover], order[:cut], order[mover_cut:], order[mover:mover_cut], self._rules_raw,
+            *pub.rows[seat:], *pub.rows[:seat], pub.offer, b"".join(status).ljust(16, b"\0"), pub.piles,
+            bytes(e.hands[seat])))
 
     def _view(self, e, seat: int) -> "_SeatView":
         """Seat's frame brought up to date: the parts whose versions changed are rewritten."""

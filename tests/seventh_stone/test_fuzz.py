@@ -61,9 +61,9 @@ def check_invariants(env) -> None:
 
 
 def _forget_memos() -> None:
-    """Empties the encoder's memos (rotated cell blocks, player rows), so that the next encoding computes every
+    """Empties the encoder's memo of rotated cell blocks, so that the next encoding computes every
     value anew."""
-    for memo in (encoder_module._ROTATED, encoder_module._ROWS):
+    for memo in (encoder_module._ROTATED,):
         memo.clear()
 
 
