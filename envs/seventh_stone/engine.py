@@ -153,6 +153,7 @@ TEAR_KIND = next(i for i, k in enumerate(KINDS) if k.effect == E_TEAR)
 HIT = (R["hit"]["melee"], R["hit"]["ranged"], R["hit"]["cavalry"])
 #: RS per unit of each sheet field: a building, a unit of each type, one RS of each bid
 ALLOC_COSTS = (R["building_cost"], R["unit_cost"], R["unit_cost"], R["unit_cost"], 1, 1, 1, 1)
+_BUILDING_COST, _UNIT_COST = R["building_cost"], R["unit_cost"]
 _ALLOC_MOVES: dict[int, tuple] = {}  # budget left -> legal allocation moves
 MOVE = (R["move"]["melee"], R["move"]["ranged"], R["move"]["cavalry"])
 MAX_ARMIES = R["max_armies_per_type"]  # per type and player
@@ -496,79 +497,92 @@ class SeventhStoneEngine(RulesEngine):
         return self._legal
 
     def _compute_legal(self) -> list[tuple[int, int]]:
-        ph = self.phase
-        p = self.actor
-        if ph == Phase.MOVE_SELECT:  # the most frequent first
-            return self._move_select_moves(p)
-        b = self.board
-        if ph == Phase.SETUP_CAPITAL or ph == Phase.SETUP_BARRACKS:
-            return [(Op.CELL, c) for c in range(NUM_CELLS)
-                    if b.yield_field[c] and self.controller[c] < 0]
-        if ph == Phase.ALLOC:
-            left = self.budget_left(p)
-            moves = _ALLOC_MOVES.get(left)
-            if moves is None:  # they depend on the budget left only
-                moves = [DONE]
-                for f in range(8):
-                    if ALLOC_COSTS[f] <= left:
-                        moves.append((Op.ALLOC1, f))
-                    if 5 * ALLOC_COSTS[f] <= left:
-                        moves.append((Op.ALLOC5, f))
-                moves = _ALLOC_MOVES[left] = tuple(moves)
-            return list(moves)
-        if ph == Phase.DRAFT_PICK or ph == Phase.DRAFT_DISCARD:
-            return [(Op.CHOICE, i) for i, st in enumerate(self.offer_status) if st == 0]
-        if ph == Phase.ORDER_PICK or ph == Phase.ORDER_ASSIGN:
-            return [(Op.CHOICE, i) for i in range(self.num_players) if self.order_slots[i] < 0]
-        if ph == Phase.PLACE_ITEM:
-            return [DONE] + [(Op.ITEM, it) for it in self._placeable_items(p)]
-        if ph == Phase.PLACE_CELL:
-            return [(Op.CELL, c) for c in self._place_cells(p, self.sel_item)]
-        if ph == Phase.PLACE_REPLACE:
-            return [(Op.CHOICE, 0), (Op.CHOICE, 1)]
-        if ph == Phase.MOVE_TYPE:
-            return [(Op.UTYPE, a.utype) for a in self.armies[self.sel_cell]
-                    if a.owner == p and self._movable(a)]
-        if ph == Phase.MOVE_COUNT_MIL:  # units with movement points left (MP are never negative)
-            a = self._sel_army()
-            k = len(a.mil) - a.mil.count(0)
-            lo = 0 if a.merc.count(0) < len(a.merc) else 1
-            return AMOUNTS[lo:min(k, MAX_AMOUNT) + 1]
-        if ph == Phase.MOVE_COUNT_MERC:
-            a = self._sel_army()
-            k = len(a.merc) - a.merc.count(0)
-            lo = 0 if self.sel_mil > 0 else 1
-            return AMOUNTS[lo:min(k, MAX_AMOUNT) + 1]
-        if ph == Phase.MOVE_TAKE_STONE:
-            return [YES, NO]
-        if ph == Phase.MOVE_DEST:
-            return [(Op.CELL, c) for c in self._move_destinations(p)]
-        if ph == Phase.KEEP_STONE:
-            a = self._double_stone_army(p)
-            return [(Op.ITEM, ITEM_STONE + k) for k in sorted(set(a.stones))]
-        if ph == Phase.POST_OVERRUN:
-            return [DONE] + [(Op.OVERRUN, c) for c in self._overrun_cells(p)]
-        if ph == Phase.SUPPORT_ARMY:
-            return [DONE] + [(Op.CELL, c) for c, a in self.armies_of(p)
-                             if a.support == -1 and c not in self.conflicts and self._support_targets(c, a)]
-        if ph == Phase.SUPPORT_TARGET:
-            a = self.army_at(self.sel_cell, p)
-            return [DONE] + [(Op.CELL, c) for c in self._support_targets(self.sel_cell, a)]
-        if ph == Phase.FIGHT_PICK:
-            return [(Op.CELL, c) for c in self._open_conflicts_of(p)]
-        if ph == Phase.USE_EQUIPMENT or ph == Phase.USE_WALL:
-            return [YES, NO]
-        if ph == Phase.CASUALTY:
-            return self._casualty_moves(p)
-        if ph == Phase.DISBAND:
-            return [(Op.CELL, c) for c in self._disband_cells(p)]
-        if ph == Phase.DICE_ALLOC:
-            return AMOUNTS[:min(self.fight.aim_left, MAX_AMOUNT) + 1]
-        return []
+        if self.phase == Phase.GAME_OVER:
+            return []
+        return _LEGAL_BY_PHASE[self.phase](self, self.actor)
+
+    # one method per decision kind (spec 13.3), looked up by phase in _LEGAL_BY_PHASE
+    def _setup_moves(self, p: int) -> list[tuple[int, int]]:
+        yields, controller = self.board.yield_field, self.controller
+        return [(Op.CELL, c) for c in range(NUM_CELLS) if yields[c] and controller[c] < 0]
+
+    def _alloc_moves(self, p: int) -> list[tuple[int, int]]:
+        left = self.budget_left(p)
+        moves = _ALLOC_MOVES.get(left)
+        if moves is None:  # they depend on the budget left only
+            moves = [DONE]
+            for f in range(8):
+                if ALLOC_COSTS[f] <= left:
+                    moves.append((Op.ALLOC1, f))
+                if 5 * ALLOC_COSTS[f] <= left:
+                    moves.append((Op.ALLOC5, f))
+            moves = _ALLOC_MOVES[left] = tuple(moves)
+        return list(moves)
+
+    def _offer_moves(self, p: int) -> list[tuple[int, int]]:
+        return [(Op.CHOICE, i) for i, st in enumerate(self.offer_status) if st == 0]
+
+    def _order_moves(self, p: int) -> list[tuple[int, int]]:
+        return [(Op.CHOICE, i) for i in range(self.num_players) if self.order_slots[i] < 0]
+
+    def _place_item_moves(self, p: int) -> list[tuple[int, int]]:
+        return [DONE] + [(Op.ITEM, it) for it in self._placeable_items(p)]
+
+    def _place_cell_moves(self, p: int) -> list[tuple[int, int]]:
+        return [(Op.CELL, c) for c in self._place_cells(p, self.sel_item)]
+
+    def _two_choices(self, p: int) -> list[tuple[int, int]]:
+        return [(Op.CHOICE, 0), (Op.CHOICE, 1)]
+
+    def _yes_no(self, p: int) -> list[tuple[int, int]]:
+        return [YES, NO]
+
+    def _move_type_moves(self, p: int) -> list[tuple[int, int]]:
+        return [(Op.UTYPE, a.utype) for a in self.armies[self.sel_cell] if a.owner == p and self._movable(a)]
+
+    def _move_mil_moves(self, p: int) -> list[tuple[int, int]]:
+        a = self._sel_army()  # units with movement points left (MP are never negative)
+        k = len(a.mil) - a.mil.count(0)
+        lo = 0 if a.merc.count(0) < len(a.merc) else 1
+        return AMOUNTS[lo:min(k, MAX_AMOUNT) + 1]
+
+    def _move_merc_moves(self, p: int) -> list[tuple[int, int]]:
+        a = self._sel_army()
+        k = len(a.merc) - a.merc.count(0)
+        lo = 0 if self.sel_mil > 0 else 1
+        return AMOUNTS[lo:min(k, MAX_AMOUNT) + 1]
+
+    def _move_dest_moves(self, p: int) -> list[tuple[int, int]]:
+        return [(Op.CELL, c) for c in self._move_destinations(p)]
+
+    def _keep_stone_moves(self, p: int) -> list[tuple[int, int]]:
+        a = self._double_stone_army(p)
+        return [(Op.ITEM, ITEM_STONE + k) for k in sorted(set(a.stones))]
+
+    def _post_overrun_moves(self, p: int) -> list[tuple[int, int]]:
+        return [DONE] + [(Op.OVERRUN, c) for c in self._overrun_cells(p)]
+
+    def _support_army_moves(self, p: int) -> list[tuple[int, int]]:
+        return [DONE] + [(Op.CELL, c) for c, a in self.armies_of(p)
+                         if a.support == -1 and c not in self.conflicts and self._support_targets(c, a)]
+
+    def _support_target_moves(self, p: int) -> list[tuple[int, int]]:
+        a = self.army_at(self.sel_cell, p)
+        return [DONE] + [(Op.CELL, c) for c in self._support_targets(self.sel_cell, a)]
+
+    def _fight_pick_moves(self, p: int) -> list[tuple[int, int]]:
+        return [(Op.CELL, c) for c in self._open_conflicts_of(p)]
+
+    def _disband_moves(self, p: int) -> list[tuple[int, int]]:
+        return [(Op.CELL, c) for c in self._disband_cells(p)]
+
+    def _dice_moves(self, p: int) -> list[tuple[int, int]]:
+        return AMOUNTS[:min(self.fight.aim_left, MAX_AMOUNT) + 1]
 
     def budget_left(self, p: int) -> int:
-        a = self.alloc[p]
-        return self.budget[p] - sum([count * cost for count, cost in zip(a, ALLOC_COSTS)])
+        building, melee, ranged, cavalry, *bids = self.alloc[p]
+        return (self.budget[p] - building * _BUILDING_COST - (melee + ranged + cavalry) * _UNIT_COST
+                - sum(bids))  # a bid RS costs 1 (ALLOC_COSTS)
 
     # ------------------------------------------------------------------------ transitions ----
     def play(self, move: tuple[int, int]) -> None:
@@ -1137,36 +1151,27 @@ class SeventhStoneEngine(RulesEngine):
         per_type = [0, 0, 0]
         moves = []
         reveals = []
-        for c, here in enumerate(self.armies):
-            if not here:
-                continue
-            movable = stones = seen = False
-            for a in here:
-                if a.owner != p:
-                    continue
-                mil, merc = a.mil, a.merc
-                if ok:
-                    m, s = len(mil), len(merc)
-                    if seen or s > m or m + s > unit_max:
-                        ok = False
-                    per_type[a.utype] += 1
-                seen = True
-                if len(a.stones) > 1:
-                    single_stones = False
-                if not movable and c not in conflicts and (mil.count(0) < len(mil) or merc.count(0) < len(merc)):
-                    # a free neighbouring land cell is always a destination; otherwise search
-                    if open_nbr[c] or self._destinations(
-                            p, c, 1, a.teleport, a.agile, a.utype, True):
-                        movable = True
-                if not stones:
-                    for k in a.stones:
-                        if KINDS[k].is_movement:
-                            stones = True
-                            break
-            if movable:
-                moves.append((Op.CELL, c))
-            if stones:
-                reveals.append((Op.REVEAL, c))
+        last = -1  # the cell of the previous army of p (p's armies come in cell order)
+        for c, a in [(c, a) for c, here in enumerate(self.armies) if here for a in here if a.owner == p]:
+            mil, merc = a.mil, a.merc
+            if ok:
+                m, s = len(mil), len(merc)
+                if c == last or s > m or m + s > unit_max:
+                    ok = False
+                per_type[a.utype] += 1
+            last = c
+            if len(a.stones) > 1:
+                single_stones = False
+            if ((not moves or moves[-1][1] != c) and c not in conflicts
+                    and (mil.count(0) < len(mil) or merc.count(0) < len(merc))):
+                # a free neighbouring land cell is always a destination; otherwise search
+                if open_nbr[c] or self._destinations(p, c, 1, a.teleport, a.agile, a.utype, True):
+                    moves.append((Op.CELL, c))
+            if a.stones and (not reveals or reveals[-1][1] != c):
+                for k in a.stones:
+                    if KINDS[k].is_movement:
+                        reveals.append((Op.REVEAL, c))
+                        break
         if ok and max(per_type) > MAX_ARMIES:
             ok = False
         if ok:
@@ -1181,10 +1186,10 @@ class SeventhStoneEngine(RulesEngine):
 
     def _open_neighbours(self) -> list[bool]:
         """Per cell: has an orthogonal land neighbour without lava (cached while the lava stays)."""
-        key = tuple(self.lava)
-        if self._open_nbr is None or self._open_nbr[0] != key:
+        lava = self.lava
+        if self._open_nbr is None or self._open_nbr[0] != lava:
             land, ortho = self.board.land, self.board.ortho
-            self._open_nbr = (key, [any(land[q] and not key[q] for q in ortho[c]) for c in range(NUM_CELLS)])
+            self._open_nbr = (lava[:], [any(land[q] and not lava[q] for q in ortho[c]) for c in range(NUM_CELLS)])
         return self._open_nbr[1]
 
     def _overrun_cells(self, p: int) -> list[int]:
@@ -2020,3 +2025,33 @@ class SeventhStoneEngine(RulesEngine):
         if self.winners:
             lines.append(f"winner(s): {self.winners}")
         return "\n".join(lines)
+
+
+_LEGAL_BY_PHASE = {
+    Phase.SETUP_CAPITAL: SeventhStoneEngine._setup_moves,
+    Phase.SETUP_BARRACKS: SeventhStoneEngine._setup_moves,
+    Phase.ALLOC: SeventhStoneEngine._alloc_moves,
+    Phase.DRAFT_PICK: SeventhStoneEngine._offer_moves,
+    Phase.DRAFT_DISCARD: SeventhStoneEngine._offer_moves,
+    Phase.ORDER_PICK: SeventhStoneEngine._order_moves,
+    Phase.ORDER_ASSIGN: SeventhStoneEngine._order_moves,
+    Phase.PLACE_ITEM: SeventhStoneEngine._place_item_moves,
+    Phase.PLACE_CELL: SeventhStoneEngine._place_cell_moves,
+    Phase.PLACE_REPLACE: SeventhStoneEngine._two_choices,
+    Phase.MOVE_SELECT: SeventhStoneEngine._move_select_moves,
+    Phase.MOVE_TYPE: SeventhStoneEngine._move_type_moves,
+    Phase.MOVE_COUNT_MIL: SeventhStoneEngine._move_mil_moves,
+    Phase.MOVE_COUNT_MERC: SeventhStoneEngine._move_merc_moves,
+    Phase.MOVE_TAKE_STONE: SeventhStoneEngine._yes_no,
+    Phase.MOVE_DEST: SeventhStoneEngine._move_dest_moves,
+    Phase.KEEP_STONE: SeventhStoneEngine._keep_stone_moves,
+    Phase.POST_OVERRUN: SeventhStoneEngine._post_overrun_moves,
+    Phase.SUPPORT_ARMY: SeventhStoneEngine._support_army_moves,
+    Phase.SUPPORT_TARGET: SeventhStoneEngine._support_target_moves,
+    Phase.FIGHT_PICK: SeventhStoneEngine._fight_pick_moves,
+    Phase.USE_EQUIPMENT: SeventhStoneEngine._yes_no,
+    Phase.USE_WALL: SeventhStoneEngine._yes_no,
+    Phase.CASUALTY: SeventhStoneEngine._casualty_moves,
+    Phase.DISBAND: SeventhStoneEngine._disband_moves,
+    Phase.DICE_ALLOC: SeventhStoneEngine._dice_moves,
+}
