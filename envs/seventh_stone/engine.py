@@ -154,6 +154,8 @@ HIT = (R["hit"]["melee"], R["hit"]["ranged"], R["hit"]["cavalry"])
 #: RS per unit of each sheet field: a building, a unit of each type, one RS of each bid
 ALLOC_COSTS = (R["building_cost"], R["unit_cost"], R["unit_cost"], R["unit_cost"], 1, 1, 1, 1)
 _BUILDING_COST, _UNIT_COST = R["building_cost"], R["unit_cost"]
+_CAPITAL_RS, _CAPITAL_TS, _MANUFACTORY_RS = R["capital_rs"], R["capital_ts"], R["manufactory_rs"]
+_CAPITAL_BARRACKS, _UNITS_PER_BARRACKS = R["capital_barracks"], R["units_per_barracks"]
 _ALLOC_MOVES: dict[int, tuple] = {}  # budget left -> legal allocation moves
 MOVE = (R["move"]["melee"], R["move"]["ranged"], R["move"]["cavalry"])
 MAX_ARMIES = R["max_armies_per_type"]  # per type and player
@@ -350,17 +352,14 @@ class SeventhStoneEngine(RulesEngine):
     def production(self, p: int) -> int:
         """Section 4.2: P = 15 per capital + yield per yield field + 2 per manufactory."""
         total = 0
-        cap = R["capital_rs"]
-        man = R["manufactory_rs"]
         yields, capital, buildings = self.yield_rs, self.capital_of, self.buildings
-        for cell, k in enumerate(self.controller):
-            if k == p:
-                total += yields[cell]
-                if capital[cell] >= 0:
-                    total += cap
-                for b in buildings[cell]:
-                    if b[0] == MANUFACTORY:
-                        total += man
+        for cell in [c for c, k in enumerate(self.controller) if k == p]:
+            total += yields[cell]
+            if capital[cell] >= 0:
+                total += _CAPITAL_RS
+            for b in buildings[cell]:
+                if b[0] == MANUFACTORY:
+                    total += _MANUFACTORY_RS
         return total
 
     def player_stats(self) -> tuple[list[int], list[int], list[int], list[list[int]]]:
@@ -418,21 +417,16 @@ class SeventhStoneEngine(RulesEngine):
 
     def upkeep(self, p: int) -> int:
         """U: living military units of p."""
-        total = 0
-        for here in filter(None, self.armies):
-            for a in here:
-                if a.owner == p:
-                    total += len(a.mil)
-        return total
+        return sum([len(a.mil) for here in self.armies if here for a in here if a.owner == p])
 
     def controlled_ts(self, p: int) -> int:
         total = 0
-        for cell in range(NUM_CELLS):
-            if self.controller[cell] == p:
-                if self.capital_of[cell] >= 0:
-                    total += R["capital_ts"]
-                if self.board.terrain[cell] == TEMPLE:
-                    total += 1
+        capital, terrain = self.capital_of, self.board.terrain
+        for cell in [c for c, k in enumerate(self.controller) if k == p]:
+            if capital[cell] >= 0:
+                total += _CAPITAL_TS
+            if terrain[cell] == TEMPLE:
+                total += 1
         return total
 
     def permanent_ts(self, p: int) -> int:
@@ -453,8 +447,8 @@ class SeventhStoneEngine(RulesEngine):
 
     def ready_barracks(self, cell: int) -> int:
         if self.capital_of[cell] >= 0:
-            return R["capital_barracks"]
-        return sum(1 for b in self.buildings[cell] if b[0] == BARRACKS and b[1])
+            return _CAPITAL_BARRACKS
+        return len([b for b in self.buildings[cell] if b[0] == BARRACKS and b[1]])
 
     def stone_count(self) -> int:
         """Every equipment stone: stacks, offer, hands, under armies, discard, the bought tear stone."""
@@ -973,10 +967,8 @@ class SeventhStoneEngine(RulesEngine):
         ctrl, lava = self.controller, self.lava
         if self.pend_build[p] > 0:
             yields, capital = self.board.yield_field, self.capital_of
-            for c in range(NUM_CELLS):
-                if ctrl[c] == p and yields[c] and capital[c] < 0 and not lava[c]:
-                    items += (ITEM_BUILDING, ITEM_BUILDING + 1, ITEM_BUILDING + 2)
-                    break
+            if any([yields[c] and capital[c] < 0 and not lava[c] for c, k in enumerate(ctrl) if k == p]):
+                items += (ITEM_BUILDING, ITEM_BUILDING + 1, ITEM_BUILDING + 2)
         items += self._placeable_unit_types(p)
         hand = self.hands[p]
         if self.pend_mercs[p] <= 0 and not any(hand):
@@ -984,15 +976,11 @@ class SeventhStoneEngine(RulesEngine):
         merc_ok = False
         free_types = [False, False, False]  # own armies without a stone, per type
         unit_max = self.unit_max
-        for c, here in enumerate(self.armies):
-            if not here or lava[c]:
-                continue
-            for a in here:
-                if a.owner == p:
-                    if not merc_ok and len(a.merc) + 1 <= len(a.mil) and a.size < unit_max:
-                        merc_ok = True
-                    if not a.stones:
-                        free_types[a.utype] = True
+        for a in [a for c, here in enumerate(self.armies) if here and not lava[c] for a in here if a.owner == p]:
+            if not merc_ok and len(a.merc) + 1 <= len(a.mil) and a.size < unit_max:
+                merc_ok = True
+            if not a.stones:
+                free_types[a.utype] = True
         if self.pend_mercs[p] > 0 and merc_ok:
             items.append(ITEM_MERC)
         for k in range(NUM_KINDS):
@@ -1008,24 +996,18 @@ class SeventhStoneEngine(RulesEngine):
         wanted = [t for t in range(3) if pend[t] > 0]
         if not wanted:
             return []
-        max_armies = R["max_armies_per_type"]
-        per_cap = R["units_per_barracks"]
         n_type = [0, 0, 0]
-        for here in self.armies:
-            for a in here:
-                if a.owner == p:
-                    n_type[a.utype] += 1
-        ctrl, lava, placed, unit_max = self.controller, self.lava, self.placed_at, self.unit_max
+        for a in [a for here in self.armies if here for a in here if a.owner == p]:
+            n_type[a.utype] += 1
+        lava, placed, unit_max = self.lava, self.placed_at, self.unit_max
         found = set()
-        for c in range(NUM_CELLS):
-            if ctrl[c] != p or lava[c]:
-                continue
+        for c in [c for c, k in enumerate(self.controller) if k == p and not lava[c]]:
             rb = self.ready_barracks(c)
-            if rb == 0 or placed[c] >= per_cap * rb:
+            if rb == 0 or placed[c] >= _UNITS_PER_BARRACKS * rb:
                 continue
             own = self.army_at(c, p)
             if own is None:
-                found.update(t for t in wanted if n_type[t] < max_armies)
+                found.update(t for t in wanted if n_type[t] < MAX_ARMIES)
             elif own.size < unit_max:
                 found.add(own.utype)
             if len(found) == 3:
