@@ -124,11 +124,12 @@ class Stage:
         range(13)
 
 
-# decisions that change at most the map (their other public effects bump pversion where they happen)
-_BOARD_ONLY_PHASES = frozenset((
+# decisions that change at most the map and unobserved choices (their other public effects bump pversion
+# where they happen)
+_NO_PUBLIC_CHANGE_PHASES = frozenset((
     Phase.MOVE_SELECT, Phase.MOVE_TYPE, Phase.MOVE_COUNT_MIL, Phase.MOVE_COUNT_MERC, Phase.MOVE_TAKE_STONE,
     Phase.MOVE_DEST, Phase.POST_OVERRUN, Phase.SUPPORT_ARMY, Phase.SUPPORT_TARGET, Phase.FIGHT_PICK,
-    Phase.CASUALTY, Phase.DISBAND, Phase.USE_WALL, Phase.DICE_ALLOC))
+    Phase.CASUALTY, Phase.DISBAND, Phase.USE_WALL, Phase.DICE_ALLOC, Phase.ORDER_PICK, Phase.ORDER_ASSIGN))
 _MOVEMENT_PHASES = frozenset((
     Phase.MOVE_SELECT, Phase.MOVE_TYPE, Phase.MOVE_COUNT_MIL, Phase.MOVE_COUNT_MERC, Phase.MOVE_TAKE_STONE,
     Phase.MOVE_DEST, Phase.KEEP_STONE))
@@ -341,7 +342,7 @@ class SeventhStoneEngine(RulesEngine):
         return [1.0 if p in self.winners else 0.0 for p in range(self.num_players)]
 
     def scores(self) -> list[int]:
-        return [self.ts(p) for p in range(self.num_players)]
+        return self.all_ts()
 
     def clone(self) -> "SeventhStoneEngine":
         twin = copy.deepcopy(self)
@@ -435,6 +436,10 @@ class SeventhStoneEngine(RulesEngine):
     def ts(self, p: int) -> int:
         """Section 4.3: 3 per capital + 1 per temple + tournament wins + the bought tear stone."""
         return self.controlled_ts(p) + self.permanent_ts(p)
+
+    def all_ts(self) -> list[int]:
+        """``ts`` of every seat, from one pass over the map."""
+        return [cts + self.permanent_ts(p) for p, cts in enumerate(self.control_stats()[0])]
 
     def armies_of(self, p: int) -> list[tuple[int, Army]]:
         return [(cell, a) for cell in range(NUM_CELLS) for a in self.armies[cell] if a.owner == p]
@@ -602,7 +607,7 @@ class SeventhStoneEngine(RulesEngine):
         op, arg = move
         ph = self.phase
         p = self.actor
-        if not (op == Op.ALLOC1 or op == Op.ALLOC5 or ph in _BOARD_ONLY_PHASES
+        if not (op == Op.ALLOC1 or op == Op.ALLOC5 or ph in _NO_PUBLIC_CHANGE_PHASES
                 or (op == Op.ITEM and ph == Phase.PLACE_ITEM)):
             self.pversion += 1  # these may change the observation's cached public part
         if ph in _MOVEMENT_PHASES:  # the most frequent decisions first
@@ -888,7 +893,8 @@ class SeventhStoneEngine(RulesEngine):
     def _rank(self, field: int) -> list[int]:
         """Section 6.2.4: bidders (>= 1) by bid, then TS (G42), then a die roll."""
         bidders = [p for p in range(self.num_players) if self.alloc[p][field] >= 1]
-        keys = {p: (-self.alloc[p][field], -self.ts(p), float(self.rng.random())) for p in bidders}
+        ts = self.all_ts() if bidders else []
+        keys = {p: (-self.alloc[p][field], -ts[p], float(self.rng.random())) for p in bidders}
         ranking = sorted(bidders, key=keys.__getitem__)
         for r, p in enumerate(ranking):
             self.market_rank[p][field - F_MERC] = r
@@ -952,6 +958,7 @@ class SeventhStoneEngine(RulesEngine):
                 self.phase, self.actor = Phase.ORDER_ASSIGN, self.ranking[0]
                 return True
         self.assignee = -1
+        self.pversion += 1  # the turn order, the tournament ranking and stones are public
         self.order = list(self.order_slots)
         for r, p in enumerate(self._rank(F_TOURN)):
             if r < len(self.tourn_key):
@@ -1930,10 +1937,11 @@ class SeventhStoneEngine(RulesEngine):
             self._tournament()
         self.turn += 1
         self.version += 1
-        rich = [p for p in range(self.num_players) if self.ts(p) >= self.win_ts]
+        ts = self.all_ts()
+        rich = [p for p in range(self.num_players) if ts[p] >= self.win_ts]
         if rich:
-            best = max(self.ts(p) for p in rich)  # G19
-            rich = [p for p in rich if self.ts(p) == best]
+            best = max(ts[p] for p in rich)  # G19
+            rich = [p for p in rich if ts[p] == best]
             perm = max(self.permanent_ts(p) for p in rich)
             self.winners = [p for p in rich if self.permanent_ts(p) == perm]
             self.winner = self.winners[0]
