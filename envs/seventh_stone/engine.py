@@ -326,6 +326,8 @@ class SeventhStoneEngine(RulesEngine):
         self._legal: list | None = None
         self._open_nbr: tuple | None = None  # (lava, per cell: a free land neighbour)
         self._reach: tuple | None = None  # (state key, steps per destination, water-crossing ends) of a move order
+        self._select_moves: list | None = None  # MOVE_SELECT's legal moves where the current move order began
+        self._undone_moves: tuple | None = None  # (version, MOVE_SELECT's legal moves) of the state UNDO went back to
         self.obs_cache: dict = {}  # the encoder's per-seat frames and shared blocks, tagged with the versions
         self._run()
 
@@ -1126,6 +1128,11 @@ class SeventhStoneEngine(RulesEngine):
         return self.army_at(self.sel_cell, self.actor, self.sel_type)
 
     def _move_select_moves(self, p: int) -> list[tuple[int, int]]:
+        undone = self._undone_moves
+        if undone is not None:
+            self._undone_moves = None
+            if undone[0] == self.version and self.undos < UNDO_LIMIT:
+                return list(undone[1])  # UNDO restored the state they were computed for
         if self.undos >= UNDO_LIMIT:  # bounds a movement phase: back to a legal state, then DONE
             return [DONE] if self.capacity_ok(p, stones_too=False) else [UNDO]
         if self.broken_depth >= self.config.max_moves_over_capacity:
@@ -1201,14 +1208,15 @@ class SeventhStoneEngine(RulesEngine):
         out.sort()
         return out
 
-    def _snapshot(self, cells: tuple[int, int]) -> tuple:
-        """What one move order can change: the armies of its two cells, control, conflicts."""
+    def _snapshot(self, cells: tuple[int, int], select_moves: list | None = None) -> tuple:
+        """What one move order can change: the armies of its two cells, control, conflicts; with the legal
+        MOVE_SELECT moves of this state when known."""
         return ([(c, [a.copy() for a in self.armies[c]]) for c in cells], self.controller[:], dict(self.conflicts),
-                set(self.pending_control), self.broken_depth)
+                set(self.pending_control), self.broken_depth, select_moves)
 
-    def _restore(self, snap: tuple) -> None:
-        """Undo to a snapshot (consumed: its armies are put back, not copied)."""
-        armies, controller, conflicts, pending, self.broken_depth = snap
+    def _restore(self, snap: tuple) -> list | None:
+        """Undo to a snapshot (consumed: its armies are put back, not copied); returns its MOVE_SELECT moves."""
+        armies, controller, conflicts, pending, self.broken_depth, select_moves = snap
         touch = self.touched.append  # the cells that may differ are logged (observation caches)
         for c, saved in armies:
             self.armies[c] = saved
@@ -1225,6 +1233,7 @@ class SeventhStoneEngine(RulesEngine):
         self.conflicts = conflicts
         self.pending_control = pending
         self.version += 1
+        return select_moves
 
     def _apply_movement(self, p: int, op: int, arg: int) -> bool:
         """Returns True while the move order waits for a further sub-decision."""
@@ -1237,8 +1246,10 @@ class SeventhStoneEngine(RulesEngine):
                 self._end_movement(p)
                 return False
             if op == Op.UNDO:
-                self._restore(self.checkpoints.pop())
+                moves = self._restore(self.checkpoints.pop())
                 self.undos += 1
+                if moves is not None:  # the state is again the one where these moves were legal
+                    self._undone_moves = (self.version, moves)
                 return False
             if op == Op.REVEAL:
                 self._reveal(p, arg)
@@ -1249,6 +1260,7 @@ class SeventhStoneEngine(RulesEngine):
                 self._start_overrun(p, arg)
                 return False
             self.sel_cell = arg
+            self._select_moves = self._legal  # computed for this state (None if apply() came first)
             types = [a.utype for a in self.armies[arg] if a.owner == p and self._movable(a)]
             if len(types) > 1:
                 self.phase = Phase.MOVE_TYPE
@@ -1458,7 +1470,7 @@ class SeventhStoneEngine(RulesEngine):
         return group
 
     def _move(self, p: int, dest: int) -> None:
-        self.checkpoints.append(self._snapshot((self.sel_cell, dest)))
+        self.checkpoints.append(self._snapshot((self.sel_cell, dest), self._select_moves))
         self._move_units(p, dest)
         self.broken_depth = 0 if self.capacity_ok(p, stones_too=False) else self.broken_depth + 1
         self.version += 1
