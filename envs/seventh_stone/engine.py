@@ -1801,13 +1801,13 @@ class SeventhStoneEngine(RulesEngine):
             else:
                 pieces = self._deal(dice[q], slots)
             for target, count, threshold, master in pieces:
-                rolls = self.rng.integers(1, 7, size=count)
-                hits = int((rolls <= threshold).sum())
+                rolls = self.rng.integers(1, 7, size=count).tolist()  # counted in Python: a few dice
+                hits = len([r for r in rolls if r <= threshold])
                 if master:
-                    ones = int((rolls == 1).sum())
+                    ones = rolls.count(1)
                     if ones:
-                        extra = self.rng.integers(1, 7, size=ones)  # same target; extra dice do not chain
-                        hits += int((extra <= threshold).sum())
+                        extra = self.rng.integers(1, 7, size=ones).tolist()  # same target; extra dice do not chain
+                        hits += len([r for r in extra if r <= threshold])
                 if hits and target in alive:  # hits on a target already out of the field are lost
                     received[target] = received.get(target, 0) + hits
         pending = []
