@@ -971,21 +971,28 @@ class SeventhStoneEngine(RulesEngine):
 
     # -------------------------------------------------------------------- placement (6.3) ----
     def _placeable_items(self, p: int) -> list[int]:
-        """Items p may still place somewhere (the conditions of ``_place_cells``, in one pass)."""
+        """Items p may still place somewhere (the conditions of ``_place_cells``, from one pass over p's
+        fields and one over p's armies)."""
         items = []
-        ctrl, lava = self.controller, self.lava
+        lava = self.lava
+        fields = [c for c, k in enumerate(self.controller) if k == p and not lava[c]]
+        own = [(c, a) for c, here in enumerate(self.armies) if here for a in here if a.owner == p]
         if self.pend_build[p] > 0:
             yields, capital = self.board.yield_field, self.capital_of
-            if any([yields[c] and capital[c] < 0 and not lava[c] for c, k in enumerate(ctrl) if k == p]):
+            if any([yields[c] and capital[c] < 0 for c in fields]):
                 items += (ITEM_BUILDING, ITEM_BUILDING + 1, ITEM_BUILDING + 2)
-        items += self._placeable_unit_types(p)
+        pend = self.pend_units[p]
+        if pend[0] > 0 or pend[1] > 0 or pend[2] > 0:
+            items += self._placeable_unit_types(p, pend, fields, own)
         hand = self.hands[p]
         if self.pend_mercs[p] <= 0 and not any(hand):
             return items
         merc_ok = False
         free_types = [False, False, False]  # own armies without a stone, per type
         unit_max = self.unit_max
-        for a in [a for c, here in enumerate(self.armies) if here and not lava[c] for a in here if a.owner == p]:
+        for c, a in own:
+            if lava[c]:
+                continue
             if not merc_ok and len(a.merc) + 1 <= len(a.mil) and a.size < unit_max:
                 merc_ok = True
             if not a.stones:
@@ -999,26 +1006,26 @@ class SeventhStoneEngine(RulesEngine):
                     items.append(ITEM_STONE + k)
         return items
 
-    def _placeable_unit_types(self, p: int) -> list[int]:
-        """ITEM_UNIT + t for every pending unit type t with a cell for it (as ``_place_cells``)."""
-        pend = self.pend_units[p]
+    def _placeable_unit_types(self, p: int, pend: list[int], fields: list[int], own: list) -> list[int]:
+        """ITEM_UNIT + t for every pending unit type t with a cell for it (as ``_place_cells``), given p's
+        fields without lava and p's armies."""
         wanted = [t for t in range(3) if pend[t] > 0]
-        if not wanted:
-            return []
         n_type = [0, 0, 0]
-        for a in [a for here in self.armies if here for a in here if a.owner == p]:
+        army_of: dict[int, Army] = {}  # per cell p's first army there (as army_at)
+        for c, a in own:
             n_type[a.utype] += 1
-        lava, placed, unit_max = self.lava, self.placed_at, self.unit_max
+            army_of.setdefault(c, a)
+        placed, unit_max = self.placed_at, self.unit_max
         found = set()
-        for c in [c for c, k in enumerate(self.controller) if k == p and not lava[c]]:
+        for c in fields:
             rb = self.ready_barracks(c)
             if rb == 0 or placed[c] >= _UNITS_PER_BARRACKS * rb:
                 continue
-            own = self.army_at(c, p)
-            if own is None:
+            army = army_of.get(c)
+            if army is None:
                 found.update(t for t in wanted if n_type[t] < MAX_ARMIES)
-            elif own.size < unit_max:
-                found.add(own.utype)
+            elif army.size < unit_max:
+                found.add(army.utype)
             if len(found) == 3:
                 break
         return [ITEM_UNIT + t for t in wanted if t in found]
@@ -1361,8 +1368,11 @@ class SeventhStoneEngine(RulesEngine):
         dests = self._reach_of_selection(p)[0]
         out = []
         margins: dict[int, int] = {}
+        controller = self.controller
         for c in sorted(dests):
-            if self._takes_with_debt(p, c, margins) and not self._capacity_after_move(p, c):
+            q = controller[c]  # only a field of another player can be taken from him (_takes_with_debt)
+            if (q >= 0 and q != p and self._takes_with_debt(p, c, margins)
+                    and not self._capacity_after_move(p, c)):
                 continue  # spec 13.4: a move that forces a disband needs a legal state after it
             out.append(c)
         return out
@@ -1419,7 +1429,7 @@ class SeventhStoneEngine(RulesEngine):
         q = self.controller[c]
         if q < 0 or q == p or not self.board.controllable[c] or self.enemy_army(c, p) or self.capital_of[c] >= 0:
             return False
-        value = self.yield_rs[c] + sum(R["manufactory_rs"] for bl in self.buildings[c] if bl[0] == MANUFACTORY)
+        value = self.yield_rs[c] + sum([_MANUFACTORY_RS for bl in self.buildings[c] if bl[0] == MANUFACTORY])
         margin = margins.get(q)
         if margin is None:
             margin = margins[q] = self.production(q) - self.upkeep(q)
