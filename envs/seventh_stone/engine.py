@@ -319,7 +319,9 @@ class SeventhStoneEngine(RulesEngine):
         self.fight_picker = -1
         self.keep_cell = -1
         self.version = 0  # bumped whenever the board changes (observation cache key)
-        self.touched: list[int] = []  # cells whose contents changed, in order (the observation caches)
+        self.apply_count = 0  # calls of apply() (no observation happens within one)
+        self.touched: list[int] = []  # cells whose contents changed, in order (the observation caches; a
+        # change undone within the same apply() is dropped)
         self.rev_all = 0  # bumped when any number of cells may have changed (and the log restarts)
         self.pversion = 0  # bumped whenever other public data may change (markets, hands, ...)
         self.manufactory_rev = 0  # bumped whenever a manufactory may be built or destroyed
@@ -596,6 +598,7 @@ class SeventhStoneEngine(RulesEngine):
 
     def apply(self, move: tuple[int, int]) -> None:
         """Apply a move known to be legal, then every forced or automatic step after it."""
+        self.apply_count += 1
         self._apply_one(move)
         self._legal = None
         while self.phase != Phase.GAME_OVER:
@@ -1219,12 +1222,18 @@ class SeventhStoneEngine(RulesEngine):
         """What one move order can change: the armies of its two cells, control, conflicts; with the legal
         MOVE_SELECT moves of this state when known."""
         return ([(c, [a.copy() for a in self.armies[c]]) for c in cells], self.controller[:], dict(self.conflicts),
-                set(self.pending_control), self.broken_depth, select_moves)
+                set(self.pending_control), self.broken_depth, select_moves,
+                (self.apply_count, self.rev_all, len(self.touched)))
 
     def _restore(self, snap: tuple) -> list | None:
         """Undo to a snapshot (consumed: its armies are put back, not copied); returns its MOVE_SELECT moves."""
-        armies, controller, conflicts, pending, self.broken_depth, select_moves = snap
+        armies, controller, conflicts, pending, self.broken_depth, select_moves, logged_at = snap
         touch = self.touched.append  # the cells that may differ are logged (observation caches)
+        apply_count, rev_all, logged = logged_at
+        if apply_count == self.apply_count and rev_all == self.rev_all:
+            # taken in this apply() (nothing observed since): every cell logged after it is as it was then
+            del self.touched[logged:]
+            touch = _ignore
         for c, saved in armies:
             self.armies[c] = saved
             touch(c)
@@ -2037,6 +2046,10 @@ class SeventhStoneEngine(RulesEngine):
         if self.winners:
             lines.append(f"winner(s): {self.winners}")
         return "\n".join(lines)
+
+
+def _ignore(cell: int) -> None:
+    """A log of changed cells that keeps nothing."""
 
 
 _LEGAL_BY_PHASE = {
