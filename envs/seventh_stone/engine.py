@@ -1040,23 +1040,19 @@ class SeventhStoneEngine(RulesEngine):
         ctrl = self.controller
         lava = self.lava
         if item < ITEM_UNIT:
-            for c in range(NUM_CELLS):
-                if ctrl[c] == p and b.yield_field[c] and self.capital_of[c] < 0 and not lava[c]:
-                    out.append(c)
-            return out
+            yields, capital = b.yield_field, self.capital_of
+            return [c for c, k in enumerate(ctrl) if k == p and yields[c] and capital[c] < 0 and not lava[c]]
         if item < ITEM_MERC:
             t = item - ITEM_UNIT
-            per_cap = R["units_per_barracks"]
-            n_type = sum(1 for cell in self.armies for a in cell if a.owner == p and a.utype == t)
-            for c in range(NUM_CELLS):
-                if ctrl[c] != p or lava[c]:
-                    continue
+            n_type = len([a for here in self.armies if here for a in here if a.owner == p and a.utype == t])
+            placed = self.placed_at
+            for c in [c for c, k in enumerate(ctrl) if k == p and not lava[c]]:
                 rb = self.ready_barracks(c)
-                if rb == 0 or self.placed_at[c] >= per_cap * rb:
+                if rb == 0 or placed[c] >= _UNITS_PER_BARRACKS * rb:
                     continue
                 own = self.army_at(c, p)
                 if own is None:
-                    if n_type >= R["max_armies_per_type"]:
+                    if n_type >= MAX_ARMIES:
                         continue
                 elif own.utype != t or own.size >= self.unit_max:
                     continue
