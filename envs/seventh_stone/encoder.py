@@ -45,7 +45,7 @@ _SEL_CELL_PHASES = frozenset((9, 11, 12, 13, 14, 15, 19))
 _SEL_ITEM_PHASES = frozenset((8, 9))
 CELL_STATIC = len(TERRAINS) + len(PRINTED) + len(PORTALS) - 1
 _ONE_HOT4 = [bytes(1 if i == j else 0 for j in range(4)) for i in range(4)]
-_MEMO_MAX = 1 << 15  # entries per memo (a full one holds about 2 MB)
+_MEMO_MAX = 1 << 15  # entries of the rotated-block memo (a full one holds about 7 MB)
 _SEAT_BYTES = [bytes((seat,)) for seat in range(8)]
 _ROTATED: dict[bytes, bytes] = {}  # absolute cell block + observer seat -> the block from that seat's view
 
