@@ -16,6 +16,25 @@ DIAG = ((-1, -1), (-1, 1), (1, -1), (1, 1))
 P_PLAIN, P_FOREST, P_MOUNTAIN, P_DESERT = range(4)
 
 
+def _ray(cell: int, dr: int, dc: int) -> tuple[int, ...]:
+    """The grid cells from cell (excluded) in direction (dr, dc) up to the grid's edge."""
+    r, c = divmod(cell, GRID)
+    out = []
+    r, c = r + dr, c + dc
+    while 0 <= r < GRID and 0 <= c < GRID:
+        out.append(r * GRID + c)
+        r, c = r + dr, c + dc
+    return tuple(out)
+
+
+# per cell, the rays in the order of ORTHO / DIAG: the same for every map, built once
+_ORTHO_RAYS = [tuple(_ray(cell, dr, dc) for dr, dc in ORTHO) for cell in range(NUM_CELLS)]
+_DIAG_RAYS = [tuple(_ray(cell, dr, dc) for dr, dc in DIAG) for cell in range(NUM_CELLS)]
+_ORTHO_NEAR = [tuple(ray[0] for ray in rays if ray) for rays in _ORTHO_RAYS]
+_DIAG_NEAR = [tuple(ray[0] for ray in rays if ray) for rays in _DIAG_RAYS]
+_ORTHO_PAIRS = [tuple((ray[0], ray[1]) for ray in rays if len(ray) > 1) for rays in _ORTHO_RAYS]
+
+
 class Board:
     """Static map data: terrain, printed terrain, portals, neighbours, eruption coordinates."""
 
@@ -30,53 +49,38 @@ class Board:
         self.land = [t in (PLAIN, FOREST, MOUNTAIN, TEMPLE, DESERT) for t in terrain]
         self.controllable = [t in (PLAIN, FOREST, MOUNTAIN, TEMPLE) for t in terrain]
         self.yield_field = [t in (PLAIN, FOREST, MOUNTAIN) for t in terrain]
-        self.ortho: list[tuple[int, ...]] = []
-        self.diag: list[tuple[int, ...]] = []
-        for cell in range(NUM_CELLS):
-            r, c = divmod(cell, GRID)
-            self.ortho.append(tuple(self._at(r + dr, c + dc) for dr, dc in ORTHO if self._at(r + dr, c + dc) >= 0))
-            self.diag.append(tuple(self._at(r + dr, c + dc) for dr, dc in DIAG if self._at(r + dr, c + dc) >= 0))
+        on = [t != OFF for t in terrain]
+        # neighbours and ranged lines follow the grid's rays, cut at the first cell off the board
+        self.ortho: list[tuple[int, ...]] = [tuple([q for q in near if on[q]]) for near in _ORTHO_NEAR]
+        self.diag: list[tuple[int, ...]] = [tuple([q for q in near if on[q]]) for near in _DIAG_NEAR]
         self.portal_cells = [cell for cell in range(NUM_CELLS) if portal[cell] > 0]
         # straight crossings over water (and, with Agility, the volcano): per cell, per direction
-        self.crossing = [self._crossings(cell, False) for cell in range(NUM_CELLS)]
-        self.crossing_agile = [self._crossings(cell, True) for cell in range(NUM_CELLS)]
+        self.crossing = self._crossings(False)
+        self.crossing_agile = self._crossings(True)
         # ranged reach 2 from a mountain (advanced rules): (middle cell, far cell) per direction
-        self.line2 = []
-        for cell in range(NUM_CELLS):
-            r, c = divmod(cell, GRID)
-            pairs = []
-            for dr, dc in ORTHO:
-                mid, far = self._at(r + dr, c + dc), self._at(r + 2 * dr, c + 2 * dc)
-                if mid >= 0 and far >= 0:
-                    pairs.append((mid, far))
-            self.line2.append(tuple(pairs))
+        self.line2 = [tuple([pair for pair in pairs if on[pair[0]] and on[pair[1]]]) for pairs in _ORTHO_PAIRS]
         self.eruption_cells = eruption_cells  # four islands: fixed [h-1][v-1] -> cell
         if eruption_cells is None:
             self.eruption_corner_tie = self._corner_tie()
 
-    def _at(self, r: int, c: int) -> int:
-        if 0 <= r < GRID and 0 <= c < GRID and self.terrain[r * GRID + c] != OFF:
-            return r * GRID + c
-        return -1
-
-    def _crossings(self, cell: int, agile: bool) -> tuple[int, ...]:
-        if not self.land[cell]:
-            return ()
+    def _crossings(self, agile: bool) -> list[tuple[int, ...]]:
+        """Per cell, the land cells at the far end of a straight line of water (Agility: and the volcano)."""
         barrier = (WATER, VOLCANO) if agile else (WATER,)
+        terrain, land = self.terrain, self.land
         out = []
-        r, c = divmod(cell, GRID)
-        for dr, dc in ORTHO:
-            k = 1
-            while self._at(r + k * dr, c + k * dc) >= 0 and self.terrain[(r + k * dr) * GRID + c + k * dc] in barrier:
-                k += 1
-            if k == 1:
-                continue
-            target = self._at(r + k * dr, c + k * dc)
-            if target >= 0 and self.land[target]:
-                crossed = [self.terrain[(r + j * dr) * GRID + c + j * dc] for j in range(1, k)]
-                if WATER in crossed:  # a crossing goes over water; Agility may add the volcano
-                    out.append(target)
-        return tuple(out)
+        for cell in range(NUM_CELLS):
+            ends = []
+            if land[cell]:
+                for ray in _ORTHO_RAYS[cell]:
+                    if not ray or terrain[ray[0]] not in barrier:  # OFF is no barrier
+                        continue
+                    k = 1  # cells of barrier terrain in a row from cell
+                    while k < len(ray) and terrain[ray[k]] in barrier:
+                        k += 1
+                    if k < len(ray) and land[ray[k]] and WATER in [terrain[q] for q in ray[:k]]:
+                        ends.append(ray[k])  # a crossing goes over water; Agility may add the volcano
+            out.append(tuple(ends))
+        return out
 
     def _corner_tie(self) -> bool:
         vc = self.volcano % GRID

@@ -44,45 +44,83 @@ PER_PLAYER_BOARD = (  # from the map, cached per board version
 _SEL_CELL_PHASES = frozenset((9, 11, 12, 13, 14, 15, 19))
 _SEL_ITEM_PHASES = frozenset((8, 9))
 CELL_STATIC = len(TERRAINS) + len(PRINTED) + len(PORTALS) - 1
-_ONE_HOT4 = [np.eye(4, dtype=np.float32)[i].tobytes() for i in range(4)]
-_MEMO_MAX = 1 << 15  # entries per memo (a full one holds about 12 MB)
-_MEMOS: dict[str, dict[bytes, bytes]] = {}
+_ONE_HOT4 = [bytes(1 if i == j else 0 for j in range(4)) for i in range(4)]
+_MEMO_MAX = 1 << 15  # entries of the rotated-block memo (a full one holds about 7 MB)
 _SEAT_BYTES = [bytes((seat,)) for seat in range(8)]
-_ROWS: dict[tuple, bytes] = {}  # a seat's public row inputs -> its scaled float32 bytes
-
-
-class _Scaled:
-    """Raw values (bytes) -> float32 bytes scaled by a fixed vector, memoised: the same blocks recur all
-    the time. One memo per kind of block, shared by all encoders (a block's length fixes the player
-    count and so its scale), cleared when full to bound the memory."""
-
-    __slots__ = ("memo", "scale")
-
-    def __init__(self, kind: str, scale: np.ndarray):
-        self.memo = _MEMOS.setdefault(kind, {})
-        self.scale = scale
-
-    def __call__(self, raw: bytes) -> bytes:
-        out = self.memo.get(raw)
-        if out is None:
-            if len(self.memo) >= _MEMO_MAX:
-                self.memo.clear()
-            out = self.memo[raw] = (np.frombuffer(raw, np.uint8) * self.scale).tobytes()
-        return out
+_ROTATED: dict[bytes, bytes] = {}  # absolute cell block + observer seat -> the block from that seat's view
 
 
 class _SeatView:
-    """One seat's observation as float32 bytes, without the live part (zero there but for the seat's own
-    allocation), and what of the engine it shows: versions, position in the log of changed cells, cells."""
+    """One seat's observation as raw values (one byte each, unscaled), without the live part (zero there
+    but for the seat's own allocation), and what of the engine it shows: versions, position in the log of
+    changed cells, cells."""
 
-    __slots__ = ("frame", "version", "pversion", "rev_all", "logged", "shown", "alloc")
+    __slots__ = ("raw", "version", "pversion", "rev_all", "logged", "shown", "stats", "alloc")
 
     def __init__(self, size: int):
-        self.frame = bytearray(4 * size)
+        self.raw = bytearray(size)
         self.version = self.pversion = self.rev_all = -1
         self.logged = 0  # entries of the engine's log of changed cells already shown
         self.shown: list = []  # per cell the shared block entry shown
+        self.stats: bytes | None = None  # the shared per-seat map stats shown
         self.alloc: list[int] = []  # the seat's own allocation shown
+
+
+class _SharedBoard:
+    """The board part's pieces that do not depend on the observer, kept up to date from the engine's log of
+    changed cells (one per engine, in its ``obs_cache``): per cell its ``_cell_block`` (absolute seats)
+    and its share of the per-seat totals (``engine.cell_holdings``); per seat TS from control, P, U and
+    armies per type (``control_stats`` and ``army_stats``); the per-seat stats as raw bytes (None when
+    stale) with the tournament wins and tear stones they show."""
+
+    __slots__ = ("rev_all", "logged", "blocks", "held", "cts", "prod", "upk", "types", "stats", "wins", "tear")
+
+    def __init__(self, e, blocks: list):
+        self.rev_all = e.rev_all
+        self.logged = len(e.touched)
+        self.blocks = blocks
+        self.held = [e.cell_holdings(c) for c in range(NUM_CELLS)]
+        self.cts, self.prod = e.control_stats()
+        self.upk, self.types = e.army_stats()
+        self.stats: bytes | None = None
+        self.wins: list[int] = []
+        self.tear: list[bool] = []
+
+    def move_holdings(self, old: tuple, now: tuple) -> None:
+        """A cell's holdings changed from old to now: the totals follow, the stats are stale."""
+        k, ts, value, armies = old
+        if k >= 0:
+            self.cts[k] -= ts
+            self.prod[k] -= value
+        for p, mil, t in armies:
+            self.upk[p] -= mil
+            self.types[p][t] -= 1
+        k, ts, value, armies = now
+        if k >= 0:
+            self.cts[k] += ts
+            self.prod[k] += value
+        for p, mil, t in armies:
+            self.upk[p] += mil
+            self.types[p][t] += 1
+        self.stats = None
+
+
+class _SharedPublic:
+    """The public part's pieces that do not depend on the observer, as raw values with per-seat pieces in
+    absolute seat order (one per engine, in its ``obs_cache``), with the inputs each piece shows."""
+
+    __slots__ = ("pversion", "head_key", "head", "order_shown", "mover_shown", "order", "row_keys", "rows",
+                 "offer_shown", "offer", "piles")
+
+    def __init__(self, num_players: int):
+        self.pversion = -1
+        self.head_key: tuple | None = None
+        self.order_shown: list[int] | None = None
+        self.mover_shown = -1
+        self.row_keys: list[tuple | None] = [None] * num_players
+        self.rows: list[bytes] = [b""] * num_players
+        self.offer_shown: list[int] | None = None
+        self.head = self.order = self.offer = self.piles = b""
 
 
 class SeventhStoneEncoder(ObservationEncoder):
@@ -165,45 +203,19 @@ class SeventhStoneEncoder(ObservationEncoder):
         self._rules = (int(config.advanced_terrain), int(config.wall_bypass), int(config.no_time),
                        int(config.double_move), int(config.four_islands))
         self._off = {name: sl.start for name, sl in self.layout.slices.items()}
-        self._off["players"] = self.layout["seat0_permanent_ts"].start
         self._head = self.layout["year"].start  # the live part's size
-        self._tail_start = self.layout["year"].start
-        self._tail_head = self.layout["seat0_ts"].start - self._tail_start
-        self._tail_off = {k: v - self._tail_start for k, v in self._off.items()}
-        self._seat_orders = [[(seat + d) % n for d in range(n)] for seat in range(n)]
+        self._live_size = self.layout["my_allocation"].start  # the live part before the seat's own allocation
         self._empty_cell = bytes(self.per_cell_dynamic)
-        head = self._head
-        self._scale_live = self._scale[:self.layout["my_allocation"].start]  # for the fight fields
-        self._live_scale = [float(x) for x in self._scale[:head]]  # for the values set one by one
-        # byte offsets and scales of the board part's pieces in a seat's frame
-        stats, static = self.layout["seat0_ts"].start, self.layout["cell_static"]
-        dynamic, stones = self.layout["cell_dynamic"], self.layout["my_stones"]
-        self._stats_byte, self._static_byte = 4 * stats, 4 * static.start
-        self._dynamic_byte, self._stones_byte = 4 * dynamic.start, 4 * stones.start
-        self._scaled_stats = _Scaled("stats", self._scale[stats:stats + len(PER_PLAYER_BOARD)])
-        self._scale_static = self._scale[static]
-        # absolute cell block + observer seat -> the block's scaled float32 bytes from that seat's view
-        self._cell_memo = _MEMOS.setdefault("cell", {})
-        self._scale_cell = self._scale[dynamic.start:dynamic.start + self.per_cell_dynamic]
+        # offsets of the pieces in a seat's raw frame
+        lay = self.layout
+        self._stats_at, self._static_at = lay["seat0_ts"].start, lay["cell_static"].start
+        self._dynamic_at, self._stones_at = lay["cell_dynamic"].start, lay["my_stones"].start
+        self._alloc_at = lay["my_allocation"].start
         # (start, stop, width per seat, end of the following seat-free values) of the cell block's
         # per-seat parts: controller, capital people, armies, defender
         self._seat_parts = ((1, 1 + n, 1, 2 + n), (2 + n, 2 + 2 * n, 1, 7 + 2 * n),
                             (7 + 2 * n, 7 + 10 * n, 8, 8 + 10 * n), (8 + 10 * n, 8 + 11 * n, 1, 8 + 11 * n))
-        self._stats_width = 4 * len(PER_PLAYER_BOARD)
-        self._row_width = 4 * len(PER_PLAYER)
-        lay, sc = self.layout, self._scale
-        self._scaled_head = _Scaled("head", sc[lay["year"].start:lay["turn_order"].start])
-        self._scaled_order = _Scaled("order", sc[lay["turn_order"].start:lay["rules"].start])
-        self._rules_floats = (np.asarray(self._rules, np.uint8) * sc[lay["rules"]]).tobytes()
-        row = lay["seat0_permanent_ts"].start
-        self._scale_row = sc[row:row + len(PER_PLAYER)]
-        self._scaled_offer = _Scaled("offer", sc[lay["offer_kind"]])
-        self._scaled_piles = _Scaled("piles", sc[lay["discard"].start:lay["my_hand"].start])
-        self._scaled_hand = _Scaled("hand", sc[lay["my_hand"]])
-        self._alloc_byte = 4 * lay["my_allocation"].start
-        self._live_size = lay["my_allocation"].start  # the live part before the seat's own allocation
-        self._scaled_alloc = _Scaled("alloc", sc[lay["my_allocation"]])
-        self._mine_bytes = [(np.float32(k) * self._scale[stones.start]).tobytes() for k in range(NUM_KINDS + 1)]
+        self._rules_raw = bytes(self._rules)
 
     def unscale(self, observation: np.ndarray) -> np.ndarray:
         """Raw integer values (counts, flags) of an observation, e.g. for rule-based agents."""
@@ -227,71 +239,43 @@ class SeventhStoneEncoder(ObservationEncoder):
             board.static_bytes = block  # the map never changes during a game
         return block
 
-    def _totals(self, e) -> list:
-        """[rev_all, log entries seen, holdings per cell, (TS from control, P, U, armies per type) per seat,
-        revision of these totals]: ``control_stats`` and ``army_stats`` kept up to date from the log of
-        changed cells."""
-        totals = e.obs_cache.get("totals")
+    def _board(self, e) -> "_SharedBoard":
+        """The shared board pieces brought up to date: every cell logged as changed since the last call is
+        encoded anew (its block replaced only when its content changed), and the per-seat totals follow
+        the changed cells' holdings."""
+        board = e.obs_cache.get("board")
         log = e.touched
-        if totals is None or totals[0] != e.rev_all:
-            held = [e.cell_holdings(c) for c in range(NUM_CELLS)]
-            revision = 0 if totals is None else totals[4] + 1
-            totals = e.obs_cache["totals"] = [e.rev_all, len(log), held, (*e.control_stats(), *e.army_stats()),
-                                              revision]
-        elif totals[1] < len(log):
-            held = totals[2]
-            cts, prod, upk, types = sums = totals[3]
-            before = None
-            for c in set(log[totals[1]:]):
-                now = e.cell_holdings(c)
+        if board is None or board.rev_all != e.rev_all:
+            board = e.obs_cache["board"] = _SharedBoard(e, [self._cell_block(e, c) for c in range(NUM_CELLS)])
+        elif board.logged < len(log):
+            blocks, held = board.blocks, board.held
+            holdings = e.cell_holdings
+            for c in set(log[board.logged:]):
+                block = self._cell_block(e, c)
+                if block != blocks[c]:
+                    blocks[c] = block
+                now = holdings(c)
                 old = held[c]
-                if now == old:
-                    continue
-                if before is None:
-                    before = (cts[:], prod[:], upk[:], [t[:] for t in types])
-                k, ts, value, armies = old
-                if k >= 0:
-                    cts[k] -= ts
-                    prod[k] -= value
-                for p, mil, t in armies:
-                    upk[p] -= mil
-                    types[p][t] -= 1
-                k, ts, value, armies = now
-                if k >= 0:
-                    cts[k] += ts
-                    prod[k] += value
-                for p, mil, t in armies:
-                    upk[p] += mil
-                    types[p][t] += 1
-                held[c] = now
-            totals[1] = len(log)
-            if before is not None and before != sums:
-                totals[4] += 1
-        return totals
+                if now != old:
+                    board.move_holdings(old, now)
+                    held[c] = now
+            board.logged = len(log)
+        if board.stats is None or board.wins != e.tourn_wins or board.tear != e.tear_bought:
+            board.stats = self._stats_raw(e, board)
+        return board
 
-    def _board_stats(self, e) -> bytes:
-        """Per absolute seat: TS from control and the permanent ones, P, U and armies per type, scaled
-        float32 bytes (one per version, shared by all seats; rebuilt only when a value changed)."""
-        cached = e.obs_cache.get("stats")
-        if cached is not None and cached[0] == e.version:
-            return cached[1]
-        totals = self._totals(e)
+    def _stats_raw(self, e, board: "_SharedBoard") -> bytes:
+        """Per absolute seat the PER_PLAYER_BOARD values, clipped to their caps."""
         wins, tear = e.tourn_wins, e.tear_bought
-        if cached is not None and cached[2] == totals[4] and cached[3] == wins and cached[4] == tear:
-            stats = cached[1]
-        else:
-            cts, prod, upk, types = totals[3]
-            scaled = self._scaled_stats
-            rows = []
-            for p in range(self.num_players):
-                m, r, c = types[p]
-                ts = cts[p] + wins[p] + (1 if tear[p] else 0)
-                rows.append(scaled(bytes((
-                    ts if ts < TS_MAX else TS_MAX, prod[p] if prod[p] < BIG else BIG,
-                    upk[p] if upk[p] < BIG else BIG, m if m < 15 else 15, r if r < 15 else 15, c if c < 15 else 15))))
-            stats = b"".join(rows)
-        e.obs_cache["stats"] = (e.version, stats, totals[4], wins[:], tear[:])
-        return stats
+        board.wins, board.tear = wins[:], tear[:]
+        cts, prod, upk, types = board.cts, board.prod, board.upk, board.types
+        raw = []
+        for p in range(self.num_players):
+            m, r, c = types[p]
+            ts = cts[p] + wins[p] + (1 if tear[p] else 0)
+            raw += (ts if ts < TS_MAX else TS_MAX, prod[p] if prod[p] < BIG else BIG,
+                    upk[p] if upk[p] < BIG else BIG, m if m < 15 else 15, r if r < 15 else 15, c if c < 15 else 15)
+        return bytes(raw)
 
     def _cell_block(self, e, c: int) -> tuple[bytes, bytes | None]:
         """One cell's public block with absolute seats (``_rotated`` turns it to an observer's view), and
@@ -359,41 +343,24 @@ class SeventhStoneEncoder(ObservationEncoder):
             parts += (block[cut:stop], block[start:cut], block[stop:after])
         return b"".join(parts)
 
-    def _shared_cells(self, e) -> list[tuple[bytes, bytes | None]]:
-        """Per cell its ``_cell_block``, kept up to date from the log of changed cells (shared by all
-        seats); an entry is replaced only when its content changed."""
-        cells = e.obs_cache.get("cells")
-        log = e.touched
-        if cells is None or cells[0] != e.rev_all:
-            cells = e.obs_cache["cells"] = [e.rev_all, len(log), [self._cell_block(e, c) for c in range(NUM_CELLS)]]
-        elif cells[1] < len(log):
-            blocks = cells[2]
-            for c in set(log[cells[1]:]):
-                block = self._cell_block(e, c)
-                if block != blocks[c]:
-                    blocks[c] = block
-            cells[1] = len(log)
-        return cells[2]
-
     def _refresh_board(self, e, seat: int, view: "_SeatView") -> None:
-        """Rewrite the board part of seat's frame: the per-player map stats, and the cell blocks and
-        stone kinds of the cells whose shared block changed since seat's frame showed them."""
-        frame = view.frame
-        log = e.touched
-        blocks = self._shared_cells(e)
-        if view.rev_all != e.rev_all:
+        """Rewrite the board part of seat's frame: the per-player map stats when they changed, and the cell
+        blocks and stone kinds of the cells whose shared block changed since seat's frame showed them."""
+        raw = view.raw
+        board = self._board(e)
+        if view.rev_all != board.rev_all:
             changed = range(NUM_CELLS)
-            view.rev_all = e.rev_all
+            view.rev_all = board.rev_all
             view.shown = [None] * NUM_CELLS
-        elif view.logged < len(log):
-            changed = set(log[view.logged:])
+        elif view.logged < board.logged:
+            changed = set(e.touched[view.logged:board.logged])
         else:
             changed = ()
-        view.logged = len(log)
+        view.logged = board.logged
         shown = view.shown
-        width = 4 * self.per_cell_dynamic
-        dynamic, stones_at, mine_bytes = self._dynamic_byte, self._stones_byte, self._mine_bytes
-        memo = self._cell_memo
+        blocks = board.blocks
+        width = self.per_cell_dynamic
+        dynamic, stones_at = self._dynamic_at, self._stones_at
         seat_byte = _SEAT_BYTES[seat]
         for c in changed:
             entry = blocks[c]
@@ -401,115 +368,122 @@ class SeventhStoneEncoder(ObservationEncoder):
                 continue
             shown[c] = entry
             block, stones = entry
-            key = block + seat_byte
-            floats = memo.get(key)
-            if floats is None:
-                if len(memo) >= _MEMO_MAX:
-                    memo.clear()
-                floats = memo[key] = (np.frombuffer(self._rotated(block, seat), np.uint8)
-                                      * self._scale_cell).tobytes()
+            if seat:
+                key = block + seat_byte
+                rotated = _ROTATED.get(key)
+                if rotated is None:
+                    if len(_ROTATED) >= _MEMO_MAX:
+                        _ROTATED.clear()
+                    rotated = _ROTATED[key] = self._rotated(block, seat)
+                block = rotated
             o = dynamic + c * width
-            frame[o:o + width] = floats
-            o = stones_at + 4 * c
-            frame[o:o + 4] = mine_bytes[stones[seat] if stones else 0]
-        stats = self._board_stats(e)
-        cut = self._stats_width * seat  # rotated: the observer first
-        o = self._stats_byte
-        frame[o:o + len(stats)] = stats[cut:] + stats[:cut]
+            raw[o:o + width] = block
+            raw[stones_at + c] = stones[seat] if stones else 0
+        stats = board.stats
+        if stats is not view.stats:
+            view.stats = stats
+            cut = len(PER_PLAYER_BOARD) * seat  # rotated: the observer first
+            o = self._stats_at
+            raw[o:o + len(stats)] = stats[cut:] + stats[:cut]
         view.version = e.version
 
-    def _shared_public(self, e) -> tuple[bytes, bytes, bytes, bytes, bytes]:
-        """The public part's pieces that do not depend on the observer, as scaled float32 bytes, with
-        per-seat pieces in absolute seat order (one per public version, shared by all seats)."""
-        shared = e.obs_cache.get("public")
-        if shared is not None and shared[0] == e.pversion:
-            return shared[1]
+    def _shared_public(self, e) -> "_SharedPublic":
+        """The public part's pieces that do not depend on the observer, checked once per public version: each
+        piece is rebuilt only when its inputs differ from the ones it shows."""
+        pub = e.obs_cache.get("public")
+        if pub is None:
+            pub = e.obs_cache["public"] = _SharedPublic(self.num_players)
+        elif pub.pversion == e.pversion:
+            return pub
+        pub.pversion = e.pversion
         n = self.num_players
-        head = bytearray(11)
-        head[0] = e.year if e.year < YEARS else YEARS
-        head[1 + e.round_counter] = 1
-        head[4] = e.unit_max if e.unit_max < UNITS else UNITS
-        if e.event >= 0:
-            head[5 + e.event] = 1
-        order = bytearray(n * n + n)  # per seat its position one-hot, then the double mover one-hot
-        for pos, p in enumerate(e.order):
-            order[p * n + pos] = 1
-        if e.double_mover >= 0:
-            order[n * n + e.double_mover] = 1
-        rows = []
-        memo = _ROWS
+        key = (e.year, e.round_counter, e.unit_max, e.event)
+        if key != pub.head_key:
+            pub.head_key = key
+            head = bytearray(11)
+            head[0] = e.year if e.year < YEARS else YEARS
+            head[1 + e.round_counter] = 1
+            head[4] = e.unit_max if e.unit_max < UNITS else UNITS
+            if e.event >= 0:
+                head[5 + e.event] = 1
+            pub.head = bytes(head)
+        if e.order != pub.order_shown or e.double_mover != pub.mover_shown:
+            pub.order_shown, pub.mover_shown = e.order[:], e.double_mover
+            order = bytearray(n * n + n)  # per seat its position one-hot, then the double mover one-hot
+            for pos, p in enumerate(e.order):
+                order[p * n + pos] = 1
+            if e.double_mover >= 0:
+                order[n * n + e.double_mover] = 1
+            pub.order = bytes(order)
         revealed = e.revealed
         all_wins, all_tear, all_budget, all_stones = e.tourn_wins, e.tear_bought, e.budget, e.tstones
         all_builds, all_units, all_mercs, hands = e.pend_build, e.pend_units, e.pend_mercs, e.hands
         committed, alloc, ranks = e.committed, e.alloc, e.market_rank
+        row_keys, rows = pub.row_keys, pub.rows
         for p in range(n):
-            # the row's inputs as the memo key (the allocation only once revealed)
+            # the row's inputs (the allocation only once revealed)
             key = (all_wins[p], all_tear[p], all_budget[p], all_stones[p], all_builds[p], *all_units[p],
                    all_mercs[p], sum(hands[p]), committed[p], *ranks[p], *(alloc[p] if revealed else ()))
-            row = memo.get(key)
-            if row is None:
-                if len(memo) >= _MEMO_MAX:
-                    memo.clear()
-                row = memo[key] = self._player_row(key, revealed)
-            rows.append(row)
-        offer = bytearray(4 * NUM_KINDS)
-        for i, k in enumerate(e.offer[:4]):
-            offer[i * NUM_KINDS + k] = 1
-        piles = bytes(e.discard) + bytes([len(s) for s in e.stacks[:4]]).ljust(4, b"\0")
-        shared = (self._scaled_head(bytes(head)), self._scaled_order(bytes(order)), b"".join(rows),
-                  self._scaled_offer(bytes(offer)), self._scaled_piles(piles))
-        e.obs_cache["public"] = (e.pversion, shared)
-        return shared
+            if key != row_keys[p]:
+                row_keys[p] = key
+                rows[p] = self._player_row(key, revealed)
+        if e.offer[:4] != pub.offer_shown:
+            pub.offer_shown = e.offer[:4]
+            offer = bytearray(4 * NUM_KINDS)
+            for i, k in enumerate(pub.offer_shown):
+                offer[i * NUM_KINDS + k] = 1
+            pub.offer = bytes(offer)
+        pub.piles = bytes(e.discard) + bytes([len(s) for s in e.stacks[:4]]).ljust(4, b"\0")
+        return pub
 
-    def _player_row(self, key: tuple, revealed: bool) -> bytes:
-        """A seat's PER_PLAYER values from the inputs in ``_shared_public``'s key, scaled float32 bytes (memoised
-        there by the key)."""
+    @staticmethod
+    def _player_row(key: tuple, revealed: bool) -> bytes:
+        """A seat's PER_PLAYER raw values from its inputs as listed in ``_shared_public``."""
         wins, tear, budget, stones, builds, m, r, c, mercs, hand, committed, *rest = key
         tear = 1 if tear else 0
         perm = wins + tear
         # clamped to the caps of PER_PLAYER where a value can exceed them (flags, mercenaries, hand size
         # and ranks stay within theirs by the rules)
-        return (np.frombuffer(bytes((
+        return bytes((
             perm if perm < TS_MAX else TS_MAX, budget if budget < BIG else BIG,
             stones if stones < STONES_MAX else STONES_MAX, wins if wins < TS_MAX else TS_MAX, tear,
             builds if builds < STONES_MAX else STONES_MAX, m if m < STONES_MAX else STONES_MAX,
             r if r < STONES_MAX else STONES_MAX, c if c < STONES_MAX else STONES_MAX, mercs, hand,
             1 if committed else 0, *([x if x < BIG else BIG for x in rest[4:]] if revealed else _HIDDEN),
-            rest[0] + 1, rest[1] + 1, rest[2] + 1, rest[3] + 1)), np.uint8) * self._scale_row).tobytes()
+            rest[0] + 1, rest[1] + 1, rest[2] + 1, rest[3] + 1))
 
     def _public(self, e, seat: int) -> bytes:
-        """The public part between the live part and the board part as scaled float32 bytes."""
-        head, order, rows, offer, piles = self._shared_public(e)
+        """The public part between the live part and the board part as raw values."""
+        pub = self._shared_public(e)
         n = self.num_players
+        order = pub.order
         # per-seat pieces rotated so that the observer comes first
-        cut, mover, mover_cut, row_cut = 4 * n * seat, 4 * n * n, 4 * (n * n + seat), self._row_width * seat
+        cut, mover, mover_cut = n * seat, n * n, n * n + seat
         status = []
         for i, st in enumerate(e.offer_status[:len(e.offer[:4])]):
             status.append(_ONE_HOT4[0 if st == 0 else 3 if st == 2 else 1 if e.offer_taker[i] == seat else 2])
         return b"".join((
-            head, order[cut:mover], order[:cut], order[mover_cut:], order[mover:mover_cut], self._rules_floats,
-            rows[row_cut:], rows[:row_cut], offer, b"".join(status).ljust(64, b"\0"), piles,
-            self._scaled_hand(bytes(e.hands[seat]))))
+            pub.head, order[cut:mover], order[:cut], order[mover_cut:], order[mover:mover_cut], self._rules_raw,
+            *pub.rows[seat:], *pub.rows[:seat], pub.offer, b"".join(status).ljust(16, b"\0"), pub.piles,
+            bytes(e.hands[seat])))
 
     def _view(self, e, seat: int) -> "_SeatView":
         """Seat's frame brought up to date: the parts whose versions changed are rewritten."""
         view = e.obs_cache.get(seat)
         if view is None:
             view = e.obs_cache[seat] = _SeatView(self.layout.size)
-            o = self._static_byte
-            static = (np.frombuffer(self._static(e.board), np.uint8) * self._scale_static).tobytes()
-            view.frame[o:o + len(static)] = static
+            static = self._static(e.board)
+            view.raw[self._static_at:self._static_at + len(static)] = static
         if view.version != e.version:
             self._refresh_board(e, seat, view)
         if view.pversion != e.pversion:
-            o = 4 * self._head
             public = self._public(e, seat)
-            view.frame[o:o + len(public)] = public
+            view.raw[self._head:self._head + len(public)] = public
             view.pversion = e.pversion
         alloc = e.alloc[seat]
         if view.alloc != alloc:  # private, changes only while allocating and at the year's start
-            o = self._alloc_byte
-            view.frame[o:o + 32] = self._scaled_alloc(bytes([x if x < BIG else BIG for x in alloc]))
+            o = self._alloc_at
+            view.raw[o:o + 8] = bytes([x if x < BIG else BIG for x in alloc])
             view.alloc = alloc[:]
         return view
 
@@ -517,46 +491,47 @@ class SeventhStoneEncoder(ObservationEncoder):
         e = engine
         n = self.num_players
         off = self._off
-        scale = self._live_scale
         view = e.obs_cache.get(seat)
         if (view is None or view.version != e.version or view.pversion != e.pversion
                 or view.alloc != e.alloc[seat]):
             view = self._view(e, seat)
-        # the rest of the live part is set value by value: it is mostly zero
-        out = np.frombuffer(view.frame, np.float32).copy()
+        # the live part is set value by value into a copy of the frame (mostly zero there), then every
+        # value is scaled at once
+        f = e.fight
         ph = e.phase
         acting = -1 if ph == Phase.GAME_OVER else e.actor  # e.current_player
         mine_to_act = acting == seat
-        out[ph if mine_to_act else NUM_PHASES - 1] = 1.0
-        if acting >= 0:
-            out[NUM_PHASES + (acting - seat) % n] = 1.0
-        f = e.fight
         if f is not None:
-            out[:self._live_size] += np.frombuffer(
-                self._fight_part(f, seat, mine_to_act and ph == Phase.DICE_ALLOC), np.uint8) * self._scale_live
+            raw = self._fight_part(f, seat, mine_to_act and ph == Phase.DICE_ALLOC) + view.raw[self._live_size:]
+        else:
+            raw = view.raw[:]
+        raw[ph if mine_to_act else NUM_PHASES - 1] = 1
+        if acting >= 0:
+            raw[NUM_PHASES + (acting - seat) % n] = 1
         if mine_to_act:
             if ph in _SEL_CELL_PHASES and e.sel_cell >= 0:
-                out[off["selected_cell"] + e.sel_cell] = 1.0
+                raw[off["selected_cell"] + e.sel_cell] = 1
             if ph in _SEL_ITEM_PHASES and e.sel_item >= 0:
-                out[off["selected_item"] + e.sel_item] = 1.0
+                raw[off["selected_item"] + e.sel_item] = 1
             if 12 <= ph <= 15:
                 o = off["selected_counts"]
-                out[o] = (e.sel_type + 1) * scale[o]
+                raw[o] = e.sel_type + 1
                 if ph > 12:
-                    out[o + 1] = min(e.sel_mil, MAX_AMOUNT) * scale[o + 1]
+                    raw[o + 1] = min(e.sel_mil, MAX_AMOUNT)
                 if ph > 13:
-                    out[o + 2] = min(e.sel_merc, MAX_AMOUNT) * scale[o + 2]
+                    raw[o + 2] = min(e.sel_merc, MAX_AMOUNT)
                 if ph == 15 and e.sel_stone:
-                    out[o + 3] = 1.0
+                    raw[o + 3] = 1
             if ph == 2:
-                o = off["my_budget_left"]
-                out[o] = max(0, min(e.budget_left(seat), BIG)) * scale[o]
+                raw[off["my_budget_left"]] = max(0, min(e.budget_left(seat), BIG))
         if e.assignee >= 0:
-            out[off["assignee"] + (e.assignee - seat) % n] = 1.0
+            raw[off["assignee"] + (e.assignee - seat) % n] = 1
         if e.checkpoints or e.broken_depth:
             o = off["movement"]
-            out[o] = min(len(e.checkpoints), STONES_MAX) * scale[o]
-            out[o + 1] = min(e.broken_depth, 7) * scale[o + 1]
+            raw[o] = min(len(e.checkpoints), STONES_MAX)
+            raw[o + 1] = min(e.broken_depth, 7)
+        out = np.frombuffer(raw, np.uint8).astype(np.float32)
+        out *= self._scale
         return out
 
     def _fight_part(self, f, seat: int, allocating: bool) -> bytearray:

@@ -124,11 +124,12 @@ class Stage:
         range(13)
 
 
-# decisions that change at most the map (their other public effects bump pversion where they happen)
-_BOARD_ONLY_PHASES = frozenset((
+# decisions that change at most the map and unobserved choices (their other public effects bump pversion
+# where they happen)
+_NO_PUBLIC_CHANGE_PHASES = frozenset((
     Phase.MOVE_SELECT, Phase.MOVE_TYPE, Phase.MOVE_COUNT_MIL, Phase.MOVE_COUNT_MERC, Phase.MOVE_TAKE_STONE,
     Phase.MOVE_DEST, Phase.POST_OVERRUN, Phase.SUPPORT_ARMY, Phase.SUPPORT_TARGET, Phase.FIGHT_PICK,
-    Phase.CASUALTY, Phase.DISBAND, Phase.USE_WALL, Phase.DICE_ALLOC))
+    Phase.CASUALTY, Phase.DISBAND, Phase.USE_WALL, Phase.DICE_ALLOC, Phase.ORDER_PICK, Phase.ORDER_ASSIGN))
 _MOVEMENT_PHASES = frozenset((
     Phase.MOVE_SELECT, Phase.MOVE_TYPE, Phase.MOVE_COUNT_MIL, Phase.MOVE_COUNT_MERC, Phase.MOVE_TAKE_STONE,
     Phase.MOVE_DEST, Phase.KEEP_STONE))
@@ -153,6 +154,9 @@ TEAR_KIND = next(i for i, k in enumerate(KINDS) if k.effect == E_TEAR)
 HIT = (R["hit"]["melee"], R["hit"]["ranged"], R["hit"]["cavalry"])
 #: RS per unit of each sheet field: a building, a unit of each type, one RS of each bid
 ALLOC_COSTS = (R["building_cost"], R["unit_cost"], R["unit_cost"], R["unit_cost"], 1, 1, 1, 1)
+_BUILDING_COST, _UNIT_COST = R["building_cost"], R["unit_cost"]
+_CAPITAL_RS, _CAPITAL_TS, _MANUFACTORY_RS = R["capital_rs"], R["capital_ts"], R["manufactory_rs"]
+_CAPITAL_BARRACKS, _UNITS_PER_BARRACKS = R["capital_barracks"], R["units_per_barracks"]
 _ALLOC_MOVES: dict[int, tuple] = {}  # budget left -> legal allocation moves
 MOVE = (R["move"]["melee"], R["move"]["ranged"], R["move"]["cavalry"])
 MAX_ARMIES = R["max_armies_per_type"]  # per type and player
@@ -315,13 +319,17 @@ class SeventhStoneEngine(RulesEngine):
         self.fight_picker = -1
         self.keep_cell = -1
         self.version = 0  # bumped whenever the board changes (observation cache key)
-        self.touched: list[int] = []  # cells whose contents changed, in order (the observation caches)
+        self.apply_count = 0  # calls of apply() (no observation happens within one)
+        self.touched: list[int] = []  # cells whose contents changed, in order (the observation caches; a
+        # change undone within the same apply() is dropped)
         self.rev_all = 0  # bumped when any number of cells may have changed (and the log restarts)
         self.pversion = 0  # bumped whenever other public data may change (markets, hands, ...)
         self.manufactory_rev = 0  # bumped whenever a manufactory may be built or destroyed
         self._legal: list | None = None
         self._open_nbr: tuple | None = None  # (lava, per cell: a free land neighbour)
         self._reach: tuple | None = None  # (state key, steps per destination, water-crossing ends) of a move order
+        self._select_moves: list | None = None  # MOVE_SELECT's legal moves where the current move order began
+        self._undone_moves: tuple | None = None  # (version, MOVE_SELECT's legal moves) of the state UNDO went back to
         self.obs_cache: dict = {}  # the encoder's per-seat frames and shared blocks, tagged with the versions
         self._run()
 
@@ -338,7 +346,7 @@ class SeventhStoneEngine(RulesEngine):
         return [1.0 if p in self.winners else 0.0 for p in range(self.num_players)]
 
     def scores(self) -> list[int]:
-        return [self.ts(p) for p in range(self.num_players)]
+        return self.all_ts()
 
     def clone(self) -> "SeventhStoneEngine":
         twin = copy.deepcopy(self)
@@ -349,17 +357,14 @@ class SeventhStoneEngine(RulesEngine):
     def production(self, p: int) -> int:
         """Section 4.2: P = 15 per capital + yield per yield field + 2 per manufactory."""
         total = 0
-        cap = R["capital_rs"]
-        man = R["manufactory_rs"]
         yields, capital, buildings = self.yield_rs, self.capital_of, self.buildings
-        for cell, k in enumerate(self.controller):
-            if k == p:
-                total += yields[cell]
-                if capital[cell] >= 0:
-                    total += cap
-                for b in buildings[cell]:
-                    if b[0] == MANUFACTORY:
-                        total += man
+        for cell in [c for c, k in enumerate(self.controller) if k == p]:
+            total += yields[cell]
+            if capital[cell] >= 0:
+                total += _CAPITAL_RS
+            for b in buildings[cell]:
+                if b[0] == MANUFACTORY:
+                    total += _MANUFACTORY_RS
         return total
 
     def player_stats(self) -> tuple[list[int], list[int], list[int], list[list[int]]]:
@@ -417,21 +422,16 @@ class SeventhStoneEngine(RulesEngine):
 
     def upkeep(self, p: int) -> int:
         """U: living military units of p."""
-        total = 0
-        for here in filter(None, self.armies):
-            for a in here:
-                if a.owner == p:
-                    total += len(a.mil)
-        return total
+        return sum([len(a.mil) for here in self.armies if here for a in here if a.owner == p])
 
     def controlled_ts(self, p: int) -> int:
         total = 0
-        for cell in range(NUM_CELLS):
-            if self.controller[cell] == p:
-                if self.capital_of[cell] >= 0:
-                    total += R["capital_ts"]
-                if self.board.terrain[cell] == TEMPLE:
-                    total += 1
+        capital, terrain = self.capital_of, self.board.terrain
+        for cell in [c for c, k in enumerate(self.controller) if k == p]:
+            if capital[cell] >= 0:
+                total += _CAPITAL_TS
+            if terrain[cell] == TEMPLE:
+                total += 1
         return total
 
     def permanent_ts(self, p: int) -> int:
@@ -440,6 +440,10 @@ class SeventhStoneEngine(RulesEngine):
     def ts(self, p: int) -> int:
         """Section 4.3: 3 per capital + 1 per temple + tournament wins + the bought tear stone."""
         return self.controlled_ts(p) + self.permanent_ts(p)
+
+    def all_ts(self) -> list[int]:
+        """``ts`` of every seat, from one pass over the map."""
+        return [cts + self.permanent_ts(p) for p, cts in enumerate(self.control_stats()[0])]
 
     def armies_of(self, p: int) -> list[tuple[int, Army]]:
         return [(cell, a) for cell in range(NUM_CELLS) for a in self.armies[cell] if a.owner == p]
@@ -452,8 +456,8 @@ class SeventhStoneEngine(RulesEngine):
 
     def ready_barracks(self, cell: int) -> int:
         if self.capital_of[cell] >= 0:
-            return R["capital_barracks"]
-        return sum(1 for b in self.buildings[cell] if b[0] == BARRACKS and b[1])
+            return _CAPITAL_BARRACKS
+        return len([b for b in self.buildings[cell] if b[0] == BARRACKS and b[1]])
 
     def stone_count(self) -> int:
         """Every equipment stone: stacks, offer, hands, under armies, discard, the bought tear stone."""
@@ -496,79 +500,92 @@ class SeventhStoneEngine(RulesEngine):
         return self._legal
 
     def _compute_legal(self) -> list[tuple[int, int]]:
-        ph = self.phase
-        p = self.actor
-        if ph == Phase.MOVE_SELECT:  # the most frequent first
-            return self._move_select_moves(p)
-        b = self.board
-        if ph == Phase.SETUP_CAPITAL or ph == Phase.SETUP_BARRACKS:
-            return [(Op.CELL, c) for c in range(NUM_CELLS)
-                    if b.yield_field[c] and self.controller[c] < 0]
-        if ph == Phase.ALLOC:
-            left = self.budget_left(p)
-            moves = _ALLOC_MOVES.get(left)
-            if moves is None:  # they depend on the budget left only
-                moves = [DONE]
-                for f in range(8):
-                    if ALLOC_COSTS[f] <= left:
-                        moves.append((Op.ALLOC1, f))
-                    if 5 * ALLOC_COSTS[f] <= left:
-                        moves.append((Op.ALLOC5, f))
-                moves = _ALLOC_MOVES[left] = tuple(moves)
-            return list(moves)
-        if ph == Phase.DRAFT_PICK or ph == Phase.DRAFT_DISCARD:
-            return [(Op.CHOICE, i) for i, st in enumerate(self.offer_status) if st == 0]
-        if ph == Phase.ORDER_PICK or ph == Phase.ORDER_ASSIGN:
-            return [(Op.CHOICE, i) for i in range(self.num_players) if self.order_slots[i] < 0]
-        if ph == Phase.PLACE_ITEM:
-            return [DONE] + [(Op.ITEM, it) for it in self._placeable_items(p)]
-        if ph == Phase.PLACE_CELL:
-            return [(Op.CELL, c) for c in self._place_cells(p, self.sel_item)]
-        if ph == Phase.PLACE_REPLACE:
-            return [(Op.CHOICE, 0), (Op.CHOICE, 1)]
-        if ph == Phase.MOVE_TYPE:
-            return [(Op.UTYPE, a.utype) for a in self.armies[self.sel_cell]
-                    if a.owner == p and self._movable(a)]
-        if ph == Phase.MOVE_COUNT_MIL:  # units with movement points left (MP are never negative)
-            a = self._sel_army()
-            k = len(a.mil) - a.mil.count(0)
-            lo = 0 if a.merc.count(0) < len(a.merc) else 1
-            return AMOUNTS[lo:min(k, MAX_AMOUNT) + 1]
-        if ph == Phase.MOVE_COUNT_MERC:
-            a = self._sel_army()
-            k = len(a.merc) - a.merc.count(0)
-            lo = 0 if self.sel_mil > 0 else 1
-            return AMOUNTS[lo:min(k, MAX_AMOUNT) + 1]
-        if ph == Phase.MOVE_TAKE_STONE:
-            return [YES, NO]
-        if ph == Phase.MOVE_DEST:
-            return [(Op.CELL, c) for c in self._move_destinations(p)]
-        if ph == Phase.KEEP_STONE:
-            a = self._double_stone_army(p)
-            return [(Op.ITEM, ITEM_STONE + k) for k in sorted(set(a.stones))]
-        if ph == Phase.POST_OVERRUN:
-            return [DONE] + [(Op.OVERRUN, c) for c in self._overrun_cells(p)]
-        if ph == Phase.SUPPORT_ARMY:
-            return [DONE] + [(Op.CELL, c) for c, a in self.armies_of(p)
-                             if a.support == -1 and c not in self.conflicts and self._support_targets(c, a)]
-        if ph == Phase.SUPPORT_TARGET:
-            a = self.army_at(self.sel_cell, p)
-            return [DONE] + [(Op.CELL, c) for c in self._support_targets(self.sel_cell, a)]
-        if ph == Phase.FIGHT_PICK:
-            return [(Op.CELL, c) for c in self._open_conflicts_of(p)]
-        if ph == Phase.USE_EQUIPMENT or ph == Phase.USE_WALL:
-            return [YES, NO]
-        if ph == Phase.CASUALTY:
-            return self._casualty_moves(p)
-        if ph == Phase.DISBAND:
-            return [(Op.CELL, c) for c in self._disband_cells(p)]
-        if ph == Phase.DICE_ALLOC:
-            return AMOUNTS[:min(self.fight.aim_left, MAX_AMOUNT) + 1]
-        return []
+        if self.phase == Phase.GAME_OVER:
+            return []
+        return _LEGAL_BY_PHASE[self.phase](self, self.actor)
+
+    # one method per decision kind (spec 13.3), looked up by phase in _LEGAL_BY_PHASE
+    def _setup_moves(self, p: int) -> list[tuple[int, int]]:
+        yields, controller = self.board.yield_field, self.controller
+        return [(Op.CELL, c) for c in range(NUM_CELLS) if yields[c] and controller[c] < 0]
+
+    def _alloc_moves(self, p: int) -> list[tuple[int, int]]:
+        left = self.budget_left(p)
+        moves = _ALLOC_MOVES.get(left)
+        if moves is None:  # they depend on the budget left only
+            moves = [DONE]
+            for f in range(8):
+                if ALLOC_COSTS[f] <= left:
+                    moves.append((Op.ALLOC1, f))
+                if 5 * ALLOC_COSTS[f] <= left:
+                    moves.append((Op.ALLOC5, f))
+            moves = _ALLOC_MOVES[left] = tuple(moves)
+        return list(moves)
+
+    def _offer_moves(self, p: int) -> list[tuple[int, int]]:
+        return [(Op.CHOICE, i) for i, st in enumerate(self.offer_status) if st == 0]
+
+    def _order_moves(self, p: int) -> list[tuple[int, int]]:
+        return [(Op.CHOICE, i) for i in range(self.num_players) if self.order_slots[i] < 0]
+
+    def _place_item_moves(self, p: int) -> list[tuple[int, int]]:
+        return [DONE] + [(Op.ITEM, it) for it in self._placeable_items(p)]
+
+    def _place_cell_moves(self, p: int) -> list[tuple[int, int]]:
+        return [(Op.CELL, c) for c in self._place_cells(p, self.sel_item)]
+
+    def _two_choices(self, p: int) -> list[tuple[int, int]]:
+        return [(Op.CHOICE, 0), (Op.CHOICE, 1)]
+
+    def _yes_no(self, p: int) -> list[tuple[int, int]]:
+        return [YES, NO]
+
+    def _move_type_moves(self, p: int) -> list[tuple[int, int]]:
+        return [(Op.UTYPE, a.utype) for a in self.armies[self.sel_cell] if a.owner == p and self._movable(a)]
+
+    def _move_mil_moves(self, p: int) -> list[tuple[int, int]]:
+        a = self._sel_army()  # units with movement points left (MP are never negative)
+        k = len(a.mil) - a.mil.count(0)
+        lo = 0 if a.merc.count(0) < len(a.merc) else 1
+        return AMOUNTS[lo:min(k, MAX_AMOUNT) + 1]
+
+    def _move_merc_moves(self, p: int) -> list[tuple[int, int]]:
+        a = self._sel_army()
+        k = len(a.merc) - a.merc.count(0)
+        lo = 0 if self.sel_mil > 0 else 1
+        return AMOUNTS[lo:min(k, MAX_AMOUNT) + 1]
+
+    def _move_dest_moves(self, p: int) -> list[tuple[int, int]]:
+        return [(Op.CELL, c) for c in self._move_destinations(p)]
+
+    def _keep_stone_moves(self, p: int) -> list[tuple[int, int]]:
+        a = self._double_stone_army(p)
+        return [(Op.ITEM, ITEM_STONE + k) for k in sorted(set(a.stones))]
+
+    def _post_overrun_moves(self, p: int) -> list[tuple[int, int]]:
+        return [DONE] + [(Op.OVERRUN, c) for c in self._overrun_cells(p)]
+
+    def _support_army_moves(self, p: int) -> list[tuple[int, int]]:
+        return [DONE] + [(Op.CELL, c) for c, a in self.armies_of(p)
+                         if a.support == -1 and c not in self.conflicts and self._support_targets(c, a)]
+
+    def _support_target_moves(self, p: int) -> list[tuple[int, int]]:
+        a = self.army_at(self.sel_cell, p)
+        return [DONE] + [(Op.CELL, c) for c in self._support_targets(self.sel_cell, a)]
+
+    def _fight_pick_moves(self, p: int) -> list[tuple[int, int]]:
+        return [(Op.CELL, c) for c in self._open_conflicts_of(p)]
+
+    def _disband_moves(self, p: int) -> list[tuple[int, int]]:
+        return [(Op.CELL, c) for c in self._disband_cells(p)]
+
+    def _dice_moves(self, p: int) -> list[tuple[int, int]]:
+        return AMOUNTS[:min(self.fight.aim_left, MAX_AMOUNT) + 1]
 
     def budget_left(self, p: int) -> int:
-        a = self.alloc[p]
-        return self.budget[p] - sum([count * cost for count, cost in zip(a, ALLOC_COSTS)])
+        building, melee, ranged, cavalry, *bids = self.alloc[p]
+        return (self.budget[p] - building * _BUILDING_COST - (melee + ranged + cavalry) * _UNIT_COST
+                - sum(bids))  # a bid RS costs 1 (ALLOC_COSTS)
 
     # ------------------------------------------------------------------------ transitions ----
     def play(self, move: tuple[int, int]) -> None:
@@ -581,6 +598,7 @@ class SeventhStoneEngine(RulesEngine):
 
     def apply(self, move: tuple[int, int]) -> None:
         """Apply a move known to be legal, then every forced or automatic step after it."""
+        self.apply_count += 1
         self._apply_one(move)
         self._legal = None
         while self.phase != Phase.GAME_OVER:
@@ -594,7 +612,7 @@ class SeventhStoneEngine(RulesEngine):
         op, arg = move
         ph = self.phase
         p = self.actor
-        if not (op == Op.ALLOC1 or op == Op.ALLOC5 or ph in _BOARD_ONLY_PHASES
+        if not (op == Op.ALLOC1 or op == Op.ALLOC5 or ph in _NO_PUBLIC_CHANGE_PHASES
                 or (op == Op.ITEM and ph == Phase.PLACE_ITEM)):
             self.pversion += 1  # these may change the observation's cached public part
         if ph in _MOVEMENT_PHASES:  # the most frequent decisions first
@@ -880,7 +898,8 @@ class SeventhStoneEngine(RulesEngine):
     def _rank(self, field: int) -> list[int]:
         """Section 6.2.4: bidders (>= 1) by bid, then TS (G42), then a die roll."""
         bidders = [p for p in range(self.num_players) if self.alloc[p][field] >= 1]
-        keys = {p: (-self.alloc[p][field], -self.ts(p), float(self.rng.random())) for p in bidders}
+        ts = self.all_ts() if bidders else []
+        keys = {p: (-self.alloc[p][field], -ts[p], float(self.rng.random())) for p in bidders}
         ranking = sorted(bidders, key=keys.__getitem__)
         for r, p in enumerate(ranking):
             self.market_rank[p][field - F_MERC] = r
@@ -944,6 +963,7 @@ class SeventhStoneEngine(RulesEngine):
                 self.phase, self.actor = Phase.ORDER_ASSIGN, self.ranking[0]
                 return True
         self.assignee = -1
+        self.pversion += 1  # the turn order, the tournament ranking and stones are public
         self.order = list(self.order_slots)
         for r, p in enumerate(self._rank(F_TOURN)):
             if r < len(self.tourn_key):
@@ -954,31 +974,32 @@ class SeventhStoneEngine(RulesEngine):
 
     # -------------------------------------------------------------------- placement (6.3) ----
     def _placeable_items(self, p: int) -> list[int]:
-        """Items p may still place somewhere (the conditions of ``_place_cells``, in one pass)."""
+        """Items p may still place somewhere (the conditions of ``_place_cells``, from one pass over p's
+        fields and one over p's armies)."""
         items = []
-        ctrl, lava = self.controller, self.lava
+        lava = self.lava
+        fields = [c for c, k in enumerate(self.controller) if k == p and not lava[c]]
+        own = [(c, a) for c, here in enumerate(self.armies) if here for a in here if a.owner == p]
         if self.pend_build[p] > 0:
             yields, capital = self.board.yield_field, self.capital_of
-            for c in range(NUM_CELLS):
-                if ctrl[c] == p and yields[c] and capital[c] < 0 and not lava[c]:
-                    items += (ITEM_BUILDING, ITEM_BUILDING + 1, ITEM_BUILDING + 2)
-                    break
-        items += self._placeable_unit_types(p)
+            if any([yields[c] and capital[c] < 0 for c in fields]):
+                items += (ITEM_BUILDING, ITEM_BUILDING + 1, ITEM_BUILDING + 2)
+        pend = self.pend_units[p]
+        if pend[0] > 0 or pend[1] > 0 or pend[2] > 0:
+            items += self._placeable_unit_types(p, pend, fields, own)
         hand = self.hands[p]
         if self.pend_mercs[p] <= 0 and not any(hand):
             return items
         merc_ok = False
         free_types = [False, False, False]  # own armies without a stone, per type
         unit_max = self.unit_max
-        for c, here in enumerate(self.armies):
-            if not here or lava[c]:
+        for c, a in own:
+            if lava[c]:
                 continue
-            for a in here:
-                if a.owner == p:
-                    if not merc_ok and len(a.merc) + 1 <= len(a.mil) and a.size < unit_max:
-                        merc_ok = True
-                    if not a.stones:
-                        free_types[a.utype] = True
+            if not merc_ok and len(a.merc) + 1 <= len(a.mil) and a.size < unit_max:
+                merc_ok = True
+            if not a.stones:
+                free_types[a.utype] = True
         if self.pend_mercs[p] > 0 and merc_ok:
             items.append(ITEM_MERC)
         for k in range(NUM_KINDS):
@@ -988,32 +1009,26 @@ class SeventhStoneEngine(RulesEngine):
                     items.append(ITEM_STONE + k)
         return items
 
-    def _placeable_unit_types(self, p: int) -> list[int]:
-        """ITEM_UNIT + t for every pending unit type t with a cell for it (as ``_place_cells``)."""
-        pend = self.pend_units[p]
+    def _placeable_unit_types(self, p: int, pend: list[int], fields: list[int], own: list) -> list[int]:
+        """ITEM_UNIT + t for every pending unit type t with a cell for it (as ``_place_cells``), given p's
+        fields without lava and p's armies."""
         wanted = [t for t in range(3) if pend[t] > 0]
-        if not wanted:
-            return []
-        max_armies = R["max_armies_per_type"]
-        per_cap = R["units_per_barracks"]
         n_type = [0, 0, 0]
-        for here in self.armies:
-            for a in here:
-                if a.owner == p:
-                    n_type[a.utype] += 1
-        ctrl, lava, placed, unit_max = self.controller, self.lava, self.placed_at, self.unit_max
+        army_of: dict[int, Army] = {}  # per cell p's first army there (as army_at)
+        for c, a in own:
+            n_type[a.utype] += 1
+            army_of.setdefault(c, a)
+        placed, unit_max = self.placed_at, self.unit_max
         found = set()
-        for c in range(NUM_CELLS):
-            if ctrl[c] != p or lava[c]:
-                continue
+        for c in fields:
             rb = self.ready_barracks(c)
-            if rb == 0 or placed[c] >= per_cap * rb:
+            if rb == 0 or placed[c] >= _UNITS_PER_BARRACKS * rb:
                 continue
-            own = self.army_at(c, p)
-            if own is None:
-                found.update(t for t in wanted if n_type[t] < max_armies)
-            elif own.size < unit_max:
-                found.add(own.utype)
+            army = army_of.get(c)
+            if army is None:
+                found.update(t for t in wanted if n_type[t] < MAX_ARMIES)
+            elif army.size < unit_max:
+                found.add(army.utype)
             if len(found) == 3:
                 break
         return [ITEM_UNIT + t for t in wanted if t in found]
@@ -1025,23 +1040,19 @@ class SeventhStoneEngine(RulesEngine):
         ctrl = self.controller
         lava = self.lava
         if item < ITEM_UNIT:
-            for c in range(NUM_CELLS):
-                if ctrl[c] == p and b.yield_field[c] and self.capital_of[c] < 0 and not lava[c]:
-                    out.append(c)
-            return out
+            yields, capital = b.yield_field, self.capital_of
+            return [c for c, k in enumerate(ctrl) if k == p and yields[c] and capital[c] < 0 and not lava[c]]
         if item < ITEM_MERC:
             t = item - ITEM_UNIT
-            per_cap = R["units_per_barracks"]
-            n_type = sum(1 for cell in self.armies for a in cell if a.owner == p and a.utype == t)
-            for c in range(NUM_CELLS):
-                if ctrl[c] != p or lava[c]:
-                    continue
+            n_type = len([a for here in self.armies if here for a in here if a.owner == p and a.utype == t])
+            placed = self.placed_at
+            for c in [c for c, k in enumerate(ctrl) if k == p and not lava[c]]:
                 rb = self.ready_barracks(c)
-                if rb == 0 or self.placed_at[c] >= per_cap * rb:
+                if rb == 0 or placed[c] >= _UNITS_PER_BARRACKS * rb:
                     continue
                 own = self.army_at(c, p)
                 if own is None:
-                    if n_type >= R["max_armies_per_type"]:
+                    if n_type >= MAX_ARMIES:
                         continue
                 elif own.utype != t or own.size >= self.unit_max:
                     continue
@@ -1123,6 +1134,11 @@ class SeventhStoneEngine(RulesEngine):
         return self.army_at(self.sel_cell, self.actor, self.sel_type)
 
     def _move_select_moves(self, p: int) -> list[tuple[int, int]]:
+        undone = self._undone_moves
+        if undone is not None:
+            self._undone_moves = None
+            if undone[0] == self.version and self.undos < UNDO_LIMIT:
+                return list(undone[1])  # UNDO restored the state they were computed for
         if self.undos >= UNDO_LIMIT:  # bounds a movement phase: back to a legal state, then DONE
             return [DONE] if self.capacity_ok(p, stones_too=False) else [UNDO]
         if self.broken_depth >= self.config.max_moves_over_capacity:
@@ -1137,36 +1153,27 @@ class SeventhStoneEngine(RulesEngine):
         per_type = [0, 0, 0]
         moves = []
         reveals = []
-        for c, here in enumerate(self.armies):
-            if not here:
-                continue
-            movable = stones = seen = False
-            for a in here:
-                if a.owner != p:
-                    continue
-                mil, merc = a.mil, a.merc
-                if ok:
-                    m, s = len(mil), len(merc)
-                    if seen or s > m or m + s > unit_max:
-                        ok = False
-                    per_type[a.utype] += 1
-                seen = True
-                if len(a.stones) > 1:
-                    single_stones = False
-                if not movable and c not in conflicts and (mil.count(0) < len(mil) or merc.count(0) < len(merc)):
-                    # a free neighbouring land cell is always a destination; otherwise search
-                    if open_nbr[c] or self._destinations(
-                            p, c, 1, a.teleport, a.agile, a.utype, True):
-                        movable = True
-                if not stones:
-                    for k in a.stones:
-                        if KINDS[k].is_movement:
-                            stones = True
-                            break
-            if movable:
-                moves.append((Op.CELL, c))
-            if stones:
-                reveals.append((Op.REVEAL, c))
+        last = -1  # the cell of the previous army of p (p's armies come in cell order)
+        for c, a in [(c, a) for c, here in enumerate(self.armies) if here for a in here if a.owner == p]:
+            mil, merc = a.mil, a.merc
+            if ok:
+                m, s = len(mil), len(merc)
+                if c == last or s > m or m + s > unit_max:
+                    ok = False
+                per_type[a.utype] += 1
+            last = c
+            if len(a.stones) > 1:
+                single_stones = False
+            if ((not moves or moves[-1][1] != c) and c not in conflicts
+                    and (mil.count(0) < len(mil) or merc.count(0) < len(merc))):
+                # a free neighbouring land cell is always a destination; otherwise search
+                if open_nbr[c] or self._destinations(p, c, 1, a.teleport, a.agile, a.utype, True):
+                    moves.append((Op.CELL, c))
+            if a.stones and (not reveals or reveals[-1][1] != c):
+                for k in a.stones:
+                    if KINDS[k].is_movement:
+                        reveals.append((Op.REVEAL, c))
+                        break
         if ok and max(per_type) > MAX_ARMIES:
             ok = False
         if ok:
@@ -1181,10 +1188,10 @@ class SeventhStoneEngine(RulesEngine):
 
     def _open_neighbours(self) -> list[bool]:
         """Per cell: has an orthogonal land neighbour without lava (cached while the lava stays)."""
-        key = tuple(self.lava)
-        if self._open_nbr is None or self._open_nbr[0] != key:
+        lava = self.lava
+        if self._open_nbr is None or self._open_nbr[0] != lava:
             land, ortho = self.board.land, self.board.ortho
-            self._open_nbr = (key, [any(land[q] and not key[q] for q in ortho[c]) for c in range(NUM_CELLS)])
+            self._open_nbr = (lava[:], [any(land[q] and not lava[q] for q in ortho[c]) for c in range(NUM_CELLS)])
         return self._open_nbr[1]
 
     def _overrun_cells(self, p: int) -> list[int]:
@@ -1207,15 +1214,22 @@ class SeventhStoneEngine(RulesEngine):
         out.sort()
         return out
 
-    def _snapshot(self, cells: tuple[int, int]) -> tuple:
-        """What one move order can change: the armies of its two cells, control, conflicts."""
+    def _snapshot(self, cells: tuple[int, int], select_moves: list | None = None) -> tuple:
+        """What one move order can change: the armies of its two cells, control, conflicts; with the legal
+        MOVE_SELECT moves of this state when known."""
         return ([(c, [a.copy() for a in self.armies[c]]) for c in cells], self.controller[:], dict(self.conflicts),
-                set(self.pending_control), self.broken_depth)
+                set(self.pending_control), self.broken_depth, select_moves,
+                (self.apply_count, self.rev_all, len(self.touched)))
 
-    def _restore(self, snap: tuple) -> None:
-        """Undo to a snapshot (consumed: its armies are put back, not copied)."""
-        armies, controller, conflicts, pending, self.broken_depth = snap
+    def _restore(self, snap: tuple) -> list | None:
+        """Undo to a snapshot (consumed: its armies are put back, not copied); returns its MOVE_SELECT moves."""
+        armies, controller, conflicts, pending, self.broken_depth, select_moves, logged_at = snap
         touch = self.touched.append  # the cells that may differ are logged (observation caches)
+        apply_count, rev_all, logged = logged_at
+        if apply_count == self.apply_count and rev_all == self.rev_all:
+            # taken in this apply() (nothing observed since): every cell logged after it is as it was then
+            del self.touched[logged:]
+            touch = _ignore
         for c, saved in armies:
             self.armies[c] = saved
             touch(c)
@@ -1231,6 +1245,7 @@ class SeventhStoneEngine(RulesEngine):
         self.conflicts = conflicts
         self.pending_control = pending
         self.version += 1
+        return select_moves
 
     def _apply_movement(self, p: int, op: int, arg: int) -> bool:
         """Returns True while the move order waits for a further sub-decision."""
@@ -1243,8 +1258,10 @@ class SeventhStoneEngine(RulesEngine):
                 self._end_movement(p)
                 return False
             if op == Op.UNDO:
-                self._restore(self.checkpoints.pop())
+                moves = self._restore(self.checkpoints.pop())
                 self.undos += 1
+                if moves is not None:  # the state is again the one where these moves were legal
+                    self._undone_moves = (self.version, moves)
                 return False
             if op == Op.REVEAL:
                 self._reveal(p, arg)
@@ -1255,6 +1272,7 @@ class SeventhStoneEngine(RulesEngine):
                 self._start_overrun(p, arg)
                 return False
             self.sel_cell = arg
+            self._select_moves = self._legal  # computed for this state (None if apply() came first)
             types = [a.utype for a in self.armies[arg] if a.owner == p and self._movable(a)]
             if len(types) > 1:
                 self.phase = Phase.MOVE_TYPE
@@ -1355,8 +1373,11 @@ class SeventhStoneEngine(RulesEngine):
         dests = self._reach_of_selection(p)[0]
         out = []
         margins: dict[int, int] = {}
+        controller = self.controller
         for c in sorted(dests):
-            if self._takes_with_debt(p, c, margins) and not self._capacity_after_move(p, c):
+            q = controller[c]  # only a field of another player can be taken from him (_takes_with_debt)
+            if (q >= 0 and q != p and self._takes_with_debt(p, c, margins)
+                    and not self._capacity_after_move(p, c)):
                 continue  # spec 13.4: a move that forces a disband needs a legal state after it
             out.append(c)
         return out
@@ -1413,7 +1434,7 @@ class SeventhStoneEngine(RulesEngine):
         q = self.controller[c]
         if q < 0 or q == p or not self.board.controllable[c] or self.enemy_army(c, p) or self.capital_of[c] >= 0:
             return False
-        value = self.yield_rs[c] + sum(R["manufactory_rs"] for bl in self.buildings[c] if bl[0] == MANUFACTORY)
+        value = self.yield_rs[c] + sum([_MANUFACTORY_RS for bl in self.buildings[c] if bl[0] == MANUFACTORY])
         margin = margins.get(q)
         if margin is None:
             margin = margins[q] = self.production(q) - self.upkeep(q)
@@ -1464,7 +1485,7 @@ class SeventhStoneEngine(RulesEngine):
         return group
 
     def _move(self, p: int, dest: int) -> None:
-        self.checkpoints.append(self._snapshot((self.sel_cell, dest)))
+        self.checkpoints.append(self._snapshot((self.sel_cell, dest), self._select_moves))
         self._move_units(p, dest)
         self.broken_depth = 0 if self.capacity_ok(p, stones_too=False) else self.broken_depth + 1
         self.version += 1
@@ -1795,13 +1816,13 @@ class SeventhStoneEngine(RulesEngine):
             else:
                 pieces = self._deal(dice[q], slots)
             for target, count, threshold, master in pieces:
-                rolls = self.rng.integers(1, 7, size=count)
-                hits = int((rolls <= threshold).sum())
+                rolls = self.rng.integers(1, 7, size=count).tolist()  # counted in Python: a few dice
+                hits = len([r for r in rolls if r <= threshold])
                 if master:
-                    ones = int((rolls == 1).sum())
+                    ones = rolls.count(1)
                     if ones:
-                        extra = self.rng.integers(1, 7, size=ones)  # same target; extra dice do not chain
-                        hits += int((extra <= threshold).sum())
+                        extra = self.rng.integers(1, 7, size=ones).tolist()  # same target; extra dice do not chain
+                        hits += len([r for r in extra if r <= threshold])
                 if hits and target in alive:  # hits on a target already out of the field are lost
                     received[target] = received.get(target, 0) + hits
         pending = []
@@ -1943,10 +1964,11 @@ class SeventhStoneEngine(RulesEngine):
             self._tournament()
         self.turn += 1
         self.version += 1
-        rich = [p for p in range(self.num_players) if self.ts(p) >= self.win_ts]
+        ts = self.all_ts()
+        rich = [p for p in range(self.num_players) if ts[p] >= self.win_ts]
         if rich:
-            best = max(self.ts(p) for p in rich)  # G19
-            rich = [p for p in rich if self.ts(p) == best]
+            best = max(ts[p] for p in rich)  # G19
+            rich = [p for p in rich if ts[p] == best]
             perm = max(self.permanent_ts(p) for p in rich)
             self.winners = [p for p in rich if self.permanent_ts(p) == perm]
             self.winner = self.winners[0]
@@ -2020,3 +2042,37 @@ class SeventhStoneEngine(RulesEngine):
         if self.winners:
             lines.append(f"winner(s): {self.winners}")
         return "\n".join(lines)
+
+
+def _ignore(cell: int) -> None:
+    """A log of changed cells that keeps nothing."""
+
+
+_LEGAL_BY_PHASE = {
+    Phase.SETUP_CAPITAL: SeventhStoneEngine._setup_moves,
+    Phase.SETUP_BARRACKS: SeventhStoneEngine._setup_moves,
+    Phase.ALLOC: SeventhStoneEngine._alloc_moves,
+    Phase.DRAFT_PICK: SeventhStoneEngine._offer_moves,
+    Phase.DRAFT_DISCARD: SeventhStoneEngine._offer_moves,
+    Phase.ORDER_PICK: SeventhStoneEngine._order_moves,
+    Phase.ORDER_ASSIGN: SeventhStoneEngine._order_moves,
+    Phase.PLACE_ITEM: SeventhStoneEngine._place_item_moves,
+    Phase.PLACE_CELL: SeventhStoneEngine._place_cell_moves,
+    Phase.PLACE_REPLACE: SeventhStoneEngine._two_choices,
+    Phase.MOVE_SELECT: SeventhStoneEngine._move_select_moves,
+    Phase.MOVE_TYPE: SeventhStoneEngine._move_type_moves,
+    Phase.MOVE_COUNT_MIL: SeventhStoneEngine._move_mil_moves,
+    Phase.MOVE_COUNT_MERC: SeventhStoneEngine._move_merc_moves,
+    Phase.MOVE_TAKE_STONE: SeventhStoneEngine._yes_no,
+    Phase.MOVE_DEST: SeventhStoneEngine._move_dest_moves,
+    Phase.KEEP_STONE: SeventhStoneEngine._keep_stone_moves,
+    Phase.POST_OVERRUN: SeventhStoneEngine._post_overrun_moves,
+    Phase.SUPPORT_ARMY: SeventhStoneEngine._support_army_moves,
+    Phase.SUPPORT_TARGET: SeventhStoneEngine._support_target_moves,
+    Phase.FIGHT_PICK: SeventhStoneEngine._fight_pick_moves,
+    Phase.USE_EQUIPMENT: SeventhStoneEngine._yes_no,
+    Phase.USE_WALL: SeventhStoneEngine._yes_no,
+    Phase.CASUALTY: SeventhStoneEngine._casualty_moves,
+    Phase.DISBAND: SeventhStoneEngine._disband_moves,
+    Phase.DICE_ALLOC: SeventhStoneEngine._dice_moves,
+}

@@ -61,8 +61,9 @@ def check_invariants(env) -> None:
 
 
 def _forget_memos() -> None:
-    """Empties the encoder's memos of scaled blocks, so that the next encoding computes every value anew."""
-    for memo in (*encoder_module._MEMOS.values(), encoder_module._ROWS):
+    """Empties the encoder's memo of rotated cell blocks, so that the next encoding computes every
+    value anew."""
+    for memo in (encoder_module._ROTATED,):
         memo.clear()
 
 
@@ -115,6 +116,29 @@ def test_observation_caches_survive_clone_and_pickle():
         legal = env.legal_actions()
         env.step(int(legal[pick.integers(len(legal))]))
     assert forked >= 8
+
+
+@pytest.mark.parametrize("n,options", [(2, {}), (4, {}), (4, {"max_moves_over_capacity": 1})])
+def test_legal_moves_after_undo_equal_a_fresh_computation(n, options):
+    """UNDO (chosen, or forced when a move left the capacity rules broken too long) reuses the MOVE_SELECT
+    moves saved with the checkpoint; they equal what a copy without that saved list computes."""
+    env = envs.make("seventh_stone", num_players=n, **options)
+    pick = np.random.default_rng(3)
+    after_undo = 0
+    for game in range(4):
+        env.reset(seed=50 + game)
+        undos = 0
+        while not env.engine.is_over and env.engine.turn < 12:
+            e = env.engine
+            if e.phase == Phase.MOVE_SELECT:
+                twin = e.clone()
+                twin._legal = twin._undone_moves = None
+                assert twin.legal_moves() == e.legal_moves()
+                after_undo += e.undos > undos
+            undos = e.undos
+            legal = env.legal_actions()
+            env.step(int(legal[pick.integers(len(legal))]))
+    assert after_undo > 20
 
 
 def _fuzz(n, games, seed0, options=None, check_all_seats_every=10):
