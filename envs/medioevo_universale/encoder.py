@@ -311,27 +311,30 @@ class MedioevoEncoder(ObservationEncoder):
                       e.tokens_flipped, e.hand, e.markers_left, e.eliminated, e.missed_interest, e.units_bought,
                       e.card_bought, e.empire_of, e.slots, e.capitulated, e.rotated)
         stride = self._seat_stride
+        rows_written = False
         if self._stale(seen, "seats", row_inputs + (e.army, e.cargo)):  # army, slots, cargo: total_units
-            per_seat = list(zip(*row_inputs))  # each seat's share of the inputs
             rows = seen.get("rows")
             if rows is None:
                 rows = seen["rows"] = [None] * n  # the cached row written for each relative seat
             for i, p in enumerate(rel):
-                row = self._seat_row(e, p, per_seat[p])
+                row = self._seat_row(e, p)
                 if rows[i] is not row:
                     rows[i] = row
                     base = self._seat_start + i * stride
                     out[base:base + stride] = row
+                    rows_written = True  # its money slots hold 0 again
         # money (and money_known) is kept out of the cached rows: it changes at many steps
-        for i in self._money_seats:
-            p = rel[i]
-            base = self._seat_start + i * stride
-            out[base + 1:base + 3] = (min(1.0, max(0, e.money[p]) / MONEY_SCALE), 1.0)
+        money = [e.money[rel[i]] for i in self._money_seats]
+        if rows_written or seen.get("money") != money:
+            seen["money"] = money
+            for i, m in zip(self._money_seats, money):
+                base = self._seat_start + i * stride
+                out[base + 1:base + 3] = (min(1.0, max(0, m) / MONEY_SCALE), 1.0)
         control = e.control_map()  # cached by the engine
         board = self._versions("board", (
             control, e.playable, e.units, e.stopped, e.barb, e.marker, e.cubes, e.objs, e.goods, e.cargo,
             e.land_nodes, e.civil, e.civil_owner, e.civil_dmg, e.mil, e.mil_owner, e.mil_dmg, e.cath_owner,
-            e.cath_dmg))
+            e.cath_dmg, e.home_owner))  # home_owner: read by no board block, but by the goals below
         last = seen.get("board")
         if last is not board:
             seen["board"] = board
@@ -452,17 +455,23 @@ class MedioevoEncoder(ObservationEncoder):
             if keeping:
                 for c in e.drawn:
                     drawn[c] = 1
-        goals = [0.0] * (2 * len(GOAL_KEYS))  # per template: lowest scaled threshold, met
-        for c in e.hand[seat]:
-            key, threshold = e.goal_of[c]
-            scaled = min(1.0, threshold / 20) if threshold <= 20 else min(1.0, threshold / 2000)
-            if goals[2 * key] == 0 or scaled < goals[2 * key]:
-                goals[2 * key] = scaled
-            if not goals[2 * key + 1] and e.goal_met(seat, (key, threshold)):
-                goals[2 * key + 1] = 1.0
-        if seen.get("goals") != goals:
-            seen["goals"] = goals
-            out[L["my_goals"]] = goals
+        # The held cards' goals are measured again only when an input of ``goal_value`` changed: the board and
+        # seat-row entries above (never changed once made, so kept as they are) cover all but these few.
+        held = [e.goal_of[c] for c in e.hand[seat]]
+        goal_inputs = (board, self._memo["seats"], held, e.money[seat], e.loans[seat], e.stat_route_stages[seat],
+                       e.stat_barbarians_destroyed[seat], e.stat_conquered[seat])
+        if seen.get("goal_inputs") != goal_inputs:
+            seen["goal_inputs"] = goal_inputs
+            goals = [0.0] * (2 * len(GOAL_KEYS))  # per template: lowest scaled threshold, met
+            for key, threshold in held:
+                scaled = min(1.0, threshold / 20) if threshold <= 20 else min(1.0, threshold / 2000)
+                if goals[2 * key] == 0 or scaled < goals[2 * key]:
+                    goals[2 * key] = scaled
+                if not goals[2 * key + 1] and e.goal_met(seat, (key, threshold)):
+                    goals[2 * key + 1] = 1.0
+            if seen.get("goals") != goals:
+                seen["goals"] = goals
+                out[L["my_goals"]] = goals
         if _changed(seen, "objects", (e.slots[seat], [e.objs[oid] for oid in e.slots[seat] if oid >= 0])):
             mo = out[L["my_objects"]].reshape(NUM_SLOTS, len(VEHICLE_KINDS) + 3)
             mo[:] = 0
@@ -661,10 +670,17 @@ class MedioevoEncoder(ObservationEncoder):
         if any(changed[10:]):
             put(out, seen, seat, "node_buildings", tuple(versions[10:]), lambda: self._building_block(e).ravel())
 
-    def _seat_row(self, e, p: int, inputs: tuple) -> np.ndarray:
-        """Seat p's block (ep .. rotated) with its money hidden, cached while its ``inputs`` (see ``encode``)
-        and unit count are unchanged."""
-        return self._cached(("seat", p), (inputs, e.total_units(p)), lambda: self._build_seat_row(e, p))[1]
+    def _seat_row(self, e, p: int) -> np.ndarray:
+        """Seat p's block (ep .. rotated) with its money hidden, cached while the numbers it is built from are
+        unchanged: they form a flat tuple of numbers, compared and kept at C speed."""
+        key = (e.ep[p], e.loans[p], e.loan_taken[p], e.loan_repaid[p], e.tax_rate[p], e.markers_left[p],
+               e.eliminated[p], e.missed_interest[p], e.units_bought[p], e.card_bought[p], e.empire_of[p],
+               e.total_units(p), len(e.own_objects(p)), *e.tech[p], *e.tech_bought[p], *e.tokens[p],
+               *e.tokens_flipped[p], *e.capitulated[p], *e.hand[p], None, *e.rotated[p])
+        entry = self._memo.get(("seat", p))
+        if entry is None or entry[0] != key:
+            entry = self._memo[("seat", p)] = (key, self._build_seat_row(e, p))
+        return entry[1]
 
     def _build_seat_row(self, e, p: int) -> np.ndarray:
         """The raw numbers, then (value + offset) / scale clipped to [low, high] per entry, all at once (in
