@@ -271,7 +271,6 @@ class MedioevoEncoder(ObservationEncoder):
 
     def encode(self, engine, seat: int) -> np.ndarray:
         e = engine
-        n, nn = self.num_players, self.nn
         rel = self._seat_orders[seat]  # rel[i] = absolute seat of relative seat i
         to_rel = self._to_rel[seat]
         state = self._outputs.get(seat)
@@ -292,6 +291,46 @@ class MedioevoEncoder(ObservationEncoder):
             out[at["round"]:at["round"] + 3] = (e.round / 12, e.num_rounds / 12, min(1.0, e.ep_limit / 100))
             if acting >= 0:
                 out[at["acting_seat"] + to_rel[acting]] = 1.0
+        # The blocks a minor move can change (see ``MedioevoEngine.apply``) are looked at in every call, the rest
+        # only after a major move, or when no move was made since this seat's last call (so that changes made
+        # from outside the rules, as tests do, are seen).
+        bid = e.bids[seat] if phase in (Phase.BID, Phase.TIE_BID) else 0
+        if _changed(seen, "private", (bid, e.tie_extra[seat], e.tax_pending[seat], e.tax_rates, e.tp[seat])):
+            out[L["my_bid"]] = (min(1.0, bid / BID_SCALE), min(1.0, e.tie_extra[seat] / BID_SCALE))
+            tax = out[L["my_tax_choice"]]
+            tax[:] = 0
+            if e.tax_pending[seat] >= 0:
+                tax[e.tax_rates.index(e.tax_pending[seat])] = 1
+            out[L["my_tp"]] = [min(1.0, x / 10) for x in e.tp[seat]]
+        choosing = mine and phase in _TREE_PHASES and bool(e.prefix)
+        if choosing or seen.get("pending"):
+            seen["pending"] = choosing
+            pend = out[L["pending"]]
+            pend[:] = 0
+            if choosing:
+                for move in e.prefix:
+                    pend[self._codec.encode(move)] = 1
+        if _changed(seen, "offer", offer_sources(e, seat)):
+            encode_offer(e, seat, out[L["offer"]], to_rel)
+        if self._variants_on or e.auction_round:
+            out[self._variant_region] = 0
+            encode_variants(e, seat, out, L, rel, to_rel)
+        revision, minor = e.revision, e.minor_moves
+        if seen.get("revision") is not revision or seen.get("minor") == minor:
+            seen["revision"] = revision
+            self._encode_rest(e, seat, out, seen, mine, phase, rel, to_rel)
+        seen["minor"] = minor
+        obs = out.copy()  # callers may keep observations: later calls must not change them
+        if self.config.hidden_purchases:
+            show_purchase_snapshot(e, seat, obs, L, rel, to_rel)
+        return obs
+
+    def _encode_rest(self, e, seat: int, out: np.ndarray, seen: dict, mine: bool, phase: int, rel: list[int],
+                     to_rel: list[int]) -> None:
+        """The blocks of ``encode`` that no minor move changes."""
+        n, nn = self.num_players, self.nn
+        L = self.layout.slices
+        at = self._head_offsets
         supply = self._cached("supply", (e.building_supply, e.vehicle_supply, e.siege_supply, e.barb_supply,
                                          e.token_supply, len(e.deck), len(e.event_deck)),
                               lambda: self._supply_block(e))[1]
@@ -438,15 +477,6 @@ class MedioevoEncoder(ObservationEncoder):
                     cv[9] = 1
                     where = x
                 cv[11 + where] = 1
-        # private
-        bid = e.bids[seat] if phase in (Phase.BID, Phase.TIE_BID) else 0
-        if _changed(seen, "private", (bid, e.tie_extra[seat], e.tax_pending[seat], e.tax_rates, e.tp[seat])):
-            out[L["my_bid"]] = (min(1.0, bid / BID_SCALE), min(1.0, e.tie_extra[seat] / BID_SCALE))
-            tax = out[L["my_tax_choice"]]
-            tax[:] = 0
-            if e.tax_pending[seat] >= 0:
-                tax[e.tax_rates.index(e.tax_pending[seat])] = 1
-            out[L["my_tp"]] = [min(1.0, x / 10) for x in e.tp[seat]]
         keeping = mine and phase == Phase.KEEP_CARD
         if keeping or seen.get("drawn"):
             seen["drawn"] = keeping
@@ -482,14 +512,6 @@ class MedioevoEncoder(ObservationEncoder):
                     mo[s, 5] = o[2] / 3
                     mo[s, 6] = max(0, o[3]) / nn
                     mo[s, 7] = min(1.0, o[4] / 8)
-        choosing = mine and phase in _TREE_PHASES and bool(e.prefix)
-        if choosing or seen.get("pending"):
-            seen["pending"] = choosing
-            pend = out[L["pending"]]
-            pend[:] = 0
-            if choosing:
-                for move in e.prefix:
-                    pend[self._codec.encode(move)] = 1
         placing = mine and phase == Phase.PLACE_MARKER
         if placing or seen.get("marker_origin"):
             seen["marker_origin"] = placing
@@ -498,13 +520,8 @@ class MedioevoEncoder(ObservationEncoder):
             if placing:
                 mo2[0] = min(1.0, e.markers_to_place / 3)
                 mo2[1 + e.marker_origin] = 1
-        if self._variants_on or e.auction_round:
-            out[self._variant_region] = 0
-            encode_variants(e, seat, out, L, rel, to_rel)
         if _changed(seen, "diplomacy", diplomacy_sources(e, seat)):
             encode_diplomacy(e, seat, out, L, rel, to_rel)
-        if _changed(seen, "offer", offer_sources(e, seat)):
-            encode_offer(e, seat, out[L["offer"]], to_rel)
         if _changed(seen, "technologies", technology_sources(e)):
             out[self._technology_region] = 0
             encode_technologies(e, out, L)
@@ -529,10 +546,6 @@ class MedioevoEncoder(ObservationEncoder):
             seen["invaded"] = invaded
             out[L["tech_invaded"]] = 0
             encode_invasion(e, out, L)
-        obs = out.copy()  # callers may keep observations: later calls must not change them
-        if self.config.hidden_purchases:
-            show_purchase_snapshot(e, seat, obs, L, rel, to_rel)
-        return obs
 
     def _write_battle(self, e, bt: dict, to_rel: list[int], bv: np.ndarray, sv: np.ndarray) -> None:
         """The battle in progress into the zeroed ``battle`` and ``battle_siege`` fields."""

@@ -212,6 +212,9 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         self._control_shared: list[int] | None = None  # the full map handed out last
         self._control_stale = True  # a kept controller was forgotten or recomputed since
         self._seat_regions_kept: tuple | None = None  # (control map, regions per seat), see ``_seat_regions``
+        # See ``apply``: a new object after every move but the minor ones, which are counted instead.
+        self.revision = object()
+        self.minor_moves = 0
         self.cubes = [[0] * len(comp.goods) for _ in range(nn)]
         self.building_supply = list(comp.building_supply)
         self.vehicle_supply = list(comp.vehicle_supply)
@@ -482,12 +485,23 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         self.apply(move)
 
     def apply(self, move: tuple[int, int]) -> None:
-        """Apply a move known to be legal."""
+        """Apply a move known to be legal.
+
+        A minor move changes nothing but the open sub-decision (a step that does not complete the choice:
+        ``prefix``, ``tree``), the sealed bids (a coin, or sealing the bid while others are still to bid:
+        the seat to move), the hidden tax choices (while others are still to choose: the seat to move), or
+        the offer being drafted (a step that keeps the phase OFFER, or picking the partner: the phase); it
+        adds 1 to ``minor_moves``. Every other move makes ``revision`` a new object. Observers use them to
+        skip looking at the rest of the state after minor moves (encoder.py): a rule that makes one of these
+        moves change more must make it a major one here."""
         ph = self.phase
+        minor = False
         if ph in (Phase.PURCHASE, Phase.DEFICIT, Phase.EVENT_EFFECT, Phase.BUILDUP, Phase.CARD_WINDOW,
                   Phase.CARD_FOLLOW):
             opt = self._tree_step(move)
-            if opt is not None:
+            if opt is None:
+                minor = True
+            else:
                 if ph == Phase.CARD_WINDOW:
                     self._apply_card_window(opt)
                 elif ph == Phase.CARD_FOLLOW:
@@ -501,10 +515,15 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
                 else:
                     self._apply_buildup(opt)
         elif Phase.DIPLOMACY <= ph <= Phase.OFFER_ANSWER:  # frequent: offers are drafted coin by coin
+            minor = (ph == Phase.DIPLOMACY and move[0] != Head.CTRL) or ph == Phase.OFFER  # see below for OFFER
             self._apply_diplomacy(move)
+            if ph == Phase.OFFER and self.phase != Phase.OFFER:  # sent, or a declaration of war
+                minor = False
         elif ph in (Phase.BID, Phase.TIE_BID):
+            minor = move[0] == Head.COIN or (move == (Head.CTRL, Ctrl.DONE) and bool(self.queue))
             self._apply_bid(move)
         elif ph == Phase.TAX:
+            minor = move[0] == Head.TAX and bool(self.queue)
             self._apply_tax(move)
         elif ph == Phase.HORDE_REROLL:
             self._apply_reroll(move[1])
@@ -518,7 +537,9 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
             self._apply_tech_use(move)
         elif ph == Phase.TP_PAY:
             opt = self._tree_step(move)
-            if opt is not None:
+            if opt is None:
+                minor = True
+            else:
                 self._apply_tp_pay(opt)
         elif ph == Phase.MOVE and move == (Head.CTRL, Ctrl.PLAY_CARD):
             self._open_turn_window(self.actor, "move")  # W-MOVE (cards.py)
@@ -564,6 +585,11 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
                 self._after_empires()
         if self.pending_end and not self.final_started:
             self._start_final()
+            minor = False
+        if minor:
+            self.minor_moves += 1
+        else:
+            self.revision = object()
 
     # ------------------------------------------------------------------------- rendering ----
     def move_name(self, move: tuple[int, int]) -> str:
