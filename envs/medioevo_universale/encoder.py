@@ -291,9 +291,9 @@ class MedioevoEncoder(ObservationEncoder):
             out[at["round"]:at["round"] + 3] = (e.round / 12, e.num_rounds / 12, min(1.0, e.ep_limit / 100))
             if acting >= 0:
                 out[at["acting_seat"] + to_rel[acting]] = 1.0
-        # The blocks a minor move can change (see ``MedioevoEngine.apply``) are looked at in every call, the rest
-        # only after a major move, or when no move was made since this seat's last call (so that changes made
-        # from outside the rules, as tests do, are seen).
+        # The blocks a minor move can change (see ``MedioevoEngine.apply``) are looked at in every call, those a
+        # seat move can change after one, the rest only after a major move, or when no move was made since this
+        # seat's last call (so that changes made from outside the rules, as tests do, are seen).
         bid = e.bids[seat] if phase in (Phase.BID, Phase.TIE_BID) else 0
         if _changed(seen, "private", (bid, e.tie_extra[seat], e.tax_pending[seat], e.tax_rates, e.tp[seat])):
             out[L["my_bid"]] = (min(1.0, bid / BID_SCALE), min(1.0, e.tie_extra[seat] / BID_SCALE))
@@ -315,11 +315,14 @@ class MedioevoEncoder(ObservationEncoder):
         if self._variants_on or e.auction_round:
             out[self._variant_region] = 0
             encode_variants(e, seat, out, L, rel, to_rel)
-        revision, minor = e.revision, e.minor_moves
-        if seen.get("revision") is not revision or seen.get("minor") == minor:
+        revision, minor, seat_moves = e.revision, e.minor_moves, e.seat_moves
+        if seen.get("revision") is not revision or (seen.get("minor") == minor and seen.get("seat") == seat_moves):
             seen["revision"] = revision
             self._encode_rest(e, seat, out, seen, mine, phase, rel, to_rel)
+        elif seen.get("seat") != seat_moves:
+            self._encode_seats(e, seat, out, seen, rel, seen["board"])
         seen["minor"] = minor
+        seen["seat"] = seat_moves
         obs = out.copy()  # callers may keep observations: later calls must not change them
         if self.config.hidden_purchases:
             show_purchase_snapshot(e, seat, obs, L, rel, to_rel)
@@ -345,35 +348,12 @@ class MedioevoEncoder(ObservationEncoder):
             public[at["revealed_bids"] - start:at["revealed_bids"] - start + n] = [
                 min(1.0, e.bids_revealed[p] / BID_SCALE) for p in rel]
             out[start:self._head_size] = public
-        # the seat rows and the board: each checked whole first, one comparison while nothing changed
-        row_inputs = (e.ep, e.loans, e.loan_taken, e.loan_repaid, e.tax_rate, e.tech, e.tech_bought, e.tokens,
-                      e.tokens_flipped, e.hand, e.markers_left, e.eliminated, e.missed_interest, e.units_bought,
-                      e.card_bought, e.empire_of, e.slots, e.capitulated, e.rotated)
-        stride = self._seat_stride
-        rows_written = False
-        if self._stale(seen, "seats", row_inputs + (e.army, e.cargo)):  # army, slots, cargo: total_units
-            rows = seen.get("rows")
-            if rows is None:
-                rows = seen["rows"] = [None] * n  # the cached row written for each relative seat
-            for i, p in enumerate(rel):
-                row = self._seat_row(e, p)
-                if rows[i] is not row:
-                    rows[i] = row
-                    base = self._seat_start + i * stride
-                    out[base:base + stride] = row
-                    rows_written = True  # its money slots hold 0 again
-        # money (and money_known) is kept out of the cached rows: it changes at many steps
-        money = [e.money[rel[i]] for i in self._money_seats]
-        if rows_written or seen.get("money") != money:
-            seen["money"] = money
-            for i, m in zip(self._money_seats, money):
-                base = self._seat_start + i * stride
-                out[base + 1:base + 3] = (min(1.0, max(0, m) / MONEY_SCALE), 1.0)
         control = e.control_map()  # cached by the engine
         board = self._versions("board", (
             control, e.playable, e.units, e.stopped, e.barb, e.marker, e.cubes, e.objs, e.goods, e.cargo,
             e.land_nodes, e.civil, e.civil_owner, e.civil_dmg, e.mil, e.mil_owner, e.mil_dmg, e.cath_owner,
             e.cath_dmg, e.home_owner))  # home_owner: read by no board block, but by the goals below
+        self._encode_seats(e, seat, out, seen, rel, board)
         last = seen.get("board")
         if last is not board:
             seen["board"] = board
@@ -485,23 +465,6 @@ class MedioevoEncoder(ObservationEncoder):
             if keeping:
                 for c in e.drawn:
                     drawn[c] = 1
-        # The held cards' goals are measured again only when an input of ``goal_value`` changed: the board and
-        # seat-row entries above (never changed once made, so kept as they are) cover all but these few.
-        held = [e.goal_of[c] for c in e.hand[seat]]
-        goal_inputs = (board, self._memo["seats"], held, e.money[seat], e.loans[seat], e.stat_route_stages[seat],
-                       e.stat_barbarians_destroyed[seat], e.stat_conquered[seat])
-        if seen.get("goal_inputs") != goal_inputs:
-            seen["goal_inputs"] = goal_inputs
-            goals = [0.0] * (2 * len(GOAL_KEYS))  # per template: lowest scaled threshold, met
-            for key, threshold in held:
-                scaled = min(1.0, threshold / 20) if threshold <= 20 else min(1.0, threshold / 2000)
-                if goals[2 * key] == 0 or scaled < goals[2 * key]:
-                    goals[2 * key] = scaled
-                if not goals[2 * key + 1] and e.goal_met(seat, (key, threshold)):
-                    goals[2 * key + 1] = 1.0
-            if seen.get("goals") != goals:
-                seen["goals"] = goals
-                out[L["my_goals"]] = goals
         if _changed(seen, "objects", (e.slots[seat], [e.objs[oid] for oid in e.slots[seat] if oid >= 0])):
             mo = out[L["my_objects"]].reshape(NUM_SLOTS, len(VEHICLE_KINDS) + 3)
             mo[:] = 0
@@ -546,6 +509,49 @@ class MedioevoEncoder(ObservationEncoder):
             seen["invaded"] = invaded
             out[L["tech_invaded"]] = 0
             encode_invasion(e, out, L)
+
+    def _encode_seats(self, e, seat: int, out: np.ndarray, seen: dict, rel: list[int], board: tuple) -> None:
+        """The seat rows, the visible money and the observer's goals: all a seat move changes (see
+        ``MedioevoEngine.apply``). ``board``: the board's entry (see ``_versions``)."""
+        n = self.num_players
+        L = self.layout.slices
+        # the seat rows, each built once per change of its numbers and shared by all observers
+        stride = self._seat_stride
+        rows = seen.get("rows")
+        if rows is None:
+            rows = seen["rows"] = [None] * n  # the cached (numbers, row) written for each relative seat
+        rows_written = False
+        for i, p in enumerate(rel):
+            entry = self._seat_row(e, p)
+            if rows[i] is not entry:
+                rows[i] = entry
+                base = self._seat_start + i * stride
+                out[base:base + stride] = entry[1]
+                rows_written = True  # its money slots hold 0 again
+        # money (and money_known) is kept out of the cached rows: it changes at many steps
+        money = [e.money[rel[i]] for i in self._money_seats]
+        if rows_written or seen.get("money") != money:
+            seen["money"] = money
+            for i, m in zip(self._money_seats, money):
+                base = self._seat_start + i * stride
+                out[base + 1:base + 3] = (min(1.0, max(0, m) / MONEY_SCALE), 1.0)
+        # The held cards' goals are measured again only when an input of ``goal_value`` changed: the board entry
+        # and the seat's row entry above (never changed once made, so kept as they are) cover all but these few.
+        held = [e.goal_of[c] for c in e.hand[seat]]
+        goal_inputs = (board, rows[0], held, e.money[seat], e.loans[seat], e.stat_route_stages[seat],
+                       e.stat_barbarians_destroyed[seat], e.stat_conquered[seat])
+        if seen.get("goal_inputs") != goal_inputs:
+            seen["goal_inputs"] = goal_inputs
+            goals = [0.0] * (2 * len(GOAL_KEYS))  # per template: lowest scaled threshold, met
+            for key, threshold in held:
+                scaled = min(1.0, threshold / 20) if threshold <= 20 else min(1.0, threshold / 2000)
+                if goals[2 * key] == 0 or scaled < goals[2 * key]:
+                    goals[2 * key] = scaled
+                if not goals[2 * key + 1] and e.goal_met(seat, (key, threshold)):
+                    goals[2 * key + 1] = 1.0
+            if seen.get("goals") != goals:
+                seen["goals"] = goals
+                out[L["my_goals"]] = goals
 
     def _write_battle(self, e, bt: dict, to_rel: list[int], bv: np.ndarray, sv: np.ndarray) -> None:
         """The battle in progress into the zeroed ``battle`` and ``battle_siege`` fields."""
@@ -604,19 +610,6 @@ class MedioevoEncoder(ObservationEncoder):
                 versions[i] = self._version
         entry = self._memo[name] = (tuple(copies), versions)
         return entry
-
-    def _stale(self, seen: dict, name: str, sources: tuple) -> bool:
-        """Whether a seat must look at the group ``name`` of blocks again: ``sources`` (all their inputs)
-        changed since it last looked, as one copy shared by all seats tells."""
-        entry = self._memo.get(name)
-        if entry is None:
-            entry = self._memo[name] = (_snapshot(sources),)
-        elif entry[0] != sources:  # a new entry: every seat looks again; only the changed inputs are copied
-            entry = self._memo[name] = (tuple([x if x == y else _snapshot(y) for x, y in zip(entry[0], sources)]),)
-        if seen.get(name) is entry:
-            return False
-        seen[name] = entry
-        return True
 
     def _cached(self, name: str, sources: tuple, build) -> tuple:
         """The entry ``(copy of sources, build())``, rebuilt only when the live engine data in ``sources``
@@ -683,9 +676,9 @@ class MedioevoEncoder(ObservationEncoder):
         if any(changed[10:]):
             put(out, seen, seat, "node_buildings", tuple(versions[10:]), lambda: self._building_block(e).ravel())
 
-    def _seat_row(self, e, p: int) -> np.ndarray:
-        """Seat p's block (ep .. rotated) with its money hidden, cached while the numbers it is built from are
-        unchanged: they form a flat tuple of numbers, compared and kept at C speed."""
+    def _seat_row(self, e, p: int) -> tuple:
+        """``(numbers, row)``: seat p's block (ep .. rotated) with its money hidden, cached while the numbers it
+        is built from are unchanged (a flat tuple, compared and kept at C speed)."""
         key = (e.ep[p], e.loans[p], e.loan_taken[p], e.loan_repaid[p], e.tax_rate[p], e.markers_left[p],
                e.eliminated[p], e.missed_interest[p], e.units_bought[p], e.card_bought[p], e.empire_of[p],
                e.total_units(p), len(e.own_objects(p)), *e.tech[p], *e.tech_bought[p], *e.tokens[p],
@@ -693,7 +686,7 @@ class MedioevoEncoder(ObservationEncoder):
         entry = self._memo.get(("seat", p))
         if entry is None or entry[0] != key:
             entry = self._memo[("seat", p)] = (key, self._build_seat_row(e, p))
-        return entry[1]
+        return entry
 
     def _build_seat_row(self, e, p: int) -> np.ndarray:
         """The raw numbers, then (value + offset) / scale clipped to [low, high] per entry, all at once (in

@@ -47,6 +47,7 @@ from .variants import VariantsMixin
 
 NT = NUM_UNIT_TYPES
 UNKNOWN_CONTROL = -2  # a kept controller that must be computed again
+_LOAN_MOVES = ((Head.CTRL, Ctrl.TAKE_LOAN), (Head.CTRL, Ctrl.REPAY_LOAN))
 
 
 @dataclass(frozen=True)
@@ -212,9 +213,10 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         self._control_shared: list[int] | None = None  # the full map handed out last
         self._control_stale = True  # a kept controller was forgotten or recomputed since
         self._seat_regions_kept: tuple | None = None  # (control map, regions per seat), see ``_seat_regions``
-        # See ``apply``: a new object after every move but the minor ones, which are counted instead.
+        # See ``apply``: a new object after every move but the minor and seat moves, which are counted instead.
         self.revision = object()
         self.minor_moves = 0
+        self.seat_moves = 0
         self.cubes = [[0] * len(comp.goods) for _ in range(nn)]
         self.building_supply = list(comp.building_supply)
         self.vehicle_supply = list(comp.vehicle_supply)
@@ -491,11 +493,13 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         ``prefix``, ``tree``), the sealed bids (a coin, or sealing the bid while others are still to bid:
         the seat to move), the hidden tax choices (while others are still to choose: the seat to move), or
         the offer being drafted (a step that keeps the phase OFFER, or picking the partner: the phase); it
-        adds 1 to ``minor_moves``. Every other move makes ``revision`` a new object. Observers use them to
-        skip looking at the rest of the state after minor moves (encoder.py): a rule that makes one of these
-        moves change more must make it a major one here."""
+        adds 1 to ``minor_moves``. A seat move changes besides only the mover's money, loans, TP, rotated
+        cards and flipped goal tokens (a loan, rotating a card or flipping a token for TP) and reopens its
+        purchase menu; it adds 1 to ``seat_moves``. Every other move makes ``revision`` a new object.
+        Observers use them to skip looking at the rest of the state after minor and seat moves (encoder.py):
+        a rule that makes one of these moves change more must make it a major one here."""
         ph = self.phase
-        minor = False
+        minor = seat_move = False
         if ph in (Phase.PURCHASE, Phase.DEFICIT, Phase.EVENT_EFFECT, Phase.BUILDUP, Phase.CARD_WINDOW,
                   Phase.CARD_FOLLOW):
             opt = self._tree_step(move)
@@ -507,6 +511,7 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
                 elif ph == Phase.CARD_FOLLOW:
                     self._apply_card_follow(opt)
                 elif ph == Phase.PURCHASE:
+                    seat_move = opt[0][0] in (Head.CARD, Head.COLOUR) or opt[0] in _LOAN_MOVES
                     self._apply_purchase_option(opt)
                 elif ph == Phase.DEFICIT:
                     self._apply_deficit(opt)
@@ -521,9 +526,11 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
                 minor = False
         elif ph in (Phase.BID, Phase.TIE_BID):
             minor = move[0] == Head.COIN or (move == (Head.CTRL, Ctrl.DONE) and bool(self.queue))
+            seat_move = move in _LOAN_MOVES
             self._apply_bid(move)
         elif ph == Phase.TAX:
             minor = move[0] == Head.TAX and bool(self.queue)
+            seat_move = move in _LOAN_MOVES
             self._apply_tax(move)
         elif ph == Phase.HORDE_REROLL:
             self._apply_reroll(move[1])
@@ -585,9 +592,11 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
                 self._after_empires()
         if self.pending_end and not self.final_started:
             self._start_final()
-            minor = False
+            minor = seat_move = False
         if minor:
             self.minor_moves += 1
+        elif seat_move:
+            self.seat_moves += 1
         else:
             self.revision = object()
 

@@ -150,6 +150,9 @@ def test_a_guest_treaty_changes_control():
 # with the seat to move, the offer being drafted with its phase; and the move counters.
 MINOR_MAY_CHANGE = {"prefix", "tree", "bids", "tie_extra", "tax_pending", "actor", "turn", "queue", "offer", "phase",
                     "minor_moves"}
+# and a seat move: the mover's numbers, and the purchase menu it reopens
+SEAT_MOVE_MAY_CHANGE = {"prefix", "tree", "money", "bank_net", "loans", "loan_taken", "loan_repaid", "tp", "rotated",
+                        "tokens_flipped", "seat_moves"}
 
 
 def _public_state(e) -> dict:
@@ -162,27 +165,34 @@ def _public_state(e) -> dict:
 
 
 @pytest.mark.parametrize("num_players,seed,options", GAMES + [(4, 14, {"empire_auction": True})])
-def test_minor_moves_change_only_what_they_may(num_players, seed, options):
-    """A move that counts as minor changes no other state and keeps ``revision``; every other move makes a new
-    ``revision`` (the encoder skips looking at the rest of the state after minor moves)."""
+def test_minor_and_seat_moves_change_only_what_they_may(num_players, seed, options):
+    """A move that counts as minor or as a seat move changes no other state and keeps ``revision``; every other
+    move makes a new ``revision`` (the encoder skips looking at the rest of the state after them)."""
     env = envs.make("medioevo_universale", num_players=num_players, num_rounds=8, **options)
     env.reset(seed=seed)
     e = env.engine
     pick = random.Random(seed)
-    minor_seen = major_seen = 0
+    minor_seen = seat_seen = major_seen = 0
     for _ in range(1500):
         if e.is_over:
             break
-        before, revision, minor = _public_state(e), e.revision, e.minor_moves
+        before, revision, minor, seat_moves = _public_state(e), e.revision, e.minor_moves, e.seat_moves
+        mover = e.actor
         moves = e.legal_moves()
         e.apply(moves[pick.randrange(len(moves))])
         after = _public_state(e)
+        changed = {k for k in after if k not in before or before[k] != after[k]}
         if e.minor_moves != minor:
-            assert e.minor_moves == minor + 1 and e.revision is revision
-            changed = {k for k in after if k not in before or before[k] != after[k]}
+            assert e.minor_moves == minor + 1 and e.seat_moves == seat_moves and e.revision is revision
             assert changed <= MINOR_MAY_CHANGE, changed - MINOR_MAY_CHANGE
             minor_seen += 1
+        elif e.seat_moves != seat_moves:
+            assert e.seat_moves == seat_moves + 1 and e.revision is revision
+            assert changed <= SEAT_MOVE_MAY_CHANGE, changed - SEAT_MOVE_MAY_CHANGE
+            for k in changed - {"prefix", "tree", "seat_moves"}:  # the mover's own entries only
+                assert all(before[k][p] == after[k][p] for p in range(num_players) if p != mover), k
+            seat_seen += 1
         else:
             assert e.revision is not revision
             major_seen += 1
-    assert minor_seen > 100 and major_seen > 100
+    assert minor_seen > 100 and seat_seen > 10 and major_seen > 100
