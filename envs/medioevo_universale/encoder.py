@@ -536,9 +536,9 @@ class MedioevoEncoder(ObservationEncoder):
                 base = self._seat_start + i * stride
                 out[base + 1:base + 3] = (min(1.0, max(0, m) / MONEY_SCALE), 1.0)
         # The held cards' goals are measured again only when an input of ``goal_value`` changed: the board entry
-        # and the seat's row entry above (never changed once made, so kept as they are) cover all but these few.
+        # (never changed once made, so kept as it is) and the numbers of the seat's row cover all but these few.
         held = [e.goal_of[c] for c in e.hand[seat]]
-        goal_inputs = (board, rows[0], held, e.money[seat], e.loans[seat], e.stat_route_stages[seat],
+        goal_inputs = (board, rows[0][0], held, e.money[seat], e.loans[seat], e.stat_route_stages[seat],
                        e.stat_barbarians_destroyed[seat], e.stat_conquered[seat])
         if seen.get("goal_inputs") != goal_inputs:
             seen["goal_inputs"] = goal_inputs

@@ -179,3 +179,18 @@ def test_changes_made_outside_the_rules_are_seen():
         e.apply(moves[pick.randrange(len(moves))])
         after_minor += e.minor_moves != minor
     assert after_minor > 50
+
+
+def test_a_seat_row_changed_and_changed_back_between_observations():
+    """The row cache gets a new entry for numbers seen before (other observers saw the change in between): the
+    observer's own row and goals are still compared by their numbers."""
+    env = envs.make("medioevo_universale", num_players=4, num_rounds=8)
+    env.reset(seed=8)
+    random_steps(env, random.Random(8), 200)
+    e = env.engine
+    for s in range(4):
+        env.encoder.encode(e, s)
+    for change in (1, -1):
+        e.ep[0] += change
+        env.encoder.encode(e, 1)
+    assert np.array_equal(env.encoder.encode(e, 0), MedioevoEncoder(env.config, 4).encode(e, 0))
