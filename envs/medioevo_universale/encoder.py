@@ -681,7 +681,7 @@ class MedioevoEncoder(ObservationEncoder):
         is built from are unchanged (a flat tuple, compared and kept at C speed)."""
         key = (e.ep[p], e.loans[p], e.loan_taken[p], e.loan_repaid[p], e.tax_rate[p], e.markers_left[p],
                e.eliminated[p], e.missed_interest[p], e.units_bought[p], e.card_bought[p], e.empire_of[p],
-               e.total_units(p), len(e.own_objects(p)), *e.tech[p], *e.tech_bought[p], *e.tokens[p],
+               e.total_units(p), *e.slots[p], *e.tech[p], *e.tech_bought[p], *e.tokens[p],
                *e.tokens_flipped[p], *e.capitulated[p], *e.hand[p], None, *e.rotated[p])
         entry = self._memo.get(("seat", p))
         if entry is None or entry[0] != key:
