@@ -7,10 +7,15 @@ largest value, clipped). ``MedioevoEncoder(...).layout`` names every slice.
 
 Speed: the encoder keeps each seat's last observation and rewrites only the blocks whose engine inputs
 changed, told by comparing the live inputs with copies taken when the block was written (``_changed``;
-by content, so no rule has to report its changes, and clones, pickles and tests editing the state are
-safe). The blocks shared by all observers (board, seat rows, supply) are built once in absolute seats
-and cached (``_versions``, ``_cached``); each call returns a copy. tests/medioevo_universale/
-test_encoder_cache.py checks the result against a fresh encoder at every step of random games.
+by content, so no rule has to report its changes). The blocks shared by all observers (board, seat rows,
+supply) are built once in absolute seats and cached (``_versions``, ``_cached``); each call returns a
+copy. Which blocks are looked at depends on the moves made since the seat's last call, as the engine
+counts them (``MedioevoEngine.apply``): after minor moves only the turn, the private fields, the choice
+in progress and the offer; after seat moves also the seat rows, money and goals; after any other move,
+or after no move at all, every block (so state edited from outside the rules between two calls with no
+move in between is seen; an edit made after a minor or seat move is not, unless ``engine.revision`` is
+made a new object). tests/medioevo_universale/test_encoder_cache.py checks the result against a fresh
+encoder at every step of random games.
 """
 from __future__ import annotations
 
