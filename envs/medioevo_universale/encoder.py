@@ -46,6 +46,7 @@ MONEY_SCALE = 5000.0
 BID_SCALE = 2000.0
 EP_OFFSET, EP_SCALE = 50.0, 200.0
 STATIC_FEATURES = 20
+_NET_MONEY = GOAL_KEYS.index("net_money")  # the only goal that reads money and loans
 _TREE_PHASES = (Phase.PURCHASE, Phase.DEFICIT, Phase.EVENT_EFFECT, Phase.BUILDUP, Phase.CARD_WINDOW,
                 Phase.CARD_FOLLOW, Phase.TECH_USE, Phase.TP_PAY)
 
@@ -541,10 +542,11 @@ class MedioevoEncoder(ObservationEncoder):
                 base = self._seat_start + i * stride
                 out[base + 1:base + 3] = (min(1.0, max(0, m) / MONEY_SCALE), 1.0)
         # The held cards' goals are measured again only when an input of ``goal_value`` changed: the board entry
-        # (never changed once made, so kept as it is) and the numbers of the seat's row cover all but these few.
+        # (never changed once made, so kept as it is) covers all but the seat's own numbers listed here.
         held = [e.goal_of[c] for c in e.hand[seat]]
-        goal_inputs = (board, rows[0][0], held, e.money[seat], e.loans[seat], e.stat_route_stages[seat],
-                       e.stat_barbarians_destroyed[seat], e.stat_conquered[seat])
+        money = (e.money[seat], e.loans[seat]) if any(key == _NET_MONEY for key, _ in held) else None
+        goal_inputs = (board, held, money, e.total_units(seat), *e.tech[seat], *e.slots[seat],
+                       e.stat_route_stages[seat], e.stat_barbarians_destroyed[seat], e.stat_conquered[seat])
         if seen.get("goal_inputs") != goal_inputs:
             seen["goal_inputs"] = goal_inputs
             goals = [0.0] * (2 * len(GOAL_KEYS))  # per template: lowest scaled threshold, met
