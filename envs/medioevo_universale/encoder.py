@@ -308,14 +308,13 @@ class MedioevoEncoder(ObservationEncoder):
             if e.tax_pending[seat] >= 0:
                 tax[e.tax_rates.index(e.tax_pending[seat])] = 1
             out[L["my_tp"]] = [min(1.0, x / 10) for x in e.tp[seat]]
-        choosing = mine and phase in _TREE_PHASES and bool(e.prefix)
-        if choosing or seen.get("pending"):
-            seen["pending"] = choosing
+        prefix = e.prefix if mine and phase in _TREE_PHASES else ()  # a tuple of moves: kept as it is
+        if seen.get("pending", ()) != prefix:
+            seen["pending"] = prefix
             pend = out[L["pending"]]
             pend[:] = 0
-            if choosing:
-                for move in e.prefix:
-                    pend[self._codec.encode(move)] = 1
+            for move in prefix:
+                pend[self._codec.encode(move)] = 1
         if _changed(seen, "offer", offer_sources(e, seat)):
             encode_offer(e, seat, out[L["offer"]], to_rel)
         if self._variants_on or e.auction_round:
