@@ -1570,9 +1570,10 @@ def encode_card_effects(e, seat: int, v) -> None:
     r = e.round
     for kind in range(3):
         bans = e.card_bans[kind]
-        for n in range(nn):
-            if bans[n] == r:
-                v[kind * nn + n] = 1
+        if r in bans:  # a scan at C speed first: bans are rare
+            for n in range(nn):
+                if bans[n] == r:
+                    v[kind * nn + n] = 1
     if e.stage == Stage.EVENTS:
         for n in e.event_protected:
             v[3 * nn + n] = 1

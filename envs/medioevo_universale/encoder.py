@@ -7,10 +7,15 @@ largest value, clipped). ``MedioevoEncoder(...).layout`` names every slice.
 
 Speed: the encoder keeps each seat's last observation and rewrites only the blocks whose engine inputs
 changed, told by comparing the live inputs with copies taken when the block was written (``_changed``;
-by content, so no rule has to report its changes, and clones, pickles and tests editing the state are
-safe). The blocks shared by all observers (board, seat rows, supply) are built once in absolute seats
-and cached (``_versions``, ``_cached``); each call returns a copy. tests/medioevo_universale/
-test_encoder_cache.py checks the result against a fresh encoder at every step of random games.
+by content, so no rule has to report its changes). The blocks shared by all observers (board, seat rows,
+supply) are built once in absolute seats and cached (``_versions``, ``_cached``); each call returns a
+copy. Which blocks are looked at depends on the moves made since the seat's last call, as the engine
+counts them (``MedioevoEngine.apply``): after minor moves only the turn, the private fields, the choice
+in progress and the offer; after seat moves also the seat rows, money and goals; after any other move,
+or after no move at all, every block (so state edited from outside the rules between two calls with no
+move in between is seen; an edit made after a minor or seat move is not, unless ``engine.revision`` is
+made a new object). tests/medioevo_universale/test_encoder_cache.py checks the result against a fresh
+encoder at every step of random games.
 """
 from __future__ import annotations
 
@@ -41,6 +46,7 @@ MONEY_SCALE = 5000.0
 BID_SCALE = 2000.0
 EP_OFFSET, EP_SCALE = 50.0, 200.0
 STATIC_FEATURES = 20
+_NET_MONEY = GOAL_KEYS.index("net_money")  # the only goal that reads money and loans
 _TREE_PHASES = (Phase.PURCHASE, Phase.DEFICIT, Phase.EVENT_EFFECT, Phase.BUILDUP, Phase.CARD_WINDOW,
                 Phase.CARD_FOLLOW, Phase.TECH_USE, Phase.TP_PAY)
 
@@ -271,7 +277,6 @@ class MedioevoEncoder(ObservationEncoder):
 
     def encode(self, engine, seat: int) -> np.ndarray:
         e = engine
-        n, nn = self.num_players, self.nn
         rel = self._seat_orders[seat]  # rel[i] = absolute seat of relative seat i
         to_rel = self._to_rel[seat]
         state = self._outputs.get(seat)
@@ -292,6 +297,48 @@ class MedioevoEncoder(ObservationEncoder):
             out[at["round"]:at["round"] + 3] = (e.round / 12, e.num_rounds / 12, min(1.0, e.ep_limit / 100))
             if acting >= 0:
                 out[at["acting_seat"] + to_rel[acting]] = 1.0
+        # The blocks a minor move can change (see ``MedioevoEngine.apply``) are looked at in every call, those a
+        # seat move can change after one, the rest only after a major move, or when no move was made since this
+        # seat's last call (so that changes made from outside the rules, as tests do, are seen).
+        bid = e.bids[seat] if phase in (Phase.BID, Phase.TIE_BID) else 0
+        if _changed(seen, "private", (bid, e.tie_extra[seat], e.tax_pending[seat], e.tax_rates, e.tp[seat])):
+            out[L["my_bid"]] = (min(1.0, bid / BID_SCALE), min(1.0, e.tie_extra[seat] / BID_SCALE))
+            tax = out[L["my_tax_choice"]]
+            tax[:] = 0
+            if e.tax_pending[seat] >= 0:
+                tax[e.tax_rates.index(e.tax_pending[seat])] = 1
+            out[L["my_tp"]] = [min(1.0, x / 10) for x in e.tp[seat]]
+        prefix = e.prefix if mine and phase in _TREE_PHASES else ()  # a tuple of moves: kept as it is
+        if seen.get("pending", ()) != prefix:
+            seen["pending"] = prefix
+            pend = out[L["pending"]]
+            pend[:] = 0
+            for move in prefix:
+                pend[self._codec.encode(move)] = 1
+        if _changed(seen, "offer", offer_sources(e, seat)):
+            encode_offer(e, seat, out[L["offer"]], to_rel)
+        if self._variants_on or e.auction_round:
+            out[self._variant_region] = 0
+            encode_variants(e, seat, out, L, rel, to_rel)
+        revision, minor, seat_moves = e.revision, e.minor_moves, e.seat_moves
+        if seen.get("revision") is not revision or (seen.get("minor") == minor and seen.get("seat") == seat_moves):
+            seen["revision"] = revision
+            self._encode_rest(e, seat, out, seen, mine, phase, rel, to_rel)
+        elif seen.get("seat") != seat_moves:
+            self._encode_seats(e, seat, out, seen, rel, seen["board"])
+        seen["minor"] = minor
+        seen["seat"] = seat_moves
+        obs = out.copy()  # callers may keep observations: later calls must not change them
+        if self.config.hidden_purchases:
+            show_purchase_snapshot(e, seat, obs, L, rel, to_rel)
+        return obs
+
+    def _encode_rest(self, e, seat: int, out: np.ndarray, seen: dict, mine: bool, phase: int, rel: list[int],
+                     to_rel: list[int]) -> None:
+        """The blocks of ``encode`` that no minor move changes."""
+        n, nn = self.num_players, self.nn
+        L = self.layout.slices
+        at = self._head_offsets
         supply = self._cached("supply", (e.building_supply, e.vehicle_supply, e.siege_supply, e.barb_supply,
                                          e.token_supply, len(e.deck), len(e.event_deck)),
                               lambda: self._supply_block(e))[1]
@@ -306,32 +353,12 @@ class MedioevoEncoder(ObservationEncoder):
             public[at["revealed_bids"] - start:at["revealed_bids"] - start + n] = [
                 min(1.0, e.bids_revealed[p] / BID_SCALE) for p in rel]
             out[start:self._head_size] = public
-        # the seat rows and the board: each checked whole first, one comparison while nothing changed
-        row_inputs = (e.ep, e.loans, e.loan_taken, e.loan_repaid, e.tax_rate, e.tech, e.tech_bought, e.tokens,
-                      e.tokens_flipped, e.hand, e.markers_left, e.eliminated, e.missed_interest, e.units_bought,
-                      e.card_bought, e.empire_of, e.slots, e.capitulated, e.rotated)
-        stride = self._seat_stride
-        if self._stale(seen, "seats", row_inputs + (e.army, e.cargo)):  # army, slots, cargo: total_units
-            per_seat = list(zip(*row_inputs))  # each seat's share of the inputs
-            rows = seen.get("rows")
-            if rows is None:
-                rows = seen["rows"] = [None] * n  # the cached row written for each relative seat
-            for i, p in enumerate(rel):
-                row = self._seat_row(e, p, per_seat[p])
-                if rows[i] is not row:
-                    rows[i] = row
-                    base = self._seat_start + i * stride
-                    out[base:base + stride] = row
-        # money (and money_known) is kept out of the cached rows: it changes at many steps
-        for i in self._money_seats:
-            p = rel[i]
-            base = self._seat_start + i * stride
-            out[base + 1:base + 3] = (min(1.0, max(0, e.money[p]) / MONEY_SCALE), 1.0)
         control = e.control_map()  # cached by the engine
         board = self._versions("board", (
             control, e.playable, e.units, e.stopped, e.barb, e.marker, e.cubes, e.objs, e.goods, e.cargo,
             e.land_nodes, e.civil, e.civil_owner, e.civil_dmg, e.mil, e.mil_owner, e.mil_dmg, e.cath_owner,
-            e.cath_dmg))
+            e.cath_dmg, e.home_owner))  # home_owner: read by no board block, but by the goals below
+        self._encode_seats(e, seat, out, seen, rel, board)
         last = seen.get("board")
         if last is not board:
             seen["board"] = board
@@ -435,15 +462,6 @@ class MedioevoEncoder(ObservationEncoder):
                     cv[9] = 1
                     where = x
                 cv[11 + where] = 1
-        # private
-        bid = e.bids[seat] if phase in (Phase.BID, Phase.TIE_BID) else 0
-        if _changed(seen, "private", (bid, e.tie_extra[seat], e.tax_pending[seat], e.tax_rates, e.tp[seat])):
-            out[L["my_bid"]] = (min(1.0, bid / BID_SCALE), min(1.0, e.tie_extra[seat] / BID_SCALE))
-            tax = out[L["my_tax_choice"]]
-            tax[:] = 0
-            if e.tax_pending[seat] >= 0:
-                tax[e.tax_rates.index(e.tax_pending[seat])] = 1
-            out[L["my_tp"]] = [min(1.0, x / 10) for x in e.tp[seat]]
         keeping = mine and phase == Phase.KEEP_CARD
         if keeping or seen.get("drawn"):
             seen["drawn"] = keeping
@@ -452,17 +470,6 @@ class MedioevoEncoder(ObservationEncoder):
             if keeping:
                 for c in e.drawn:
                     drawn[c] = 1
-        goals = [0.0] * (2 * len(GOAL_KEYS))  # per template: lowest scaled threshold, met
-        for c in e.hand[seat]:
-            key, threshold = e.goal_of[c]
-            scaled = min(1.0, threshold / 20) if threshold <= 20 else min(1.0, threshold / 2000)
-            if goals[2 * key] == 0 or scaled < goals[2 * key]:
-                goals[2 * key] = scaled
-            if not goals[2 * key + 1] and e.goal_met(seat, (key, threshold)):
-                goals[2 * key + 1] = 1.0
-        if seen.get("goals") != goals:
-            seen["goals"] = goals
-            out[L["my_goals"]] = goals
         if _changed(seen, "objects", (e.slots[seat], [e.objs[oid] for oid in e.slots[seat] if oid >= 0])):
             mo = out[L["my_objects"]].reshape(NUM_SLOTS, len(VEHICLE_KINDS) + 3)
             mo[:] = 0
@@ -473,14 +480,6 @@ class MedioevoEncoder(ObservationEncoder):
                     mo[s, 5] = o[2] / 3
                     mo[s, 6] = max(0, o[3]) / nn
                     mo[s, 7] = min(1.0, o[4] / 8)
-        choosing = mine and phase in _TREE_PHASES and bool(e.prefix)
-        if choosing or seen.get("pending"):
-            seen["pending"] = choosing
-            pend = out[L["pending"]]
-            pend[:] = 0
-            if choosing:
-                for move in e.prefix:
-                    pend[self._codec.encode(move)] = 1
         placing = mine and phase == Phase.PLACE_MARKER
         if placing or seen.get("marker_origin"):
             seen["marker_origin"] = placing
@@ -489,13 +488,8 @@ class MedioevoEncoder(ObservationEncoder):
             if placing:
                 mo2[0] = min(1.0, e.markers_to_place / 3)
                 mo2[1 + e.marker_origin] = 1
-        if self._variants_on or e.auction_round:
-            out[self._variant_region] = 0
-            encode_variants(e, seat, out, L, rel, to_rel)
         if _changed(seen, "diplomacy", diplomacy_sources(e, seat)):
             encode_diplomacy(e, seat, out, L, rel, to_rel)
-        if _changed(seen, "offer", offer_sources(e, seat)):
-            encode_offer(e, seat, out[L["offer"]], to_rel)
         if _changed(seen, "technologies", technology_sources(e)):
             out[self._technology_region] = 0
             encode_technologies(e, out, L)
@@ -520,10 +514,50 @@ class MedioevoEncoder(ObservationEncoder):
             seen["invaded"] = invaded
             out[L["tech_invaded"]] = 0
             encode_invasion(e, out, L)
-        obs = out.copy()  # callers may keep observations: later calls must not change them
-        if self.config.hidden_purchases:
-            show_purchase_snapshot(e, seat, obs, L, rel, to_rel)
-        return obs
+
+    def _encode_seats(self, e, seat: int, out: np.ndarray, seen: dict, rel: list[int], board: tuple) -> None:
+        """The seat rows, the visible money and the observer's goals: all a seat move changes (see
+        ``MedioevoEngine.apply``). ``board``: the board's entry (see ``_versions``)."""
+        n = self.num_players
+        L = self.layout.slices
+        # the seat rows, each built once per change of its numbers and shared by all observers
+        stride = self._seat_stride
+        rows = seen.get("rows")
+        if rows is None:
+            rows = seen["rows"] = [None] * n  # the cached (numbers, row) written for each relative seat
+        rows_written = False
+        for i, p in enumerate(rel):
+            entry = self._seat_row(e, p)
+            if rows[i] is not entry:
+                rows[i] = entry
+                base = self._seat_start + i * stride
+                out[base:base + stride] = entry[1]
+                rows_written = True  # its money slots hold 0 again
+        # money (and money_known) is kept out of the cached rows: it changes at many steps
+        money = [e.money[rel[i]] for i in self._money_seats]
+        if rows_written or seen.get("money") != money:
+            seen["money"] = money
+            for i, m in zip(self._money_seats, money):
+                base = self._seat_start + i * stride
+                out[base + 1:base + 3] = (min(1.0, max(0, m) / MONEY_SCALE), 1.0)
+        # The held cards' goals are measured again only when an input of ``goal_value`` changed: the board entry
+        # (never changed once made, so kept as it is) covers all but the seat's own numbers listed here.
+        held = [e.goal_of[c] for c in e.hand[seat]]
+        money = (e.money[seat], e.loans[seat]) if any(key == _NET_MONEY for key, _ in held) else None
+        goal_inputs = (board, held, money, e.total_units(seat), *e.tech[seat], *e.slots[seat],
+                       e.stat_route_stages[seat], e.stat_barbarians_destroyed[seat], e.stat_conquered[seat])
+        if seen.get("goal_inputs") != goal_inputs:
+            seen["goal_inputs"] = goal_inputs
+            goals = [0.0] * (2 * len(GOAL_KEYS))  # per template: lowest scaled threshold, met
+            for key, threshold in held:
+                scaled = min(1.0, threshold / 20) if threshold <= 20 else min(1.0, threshold / 2000)
+                if goals[2 * key] == 0 or scaled < goals[2 * key]:
+                    goals[2 * key] = scaled
+                if not goals[2 * key + 1] and e.goal_met(seat, (key, threshold)):
+                    goals[2 * key + 1] = 1.0
+            if seen.get("goals") != goals:
+                seen["goals"] = goals
+                out[L["my_goals"]] = goals
 
     def _write_battle(self, e, bt: dict, to_rel: list[int], bv: np.ndarray, sv: np.ndarray) -> None:
         """The battle in progress into the zeroed ``battle`` and ``battle_siege`` fields."""
@@ -582,19 +616,6 @@ class MedioevoEncoder(ObservationEncoder):
                 versions[i] = self._version
         entry = self._memo[name] = (tuple(copies), versions)
         return entry
-
-    def _stale(self, seen: dict, name: str, sources: tuple) -> bool:
-        """Whether a seat must look at the group ``name`` of blocks again: ``sources`` (all their inputs)
-        changed since it last looked, as one copy shared by all seats tells."""
-        entry = self._memo.get(name)
-        if entry is None:
-            entry = self._memo[name] = (_snapshot(sources),)
-        elif entry[0] != sources:  # a new entry: every seat looks again; only the changed inputs are copied
-            entry = self._memo[name] = (tuple([x if x == y else _snapshot(y) for x, y in zip(entry[0], sources)]),)
-        if seen.get(name) is entry:
-            return False
-        seen[name] = entry
-        return True
 
     def _cached(self, name: str, sources: tuple, build) -> tuple:
         """The entry ``(copy of sources, build())``, rebuilt only when the live engine data in ``sources``
@@ -661,10 +682,17 @@ class MedioevoEncoder(ObservationEncoder):
         if any(changed[10:]):
             put(out, seen, seat, "node_buildings", tuple(versions[10:]), lambda: self._building_block(e).ravel())
 
-    def _seat_row(self, e, p: int, inputs: tuple) -> np.ndarray:
-        """Seat p's block (ep .. rotated) with its money hidden, cached while its ``inputs`` (see ``encode``)
-        and unit count are unchanged."""
-        return self._cached(("seat", p), (inputs, e.total_units(p)), lambda: self._build_seat_row(e, p))[1]
+    def _seat_row(self, e, p: int) -> tuple:
+        """``(numbers, row)``: seat p's block (ep .. rotated) with its money hidden, cached while the numbers it
+        is built from are unchanged (a flat tuple, compared and kept at C speed)."""
+        key = (e.ep[p], e.loans[p], e.loan_taken[p], e.loan_repaid[p], e.tax_rate[p], e.markers_left[p],
+               e.eliminated[p], e.missed_interest[p], e.units_bought[p], e.card_bought[p], e.empire_of[p],
+               e.total_units(p), *e.slots[p], *e.tech[p], *e.tech_bought[p], *e.tokens[p],
+               *e.tokens_flipped[p], *e.capitulated[p], *e.hand[p], None, *e.rotated[p])
+        entry = self._memo.get(("seat", p))
+        if entry is None or entry[0] != key:
+            entry = self._memo[("seat", p)] = (key, self._build_seat_row(e, p))
+        return entry
 
     def _build_seat_row(self, e, p: int) -> np.ndarray:
         """The raw numbers, then (value + offset) / scale clipped to [low, high] per entry, all at once (in

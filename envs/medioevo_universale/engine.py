@@ -47,6 +47,7 @@ from .variants import VariantsMixin
 
 NT = NUM_UNIT_TYPES
 UNKNOWN_CONTROL = -2  # a kept controller that must be computed again
+_LOAN_MOVES = ((Head.CTRL, Ctrl.TAKE_LOAN), (Head.CTRL, Ctrl.REPAY_LOAN))
 
 
 @dataclass(frozen=True)
@@ -212,6 +213,10 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         self._control_shared: list[int] | None = None  # the full map handed out last
         self._control_stale = True  # a kept controller was forgotten or recomputed since
         self._seat_regions_kept: tuple | None = None  # (control map, regions per seat), see ``_seat_regions``
+        # See ``apply``: a new object after every move but the minor and seat moves, which are counted instead.
+        self.revision = object()
+        self.minor_moves = 0
+        self.seat_moves = 0
         self.cubes = [[0] * len(comp.goods) for _ in range(nn)]
         self.building_supply = list(comp.building_supply)
         self.vehicle_supply = list(comp.vehicle_supply)
@@ -482,17 +487,31 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         self.apply(move)
 
     def apply(self, move: tuple[int, int]) -> None:
-        """Apply a move known to be legal."""
+        """Apply a move known to be legal.
+
+        A minor move changes nothing but the open sub-decision (a step that does not complete the choice:
+        ``prefix``, ``tree``), the sealed bids (a coin, or sealing the bid while others are still to bid:
+        the seat to move), the hidden tax choices (while others are still to choose: the seat to move), or
+        the offer being drafted (a step that keeps the phase OFFER, or picking the partner: the phase); it
+        adds 1 to ``minor_moves``. A seat move changes besides only the mover's money, loans, TP, rotated
+        cards and flipped goal tokens (a loan, rotating a card or flipping a token for TP) and reopens its
+        purchase menu; it adds 1 to ``seat_moves``. Every other move makes ``revision`` a new object.
+        Observers use them to skip looking at the rest of the state after minor and seat moves (encoder.py):
+        a rule that makes one of these moves change more must make it a major one here."""
         ph = self.phase
+        minor = seat_move = False
         if ph in (Phase.PURCHASE, Phase.DEFICIT, Phase.EVENT_EFFECT, Phase.BUILDUP, Phase.CARD_WINDOW,
                   Phase.CARD_FOLLOW):
             opt = self._tree_step(move)
-            if opt is not None:
+            if opt is None:
+                minor = True
+            else:
                 if ph == Phase.CARD_WINDOW:
                     self._apply_card_window(opt)
                 elif ph == Phase.CARD_FOLLOW:
                     self._apply_card_follow(opt)
                 elif ph == Phase.PURCHASE:
+                    seat_move = opt[0][0] in (Head.CARD, Head.COLOUR) or opt[0] in _LOAN_MOVES
                     self._apply_purchase_option(opt)
                 elif ph == Phase.DEFICIT:
                     self._apply_deficit(opt)
@@ -501,10 +520,17 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
                 else:
                     self._apply_buildup(opt)
         elif Phase.DIPLOMACY <= ph <= Phase.OFFER_ANSWER:  # frequent: offers are drafted coin by coin
+            minor = (ph == Phase.DIPLOMACY and move[0] != Head.CTRL) or ph == Phase.OFFER  # see below for OFFER
             self._apply_diplomacy(move)
+            if ph == Phase.OFFER and self.phase != Phase.OFFER:  # sent, or a declaration of war
+                minor = False
         elif ph in (Phase.BID, Phase.TIE_BID):
+            minor = move[0] == Head.COIN or (move == (Head.CTRL, Ctrl.DONE) and bool(self.queue))
+            seat_move = move in _LOAN_MOVES
             self._apply_bid(move)
         elif ph == Phase.TAX:
+            minor = move[0] == Head.TAX and bool(self.queue)
+            seat_move = move in _LOAN_MOVES
             self._apply_tax(move)
         elif ph == Phase.HORDE_REROLL:
             self._apply_reroll(move[1])
@@ -518,7 +544,9 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
             self._apply_tech_use(move)
         elif ph == Phase.TP_PAY:
             opt = self._tree_step(move)
-            if opt is not None:
+            if opt is None:
+                minor = True
+            else:
                 self._apply_tp_pay(opt)
         elif ph == Phase.MOVE and move == (Head.CTRL, Ctrl.PLAY_CARD):
             self._open_turn_window(self.actor, "move")  # W-MOVE (cards.py)
@@ -564,6 +592,13 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
                 self._after_empires()
         if self.pending_end and not self.final_started:
             self._start_final()
+            minor = seat_move = False
+        if minor:
+            self.minor_moves += 1
+        elif seat_move:
+            self.seat_moves += 1
+        else:
+            self.revision = object()
 
     # ------------------------------------------------------------------------- rendering ----
     def move_name(self, move: tuple[int, int]) -> str:

@@ -522,7 +522,7 @@ class PurchaseMixin:
         cargo space before phase 6). Units aboard go with their carrier."""
         remove = (Head.CTRL, Ctrl.REMOVE)
         u = self.units[p]
-        opts = [(remove, (Head.UNIT, t), (Head.NODE, n)) for n in range(self.board.num_nodes) if self.army[p][n]
+        opts = [(remove, (Head.UNIT, t), (Head.NODE, n)) for n, size in enumerate(self.army[p]) if size
                 for t in range(NT) if u[n * NT + t]]
         for s, oid in enumerate(self.slots[p]):
             if oid >= 0:

@@ -154,3 +154,43 @@ def test_clones_and_pickled_envs_share_no_stale_state():
             seat = step % 4
             assert np.array_equal(encoder.encode(e, seat), MedioevoEncoder(env.config, 4).encode(e, seat))
         random_steps(restored, pick, 1)
+
+
+def test_changes_made_outside_the_rules_are_seen():
+    """With no move since a seat's last observation everything is looked at again, so state edited directly
+    between two observations (as scenario tests do) shows in the second, after minor and major moves alike."""
+    env = envs.make("medioevo_universale", num_players=4, num_rounds=8)
+    env.reset(seed=7)
+    e = env.engine
+    pick = random.Random(7)
+    after_minor = 0
+    for step in range(400):
+        for s in range(4):
+            assert np.array_equal(env.encoder.encode(e, s), MedioevoEncoder(env.config, 4).encode(e, s)), step
+        p, node = step % 4, e.land_nodes[step % len(e.land_nodes)]
+        e._add_units(p, node, 0, 1)  # an army appears, changing units, control and the seat rows
+        e.ep[(p + 1) % 4] += 1
+        for s in range(4):
+            assert np.array_equal(env.encoder.encode(e, s), MedioevoEncoder(env.config, 4).encode(e, s)), step
+        if e.is_over:
+            break
+        minor = e.minor_moves
+        moves = e.legal_moves()
+        e.apply(moves[pick.randrange(len(moves))])
+        after_minor += e.minor_moves != minor
+    assert after_minor > 50
+
+
+def test_a_seat_row_changed_and_changed_back_between_observations():
+    """The row cache gets a new entry for numbers seen before (other observers saw the change in between): the
+    observer's own row and goals are still compared by their numbers."""
+    env = envs.make("medioevo_universale", num_players=4, num_rounds=8)
+    env.reset(seed=8)
+    random_steps(env, random.Random(8), 200)
+    e = env.engine
+    for s in range(4):
+        env.encoder.encode(e, s)
+    for change in (1, -1):
+        e.ep[0] += change
+        env.encoder.encode(e, 1)
+    assert np.array_equal(env.encoder.encode(e, 0), MedioevoEncoder(env.config, 4).encode(e, 0))

@@ -2,6 +2,7 @@
 definition, and clones and pickled copies keep their own caches."""
 from __future__ import annotations
 
+import copy
 import pickle
 import random
 
@@ -143,3 +144,55 @@ def test_a_guest_treaty_changes_control():
     e.treaties.append({"kind": Treaty.STATIONING, "parties": (0, 1), "until": 0, "secret": False, "fee": 0})
     e._refresh_treaty_index()
     assert e.controller(node) == 0 and e._cached_control_map() == fresh_control(e)
+
+
+# What a minor move may change (MedioevoEngine.apply): the open sub-decision, the sealed bids and tax choices
+# with the seat to move, the offer being drafted with its phase; and the move counters.
+MINOR_MAY_CHANGE = {"prefix", "tree", "bids", "tie_extra", "tax_pending", "actor", "turn", "queue", "offer", "phase",
+                    "minor_moves"}
+# and a seat move: the mover's numbers, and the purchase menu it reopens
+SEAT_MOVE_MAY_CHANGE = {"prefix", "tree", "money", "bank_net", "loans", "loan_taken", "loan_repaid", "tp", "rotated",
+                        "tokens_flipped", "seat_moves"}
+
+
+def _public_state(e) -> dict:
+    """A deep copy of the engine's state without its caches (attributes starting with _), shared data and
+    revision, with the random generator's state."""
+    skip = {"data", "board", "comp", "cards", "rng", "revision"}  # revision: compared by identity
+    state = copy.deepcopy({k: v for k, v in vars(e).items() if not k.startswith("_") and k not in skip})
+    state["rng"] = copy.deepcopy(e.rng.bit_generator.state)
+    return state
+
+
+@pytest.mark.parametrize("num_players,seed,options", GAMES + [(4, 14, {"empire_auction": True})])
+def test_minor_and_seat_moves_change_only_what_they_may(num_players, seed, options):
+    """A move that counts as minor or as a seat move changes no other state and keeps ``revision``; every other
+    move makes a new ``revision`` (the encoder skips looking at the rest of the state after them)."""
+    env = envs.make("medioevo_universale", num_players=num_players, num_rounds=8, **options)
+    env.reset(seed=seed)
+    e = env.engine
+    pick = random.Random(seed)
+    minor_seen = seat_seen = major_seen = 0
+    for _ in range(1500):
+        if e.is_over:
+            break
+        before, revision, minor, seat_moves = _public_state(e), e.revision, e.minor_moves, e.seat_moves
+        mover = e.actor
+        moves = e.legal_moves()
+        e.apply(moves[pick.randrange(len(moves))])
+        after = _public_state(e)
+        changed = {k for k in after if k not in before or before[k] != after[k]}
+        if e.minor_moves != minor:
+            assert e.minor_moves == minor + 1 and e.seat_moves == seat_moves and e.revision is revision
+            assert changed <= MINOR_MAY_CHANGE, changed - MINOR_MAY_CHANGE
+            minor_seen += 1
+        elif e.seat_moves != seat_moves:
+            assert e.seat_moves == seat_moves + 1 and e.revision is revision
+            assert changed <= SEAT_MOVE_MAY_CHANGE, changed - SEAT_MOVE_MAY_CHANGE
+            for k in changed - {"prefix", "tree", "seat_moves"}:  # the mover's own entries only
+                assert all(before[k][p] == after[k][p] for p in range(num_players) if p != mover), k
+            seat_seen += 1
+        else:
+            assert e.revision is not revision
+            major_seen += 1
+    assert minor_seen > 100 and seat_seen > 10 and major_seen > 100
