@@ -19,7 +19,7 @@ SPEC = GameSpec(
     new_codec=MedioevoCodec,
     new_encoder=MedioevoEncoder,
     default_max_turns=5000,
-    state_version=2,  # session 3: engine caches changed the pickled state
+    state_version=3,  # session 3: engine caches changed the pickled state; session 4: multi-party war
 )
 
 __all__ = ["SPEC", "Head", "MedioevoCodec", "MedioevoConfig", "MedioevoEncoder", "MedioevoEngine", "Phase", "Stage"]

@@ -721,18 +721,12 @@ class BattleMixin:
                 self.stat_barbarians_destroyed[o] += 1
             if p >= 0 and o < 0:
                 self._gain_ep(p, -1, "lost_to_barbarians")
-        if alive[0] and not alive[1] and att >= 0:
-            if bt["home_barbarians"]:
-                self._gain_ep(att, 1, "revolt_suppressed")
-            elif self.board.inhabited[node] and self.home_owner[node] != att and node not in self.conquered_round:
-                levels = self.civil[node] + self.mil[node] + (3 if self.cath_owner[node] >= 0 else 0)
-                ep = 1 + levels
-                if node in self.special_nodes.values() and node not in self.special_conquered:
-                    self.special_conquered.add(node)
-                    ep += 2
-                self.conquered_round.add(node)
-                self.stat_conquered[att] += 1
-                self._gain_ep(att, ep, "conquest")
+        in_sequence = self.in_multi_war(node, att)  # one of several battles (spec 5.15, movement.py)
+        conquers = alive[0] and not alive[1] and att >= 0 and not in_sequence and self.sole_army(node, att)
+        if alive[0] and not alive[1] and att >= 0 and bt["home_barbarians"]:
+            self._gain_ep(att, 1, "revolt_suppressed")
+        elif conquers:
+            self._conquest_ep(node, att)
         self.note_won_entry(node, alive)  # Kartografie may move the carrier on (technologies.py)
         if bt["naval"]:
             self._end_naval(bt)
@@ -764,15 +758,32 @@ class BattleMixin:
             else:
                 self._after_deficit_action(dfn)
             return
+        if in_sequence:
+            if self.army[att][node]:
+                self._next_opponent_battle()  # the next battle, or the end of the sequence (movement.py)
+                return
+            self.multi_war = None  # the attacker is gone: the sequence ends, the remaining armies stay
         if self.barb_total[node] and not any(self.army[q][node] for q in range(self.num_players)):
             self._barbarian_raid(node)
         elif alive[0] != alive[1]:
             winner = att if alive[0] else dfn
             loser = dfn if alive[0] else att
-            if winner >= 0:
+            if winner >= 0 and (conquers or not alive[0]):  # G75: the defender decides over the attacker's transports
                 self._start_conquest(node, winner, loser, buildings=alive[0])
                 return
         self._end_movement()
+
+    def _conquest_ep(self, node: int, att: int) -> None:
+        """Spec 6: conquering an inhabited region outside the own start empire, once per region and round."""
+        if self.board.inhabited[node] and self.home_owner[node] != att and node not in self.conquered_round:
+            levels = self.civil[node] + self.mil[node] + (3 if self.cath_owner[node] >= 0 else 0)
+            ep = 1 + levels
+            if node in self.special_nodes.values() and node not in self.special_conquered:
+                self.special_conquered.add(node)
+                ep += 2
+            self.conquered_round.add(node)
+            self.stat_conquered[att] += 1
+            self._gain_ep(att, ep, "conquest")
 
     def _end_naval(self, bt: dict) -> None:
         """Survivors go back aboard their galleys; a galley that lost all its units sinks on 1-3."""

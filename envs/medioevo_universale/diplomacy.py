@@ -173,14 +173,16 @@ class DiplomacyMixin:
         return sorted(n for q in [p] + partners for n in regions[q])
 
     def _armed_entry_ok(self, p: int, y: int) -> bool:
-        """Whether an army of p may enter land region y: a two-party battle, a takeover, or a normal
-        move through a right-of-way partner's region; never an attack on a ceasefire partner."""
+        """Whether an army of p may enter land region y: battles against every army there that is not a
+        right-of-way partner's (spec 5.15: one after another, movement.py), a takeover, or a normal move
+        through a right-of-way partner's region; never an attack on a ceasefire partner, nor an entry
+        that would leave p's army beside one (ASSUMPTION: "allenfalls durch Staatsverträge gebunden")."""
         if self.barb_total[y]:
             return True
         others = [q for q in range(self.num_players) if q != p and self.army[q][y]]
         foes = [q for q in others if not self.may_pass(p, q)]
         if foes:
-            return len(others) == 1 and not self.in_ceasefire(p, foes[0])  # battles stay two-sided
+            return not any(self.in_ceasefire(p, q) for q in foes)
         c = self.controller(y)
         if c < 0 or c == p or self.may_pass(p, c):
             return True

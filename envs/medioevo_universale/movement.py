@@ -1,11 +1,12 @@
-"""Phase 5: war cycles and completed movements (spec 4.3, 5.9; G22, G32-G35, G85, G89).
+"""Phase 5: war cycles and completed movements (spec 4.3, 5.9, 5.15; G22, G32-G35, G85, G89).
 
 A war turn is PASS or one completed movement. The mover picks a carrier: an own war wagon or
 galley with MP, a siege engine (moving alone), or an army on foot out of a castle region (castle
 rule: one free step). Inside the movement it repeats {load an unstopped unit, unload a unit, step to
 an adjacent node for 1 MP (docking and undocking 1 MP each), switch to another own carrier in the
 same place} until DONE or until an entry stops it. Entering a land region with cargo: an opposing
-army -> battle; a barbarian region without an army -> a horde appears, battle; another player's
+army -> battle (several opponents -> one battle after another, barbarians first, then the mover
+picks, spec 5.15; conquest only when the mover's army is left alone); a barbarian region without an army -> a horde appears, battle; another player's
 region without an army -> takeover (an act of war); own region -> carry on. Empty carriers and
 siege engines may enter only own or barbarian regions without an army (G33). Unloaded and arriving
 units get stop markers; so do siege engines that moved (G85). Transports keep unspent MP for later
@@ -140,7 +141,7 @@ class WarMixin:
                     continue  # only a galley with units aboard may attack at sea (spec 5.13)
                 out.append(y)
             elif armed:
-                if self._armed_entry_ok(p, y):  # treaties: no attack on a ceasefire partner, no 3-party battle
+                if self._armed_entry_ok(p, y):  # treaties: no attack on a ceasefire partner
                     out.append(y)
             elif not self._opposing_army(p, y):
                 c = self.controller(y)
@@ -332,11 +333,12 @@ class WarMixin:
         self._stop_carrier()
         self._disembark(p, y)
         if hostile:
-            dfn = -1 if self.barb_total[y] else next(q for q in range(self.num_players)
-                                                      if q != p and self.army[q][y])
-            if dfn >= 0:
-                self._act_of_war(p, dfn)
-            self._invaded(y, p, dfn)  # W-INVADE, then the battle (cards.py)
+            opponents = self._opponents_at(p, y)
+            if len(opponents) > 1:  # spec 5.15: one battle after another
+                self.multi_war = {"node": y, "attacker": p, "left": opponents, "fought": []}
+                self._next_opponent_battle()
+                return
+            self._attack_opponent(p, y, opponents[0])
         elif ctrl < 0:
             if self._spawn_horde(y):
                 self._start_battle(y, p, -1)
@@ -348,6 +350,72 @@ class WarMixin:
                 return
             self._remove_markers(y)
             self._start_conquest(y, p, ctrl, buildings=True)  # same object decisions, no EP (G52)
+
+    # --------------------------------------------------------- multi-party war (spec 5.15) ----
+    def _opponents_at(self, p: int, y: int) -> list[int]:
+        """The parties in land region y an army of p entering it fights: barbarians (-1) first, then every
+        other player's army except those of right-of-way / stationing partners (their armies stand aside,
+        G35). ``_armed_entry_ok`` keeps ceasefire partners out of this list."""
+        army = self.army
+        players = [q for q in range(self.num_players) if q != p and army[q][y] and not self.may_pass(p, q)]
+        return [-1] + players if self.barb_total[y] else players
+
+    def _attack_opponent(self, p: int, y: int, q: int) -> None:
+        """A battle of p's army in y against q (-1: barbarians); an attack on a player is an act of war."""
+        if q >= 0:
+            self._act_of_war(p, q)
+        self._invaded(y, p, q)  # W-INVADE, then the battle (cards.py)
+
+    def in_multi_war(self, node: int, attacker: int) -> bool:
+        """Whether a battle of ``attacker`` in ``node`` is one of the battles of the pending multi-party war."""
+        mw = self.multi_war
+        return mw is not None and mw["node"] == node and mw["attacker"] == attacker and self.battle_after == "move"
+
+    def _next_opponent_battle(self) -> None:
+        """Spec 5.15 "Man muss nacheinander mit jedem Gegner kämpfen": while the attacker's army holds the
+        region and opponents are left, the next battle starts (barbarians first; among several players
+        the attacker chooses, NEXT_OPPONENT); then the sequence ends."""
+        mw = self.multi_war
+        y, p = mw["node"], mw["attacker"]
+        left = mw["left"] = [q for q in mw["left"] if (self.barb_total[y] if q < 0 else self.army[q][y])]
+        if not left or not self.army[p][y]:
+            self._finish_multi_war()
+        elif left[0] < 0 or len(left) == 1:
+            self._fight_next(left[0])
+        else:
+            self.actor = p
+            self.phase = Phase.NEXT_OPPONENT
+
+    def _fight_next(self, q: int) -> None:
+        mw = self.multi_war
+        mw["left"].remove(q)
+        mw["fought"].append(q)
+        self._attack_opponent(mw["attacker"], mw["node"], q)
+
+    def next_opponent_moves(self) -> list[tuple[int, int]]:
+        p, n = self.actor, self.num_players
+        return [(Head.PLAYER, (q - p) % n - 1) for q in sorted(self.multi_war["left"], key=lambda q: (q - p) % n)]
+
+    def _apply_next_opponent(self, move: tuple[int, int]) -> None:
+        self._fight_next((self.actor + move[1] + 1) % self.num_players)
+
+    def _finish_multi_war(self) -> None:
+        """GEBIETE EROBERN: "Überlebt nur das angreifende Heer die Schlacht(en) ... erobert der Angreifer das
+        Gebiet": the conquest (EP and decisions over every beaten player's objects) only when the attacker's
+        army is the only one left; otherwise the movement just ends (ASSUMPTION, the docs)."""
+        mw, self.multi_war = self.multi_war, None
+        y, p = mw["node"], mw["attacker"]
+        if self.army[p][y] and self.sole_army(y, p):
+            beaten = [q for q in mw["fought"] if q >= 0]
+            self._conquest_ep(y, p)
+            self._start_conquest(y, p, beaten[0] if beaten else -1, buildings=True, more_losers=beaten[1:])
+            return
+        self._end_movement()
+
+    def sole_army(self, node: int, p: int) -> bool:
+        """Whether no other party than p has an army in ``node``."""
+        return not self.barb_total[node] and not any(
+            self.army[q][node] for q in range(self.num_players) if q != p)
 
     def _start_naval_battle(self, p: int, sea: int) -> None:
         """Spec 5.13: hostile galleys in the sea zone -> a naval battle against their owner (the first
@@ -477,3 +545,35 @@ class WarMixin:
                 self._add_barb(node, k, take)
                 placed += take
         return placed
+
+
+# ------------------------------------------------------------------------------ observation ----
+def multi_war_fields(n: int, num_nodes: int) -> list:
+    """Observation field (appended by the encoder): the multi-party war in progress (spec 5.15)."""
+    from ..core.encoder import Field
+    return [Field("multi_war", num_nodes + 2 * n + 2, "the multi-party war in progress (spec 5.15): its region "
+                  "one-hot, the attacker's relative seat one-hot, the relative seats still to be fought, barbarians "
+                  "still to be fought, the attacker is choosing the next opponent now")]
+
+
+def multi_war_sources(e):
+    """What ``encode_multi_war`` reads (public: the armies stand on the board), or None."""
+    mw = e.multi_war
+    if mw is None:
+        return None
+    return mw["node"], mw["attacker"], tuple(mw["left"]), e.phase == Phase.NEXT_OPPONENT
+
+
+def encode_multi_war(e, out, slices: dict, to_rel: list[int]) -> None:
+    """The field multi_war, written whole."""
+    v = out[slices["multi_war"]]
+    v[:] = 0
+    mw = e.multi_war
+    if mw is None:
+        return
+    n, nn = e.num_players, e.board.num_nodes
+    v[mw["node"]] = 1
+    v[nn + to_rel[mw["attacker"]]] = 1
+    for q in mw["left"]:
+        v[nn + n + (to_rel[q] if q >= 0 else n)] = 1
+    v[nn + 2 * n + 1] = e.phase == Phase.NEXT_OPPONENT

@@ -803,7 +803,7 @@ class TechnologyMixin:
             if not self.army[p][n] or self.barb_total[n] or any(
                     self.army[q][n] for q in range(self.num_players) if q != p):
                 continue
-            dests = [y for y in self.board.land_adj[n] if self.playable[y]]
+            dests = [y for y in self.board.land_adj[n] if self.playable[y] and self._armed_entry_ok(p, y)]
             for t in range(NT):
                 if u[n * NT + t] > st[n * NT + t]:
                     out += [(((Head.NODE, n), (Head.UNIT, t), (Head.NODE, y)), 0, ((BLUE, 1),)) for y in dests]

@@ -1,0 +1,311 @@
+"""Multi-party war (spec 5.15, rulebook MEHRPARTEIENKRIEG): an army entering a region with several
+opponents fights them one after another; barbarians first, then the attacker picks; conquest only
+when its army is left alone (GEBIETE EROBERN)."""
+import random
+
+import numpy as np
+import pytest
+
+from envs.core import TabletopEnv, testing
+from envs.core.errors import IllegalActionError
+from envs.medioevo_universale import SPEC
+from envs.medioevo_universale.constants import CIVIL, HI, LI, WAR_WAGON, Ctrl, Head, Phase
+from envs.medioevo_universale.diplomacy import Treaty
+
+from .test_encoder_cache import assert_matches_fresh_encoder
+from .test_fuzz import check_invariants
+from .test_rules import NT, node
+from .test_war import DONE, ScriptedRng, play, put, war_engine
+
+HRE, HUN, BYZ, GH = 0, 1, 2, 3
+WIN = [1, 1, 8, 1, 1, 1]  # the attacker rolls 8 / 1, the defender 1 / 1: 3 HI destroy 1 LI, no loss
+LOSE = [1, 1, 1, 4, 1, 8]  # 2 LI roll 1 / 1 against 3 LI with 8 / 1: the attacker is destroyed
+
+
+def treaty(e, a, b, kind=Treaty.RIGHT_OF_WAY):
+    e._conclude({"from": a, "to": b, "kind": kind, "term": 5, "fee": 0, "amount": 0, "payer": -1,
+                 "secret": False})
+
+
+def three_party_engine(dice, attacker=HI, hun_li=1):
+    """HUN's army in its Pressburg with BYZ's as its right-of-way guest, a HUN village and a BYZ war wagon
+    there; HRE's 3 HI (or 2 LI) and a war wagon in Prag next door; phase 5, HRE to move."""
+    e = war_engine()
+    treaty(e, HUN, BYZ)
+    pressburg = put(e, HUN, "Pressburg", LI=hun_li)
+    put(e, BYZ, "Pressburg", LI=1)
+    e.civil[pressburg], e.civil_owner[pressburg] = 1, HUN
+    e.building_supply[0] -= 1
+    e._new_object(BYZ, WAR_WAGON, 1, pressburg)
+    put(e, HRE, "Prag", **({"HI": 3} if attacker == HI else {"LI": 2}))
+    e._new_object(HRE, WAR_WAGON, 1, node("Prag"))
+    assert e.controller(pressburg) == HUN and e.hostile_sides(pressburg) == 1
+    e._start_war()
+    assert e.phase == Phase.WAR_TURN and e.actor == HRE
+    e.rng = ScriptedRng(dice)
+    return e
+
+
+def enter(e, where="Pressburg"):
+    """HRE's war wagon loads the whole army in Prag and steps into ``where``."""
+    play(e, (Head.OBJECT, 0))
+    for t in (HI, LI):
+        for _ in range(e.units[HRE][node("Prag") * NT + t]):
+            play(e, (Head.LOAD, t))
+    play(e, (Head.NODE, node(where)))
+
+
+def one_round(e):
+    """Attacker and defender keep their dice; the defender sacrifices no LI."""
+    play(e, (Head.DICE, 0), DONE, (Head.DICE, 0))
+
+
+def test_attacker_fights_each_opponent_in_the_chosen_order_then_conquers():
+    """MEHRPARTEIENKRIEG: "Sind mehr als 2 Parteien in einem Gebiet vertreten ..., so wählt der aktive
+    Spieler, wen er zuerst angreift ... Man muss nacheinander mit jedem Gegner kämpfen, und jede Schlacht
+    wird für sich komplett abgehandelt, bevor die nächste beginnt." GEBIETE EROBERN: "Überlebt nur das
+    angreifende Heer die Schlacht(en) ... erobert der Angreifer das Gebiet": one conquest at the end, its
+    decisions over the objects of both beaten players."""
+    e = three_party_engine(WIN + WIN)
+    pressburg = node("Pressburg")
+    enter(e)
+    assert e.phase == Phase.NEXT_OPPONENT and e.actor == HRE and e.bt is None
+    assert e.legal_moves() == [(Head.PLAYER, 0), (Head.PLAYER, 1)]  # +1 = HUN, +2 = BYZ
+    assert not e.at_war[HRE][HUN] and not e.at_war[HRE][BYZ]  # nobody attacked yet
+    play(e, (Head.PLAYER, 1))  # BYZ first
+    assert e.bt["owners"] == [HRE, BYZ] and e.at_war[HRE][BYZ] and not e.at_war[HRE][HUN]
+    one_round(e)
+    # the first battle is over: no conquest yet, the second starts at once against the last opponent
+    assert e.army[BYZ][pressburg] == 0 and "conquest" not in e.ep_events[HRE]
+    assert e.bt["owners"] == [HRE, HUN] and e.at_war[HRE][HUN]
+    assert e.ep_events[HRE]["undeclared_attack"] == -6  # two acts of war, one per battle
+    one_round(e)
+    assert e.bt is None and e.multi_war is None and e.sole_army(pressburg, HRE)
+    assert e.ep_events[HRE]["conquest"] == 2  # 1 + the village, once
+    assert e.phase == Phase.CONQUEST and e.actor == HRE
+    byz_wagon = e.conquest_item()[1]
+    assert e.conquest_item()[0] == "o" and e.objs[byz_wagon][0] == BYZ  # the beaten guest's war wagon
+    money = e.money[HRE]
+    play(e, (Head.CTRL, Ctrl.PLUNDER))
+    assert e.conquest_item() == ("b", CIVIL)  # then HUN's village (in the order of the battles)
+    play(e, (Head.CTRL, Ctrl.KEEP))
+    assert e.civil_owner[pressburg] == HRE and byz_wagon not in e.objs and e.money[HRE] > money
+    assert e.conquest is None and e.controller(pressburg) == HRE
+
+
+def test_the_sequence_ends_when_the_attacker_is_destroyed_and_the_others_stay():
+    """Each battle is the ordinary two-party battle: when the attacker's army is destroyed in the first
+    one, the second never starts (no act of war against the seat never attacked) and the host and its
+    guest stay; the winner decides over the attacker's transports left there (G75)."""
+    e = three_party_engine(LOSE, attacker=LI, hun_li=3)
+    pressburg = node("Pressburg")
+    enter(e)
+    play(e, (Head.PLAYER, 0))  # HUN first
+    play(e, (Head.DICE, 0), (Head.DICE, 0))  # LI on both sides: no LI ability, no sacrifice
+    assert e.army[HRE][pressburg] == 0 and e.multi_war is None
+    assert e.army[HUN][pressburg] and e.army[BYZ][pressburg] and e.hostile_sides(pressburg) == 1
+    assert e.at_war[HRE][HUN] and not e.at_war[HRE][BYZ]
+    assert e.phase == Phase.CONQUEST and e.actor == HUN  # G75: HRE's war wagon
+    play(e, (Head.CTRL, Ctrl.PLUNDER))
+    assert e.controller(pressburg) == HUN and "conquest" not in e.ep_events[HRE]
+
+
+def test_a_retreat_ends_the_sequence_without_conquest():
+    """The attacker retreats in the second battle: the first opponent is beaten, the second keeps the
+    region, nothing is conquered."""
+    e = three_party_engine(WIN + [1, 1, 2, 1, 1, 2] + [1, 1, 1, 1, 1, 1])
+    pressburg = node("Pressburg")
+    e.units[HUN][pressburg * NT + LI] += 3  # 4 LI: one tied round does not end the second battle
+    e.army[HUN][pressburg] += 3
+    e.unit_supply[HUN][LI] -= 3
+    enter(e)
+    play(e, (Head.PLAYER, 1))
+    one_round(e)
+    assert e.bt["owners"] == [HRE, HUN]
+    one_round(e)  # 2 / 1 against 1 / 1 (HUN's malus): 1 LI lost
+    assert e.phase == Phase.AFTER_ROUND
+    play(e, (Head.CTRL, Ctrl.RETREAT))
+    one_round(e)
+    play(e, (Head.NODE, node("Prag")))
+    assert e.bt is None and e.multi_war is None and e.army[HRE][pressburg] == 0 and e.army[HRE][node("Prag")]
+    assert e.controller(pressburg) == HUN and "conquest" not in e.ep_events[HRE]
+
+
+def test_a_treaty_partner_is_not_fought_and_blocks_the_conquest():
+    """Hinweis: "... ist der Spieler frei, wen er zuerst angreift, und allenfalls durch Staatsverträge
+    gebunden." HRE has right of way with BYZ (the guest): only HUN is fought (a two-party battle); BYZ
+    stays, so HRE's army is not the only one left and conquers nothing (ASSUMPTION)."""
+    e = three_party_engine(WIN)
+    treaty(e, HRE, BYZ)
+    pressburg = node("Pressburg")
+    enter(e)
+    assert e.bt["owners"] == [HRE, HUN] and e.multi_war is None
+    one_round(e)
+    assert e.bt is None and e.army[HUN][pressburg] == 0 and e.army[BYZ][pressburg] and e.army[HRE][pressburg]
+    assert "conquest" not in e.ep_events[HRE] and e.civil_owner[pressburg] == HUN
+    assert e.phase == Phase.WAR_TURN and e.hostile_sides(pressburg) == 1
+
+
+def test_a_ceasefire_partner_in_the_region_masks_the_entry():
+    """A ceasefire partner may not be attacked, and HRE's army may not stand beside it either: the entry
+    is masked (ASSUMPTION); an illegal choice raises and leaves the state unchanged."""
+    e = three_party_engine(WIN)
+    e.at_war[HRE][BYZ] = e.at_war[BYZ][HRE] = True
+    e.ceasefires.add((HRE, BYZ))
+    play(e, (Head.OBJECT, 0), (Head.LOAD, HI))
+    pressburg = node("Pressburg")
+    assert (Head.NODE, pressburg) not in e.legal_moves()
+    before = e.clone()
+    with pytest.raises(IllegalActionError):
+        e.play((Head.NODE, pressburg))
+    assert e.army == before.army and e.phase == before.phase and e.multi_war is None
+
+
+def test_an_opponent_not_in_the_region_cannot_be_chosen():
+    e = three_party_engine(WIN)
+    enter(e)
+    state = (e.phase, e.actor, dict(e.multi_war, left=list(e.multi_war["left"])))
+    with pytest.raises(IllegalActionError):
+        e.play((Head.PLAYER, 2))  # +3 = GH has no army there
+    assert (e.phase, e.actor, e.multi_war) == state
+
+
+def test_barbarians_are_always_attacked_first():
+    """"sind Barbaren dort, muss ihnen immer der erste Angriff gelten": with barbarians beside the two
+    players' armies (a constructed state: outside a battle they never share a region), the barbarian
+    battle starts at once; then HRE chooses between the players."""
+    e = three_party_engine(WIN + WIN + WIN)
+    pressburg = node("Pressburg")
+    e._add_barb(pressburg, 0, 1)
+    e.barb_supply[0] -= 1
+    e.barb_dice = [1, 1, 1]
+    enter(e)
+    assert e.bt["owners"] == [HRE, -1] and e.multi_war["left"] == [HUN, BYZ]
+    play(e, (Head.DICE, 0))
+    assert e.barb_total[pressburg] == 0 and e.phase == Phase.NEXT_OPPONENT
+    assert e.legal_moves() == [(Head.PLAYER, 0), (Head.PLAYER, 1)]
+    play(e, (Head.PLAYER, 0))
+    assert e.bt["owners"] == [HRE, HUN]
+
+
+def test_observation_shows_the_pending_sequence_to_every_seat():
+    """Field multi_war: region, attacker, opponents left, the choice pending; the same for the others,
+    relative to each observer; the cached encoder equals a fresh one at every step."""
+    env = TabletopEnv(SPEC, num_players=4)
+    env.reset(seed=0)
+    e = three_party_engine(WIN + WIN)
+    env.engine = e
+    s = env.encoder.layout.slices["multi_war"]
+    nn, n = e.board.num_nodes, 4
+    assert not env.encoder.encode(e, HUN)[s].any()
+    enter(e)
+    for seat in range(n):
+        v = env.encoder.encode(e, seat)[s]
+        rel = lambda q: (q - seat) % n  # noqa: E731
+        expect = np.zeros_like(v)
+        expect[node("Pressburg")] = 1
+        expect[nn + rel(HRE)] = 1
+        expect[nn + n + rel(HUN)] = expect[nn + n + rel(BYZ)] = 1
+        expect[nn + 2 * n + 1] = 1  # the choice is pending
+        assert np.array_equal(v, expect), seat
+    assert_matches_fresh_encoder(env, range(n))
+    play(e, (Head.PLAYER, 1))
+    v = env.encoder.encode(e, HUN)[s]
+    assert v[nn + n + (HUN - HUN) % n] == 1 and v[nn + n + (BYZ - HUN) % n] == 0 and v[nn + 2 * n + 1] == 0
+    assert_matches_fresh_encoder(env, range(n))
+    one_round(e)
+    one_round(e)
+    assert e.multi_war is None and not env.encoder.encode(e, GH)[s].any()
+    assert_matches_fresh_encoder(env, range(n))
+
+
+# ------------------------------------------------------------------------------------ fuzz ----
+def force_three_party_regions(e):
+    """Right of way 0-1, 1-2, 2-3 (for the whole game), war between the other pairs; every army of a
+    seat gets 2 LI of a right-of-way partner beside it (a guest) and every war wagon 3 HI, every seat
+    3000 fl: entries then meet a host with a guest, either both opponents or one a partner."""
+    n = e.num_players
+    pairs = [(p, p + 1) for p in range(n - 1)]
+    for a, b in pairs:
+        e._conclude({"from": a, "to": b, "kind": Treaty.RIGHT_OF_WAY, "term": 5, "fee": 0, "amount": 0,
+                     "payer": -1, "secret": False})
+    for t in e.treaties:
+        t["until"] = 0
+    for p in range(n):
+        e._bank(p, 3000)
+        for q in range(n):
+            if q != p and (min(p, q), max(p, q)) not in pairs:
+                e.at_war[p][q] = True
+    for o in [o for o in e.objs.values() if o[1] == WAR_WAGON and o[3] >= 0]:
+        k = min(3, e.unit_supply[o[0]][HI])
+        e.unit_supply[o[0]][HI] -= k
+        e._add_units(o[0], o[3], HI, k)
+    for host in range(n):
+        for y in e.land_nodes:
+            if not e.army[host][y] or e.barb_total[y] or e.controller(y) != host:
+                continue
+            guest = random.Random(y).choice([g for g in (host - 1, host + 1) if 0 <= g < n])
+            k = min(2, e.unit_supply[guest][LI])
+            if k and not any(e.army[q][y] for q in range(n) if q != host):
+                e.unit_supply[guest][LI] -= k
+                e._add_units(guest, y, LI, k)
+    e._refresh_treaty_index()
+
+
+def test_fuzz_multi_party_wars():
+    """Random play forced towards regions of a host and its treaty guest (see above), the random player
+    preferring carriers, loading and steps: runs until multi-party wars made the attacker choose, fought
+    a second battle, ended in a conquest and ended with the attacker gone, and an entry left the attacker
+    beside a partner's army; the package invariants after every step (no two hostile armies share a
+    region outside a battle or a pending multi-party war), the cached encoder equal to a fresh one
+    whenever a sequence is pending or has just ended."""
+    seen = {"choice": 0, "second battle": 0, "conquered": 0, "attacker gone": 0, "beside a partner": 0}
+    n = 4
+    env = TabletopEnv(SPEC, num_players=n, num_rounds=8, max_turns=100_000, diplomacy_offers=0)
+    steps = 0
+    for seed in range(20):
+        env.reset(seed=seed)
+        pick = random.Random(seed)
+        forced = False
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            e = env.engine
+            if not forced and e.setup_done:
+                force_three_party_regions(e)
+                forced = True
+            legal = [int(i) for i in np.flatnonzero(obs["action_mask"])]
+            names = {i: env.action_name(i) for i in legal}
+            if e.phase == Phase.WAR_TURN and pick.random() < 0.7:
+                legal = [i for i in legal if names[i].startswith("OBJECT(")] or legal
+            elif e.phase == Phase.MOVE and pick.random() < 0.8:
+                legal = [i for i in legal if names[i].startswith(("LOAD(", "NODE("))] or legal
+            mw = e.multi_war
+            before = None if mw is None else (mw["node"], mw["attacker"], len(mw["fought"]))
+            battle = None if e.bt is None or e.bt["naval"] else (e.bt["node"], e.bt["owners"][0])
+            seen["choice"] += e.phase == Phase.NEXT_OPPONENT
+            env.step(pick.choice(legal))
+            steps += 1
+            check_invariants(env)
+            mw = e.multi_war
+            if mw is not None:
+                seen["second battle"] += e.bt is not None and len(mw["fought"]) > 1
+                assert e.phase != Phase.NEXT_OPPONENT or len(mw["left"]) > 1 and -1 not in mw["left"]
+            if before is not None and mw is None:  # a sequence ended
+                y, p, _ = before
+                if e.army[p][y]:
+                    seen["conquered"] += e.sole_army(y, p)
+                else:
+                    seen["attacker gone"] += 1
+            if mw is not None and e.phase == Phase.NEXT_OPPONENT or before is not None and mw is None:
+                assert_matches_fresh_encoder(env, {e.current_player, 0} - {-1})
+            if battle is not None and e.bt is None and mw is None:  # a battle ended, no sequence pending
+                y, p = battle
+                seen["beside a partner"] += p >= 0 and e.army[p][y] > 0 and not e.sole_army(y, p)
+        assert env.engine.is_over
+        if all(seen.values()):
+            break
+    print(f"multi-party fuzz: {seed + 1} games, {steps} steps, {seen}")
+    assert all(seen.values()), seen
