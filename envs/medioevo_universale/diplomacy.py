@@ -159,9 +159,10 @@ class DiplomacyMixin:
         return len(sides) + (1 if self.barb_total[node] else 0)
 
     def _may_place(self, p: int, node: int, kind: int) -> bool:
-        """Purchases are placed in own regions, or in a partner's with a stationing / free-trade treaty."""
+        """Purchases are placed in own regions, or in a partner's with a stationing / free-trade treaty
+        where no other guest's army stands that p may not pass (it would face p outside a battle)."""
         c = self.controller(node)
-        return c == p or (c >= 0 and self.has_treaty(p, c, kind))
+        return c == p or (c >= 0 and self.has_treaty(p, c, kind) and not self._opposing_army(p, node))
 
     def _placement_regions(self, p: int, kind: int) -> list[int]:
         """The land regions where ``_may_place(p, region, kind)`` holds, in node order. Without such a
@@ -170,7 +171,7 @@ class DiplomacyMixin:
         partners = [q for q in range(self.num_players) if q != p and self.has_treaty(p, q, kind)]
         if not partners:
             return regions[p]
-        return sorted(n for q in [p] + partners for n in regions[q])
+        return sorted(regions[p] + [n for q in partners for n in regions[q] if not self._opposing_army(p, n)])
 
     def _armed_entry_ok(self, p: int, y: int) -> bool:
         """Whether an army of p may enter land region y: battles against every army there that is not a

@@ -221,6 +221,22 @@ def test_observation_shows_the_pending_sequence_to_every_seat():
     assert_matches_fresh_encoder(env, range(n))
 
 
+def test_no_purchase_beside_a_guest_the_buyer_may_not_pass():
+    """Found by the fuzz below: HRE's stationing partner HUN hosts BYZ's army in Pressburg; a unit HRE
+    bought there would stand beside BYZ's army (no treaty between them) outside a battle, and would be
+    left facing it once HUN's army leaves: Pressburg is no placement region for HRE while BYZ is there."""
+    e = war_engine()
+    treaty(e, HUN, BYZ)
+    treaty(e, HRE, HUN, Treaty.STATIONING)
+    pressburg = put(e, HUN, "Pressburg", LI=1)
+    assert e.unit_place_ok(HRE, pressburg) and pressburg in e.unit_places(HRE)
+    put(e, BYZ, "Pressburg", LI=1)
+    assert e.controller(pressburg) == HUN
+    assert not e.unit_place_ok(HRE, pressburg) and pressburg not in e.unit_places(HRE)
+    treaty(e, HRE, BYZ)  # a right-of-way partner's army is no obstacle
+    assert e.unit_place_ok(HRE, pressburg) and pressburg in e.unit_places(HRE)
+
+
 # ------------------------------------------------------------------------------------ fuzz ----
 def force_three_party_regions(e):
     """Right of way 0-1, 1-2, 2-3 (for the whole game), war between the other pairs, every seat 3000 fl;
