@@ -748,6 +748,10 @@ class BattleMixin:
                 self._end_movement()
             return
         if self.battle_after in ("events", "deficit", "card"):  # phase 2, last revolt check, bankruptcy, card
+            war = self.barbarian_war
+            seat = war["first"] if war is not None and war["first"] >= 0 else dfn  # the seat a bankruptcy resumes
+            if self._next_barbarian_battle(node):
+                return
             after, self.battle_after = self.battle_after, "move"
             if self.barb_total[node] and not any(self.army[q][node] for q in range(self.num_players)):
                 self._barbarian_raid(node)
@@ -756,7 +760,7 @@ class BattleMixin:
             elif after == "card":
                 self._card_battle_over()  # cards.py: Intrigant 15, Tempelritter 34
             else:
-                self._after_deficit_action(dfn)
+                self._after_deficit_action(seat)
             return
         if in_sequence:
             if self.army[att][node]:
@@ -810,6 +814,42 @@ class BattleMixin:
             for oid in galleys:
                 if oid in bt["crewed"] and not sum(self.cargo[oid]) and int(self.rng.integers(1, 9)) <= 3:
                     self._remove_object(oid)
+
+    def _barbarians_attack(self, node: int, first: int, after: str, invade: bool = False) -> bool:
+        """Barbarians that appeared in land region ``node`` fight every player's army there, one battle after
+        another (spec 5.15: "Man muss nacheinander mit jedem Gegner kämpfen"): ``first`` (when it has an army
+        there), then the others in turn order (ASSUMPTION); treaty guests fight as well. ``after`` is what the
+        last battle's end resumes; ``invade``: each battle opens W-INVADE (cards.py). True when one began."""
+        defenders = [q for q in ([first] if first >= 0 else []) + [q for q in self.order if q != first]
+                     if self.army[q][node]]
+        if not defenders:
+            return False
+        self.battle_after = after
+        self.barbarian_war = {"node": node, "first": first, "left": defenders[1:], "fought": defenders[:1],
+                              "invade": invade}
+        self._barbarian_battle(node, defenders[0], invade)
+        return True
+
+    def _barbarian_battle(self, node: int, defender: int, invade: bool) -> None:
+        if invade:
+            self._invaded(node, -1, defender)  # W-INVADE (cards.py), then the battle
+        else:
+            self._start_battle(node, -1, defender)
+
+    def _next_barbarian_battle(self, node: int) -> bool:
+        """After a battle of a barbarian war: while barbarians are left, the next army there; True when a
+        battle began, otherwise the barbarian war is over."""
+        war = self.barbarian_war
+        if war is None or war["node"] != node:
+            return False
+        left = [q for q in war["left"] if self.army[q][node]]
+        if self.barb_total[node] and left:
+            war["left"] = left[1:]
+            war["fought"].append(left[0])
+            self._barbarian_battle(node, left[0], war["invade"])
+            return True
+        self.barbarian_war = None
+        return False
 
     def _barbarian_raid(self, node: int) -> None:
         """Spec 5.20: barbarians alone destroy buildings, transports, siege engines and cubes."""

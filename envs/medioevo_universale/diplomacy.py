@@ -37,7 +37,8 @@ demanded sum) or ``CTRL(REJECT)``; payments are transferred on acceptance.
   Fees and payments are paid automatically, so they cannot be broken.
 * Control (G24): a treaty guest's army (right of way or stationing) leaves the region's control
   with its host. Guests leave (their units there go back to the supply, ASSUMPTION) when the treaty
-  that allowed them ends, and before barbarians fight the host there, so battles stay two-sided.
+  that allowed them ends. Barbarians arriving there fight the host and its guests one after another
+  (``combat._barbarians_attack``); an army entering fights every army it may not pass (spec 5.15).
 * Not built: defence and attack pacts with lent units (G71; the TREATY head reserves their slots).
 
 Team game (variant 8.4, option ``teams``): the team score is the sum of its members' EP and every
@@ -244,19 +245,6 @@ class DiplomacyMixin:
             if k:
                 self._add_units(p, node, t, -k)
                 self.unit_supply[p][min(t, 4)] += k
-
-    def _evict_guests(self, node: int, keep: int = -1) -> None:
-        """Before barbarians fight in a region, every army but one leaves it (battles stay two-sided):
-        ``keep``, else the controller's, else the first in seat order."""
-        present = [p for p in range(self.num_players) if self.army[p][node]]
-        if len(present) < 2 and (keep < 0 or not present or present[0] == keep):
-            return
-        if keep < 0:
-            c = self.controller(node)
-            keep = c if c in present else present[0]
-        for p in present:
-            if p != keep:
-                self._withdraw_army(p, node)
 
     def _charge_sale_fee(self, p: int, node: int) -> None:
         """[SRC] example: a trade treaty may cost 50 fl per sale action, paid to the host."""

@@ -265,11 +265,7 @@ class EventsMixin:
             self._resume_events()
             return
         self._remove_markers(node)
-        self._evict_guests(node)  # treaty guests leave: the battle stays two-sided
-        defender = next((q for q in range(self.num_players) if self.army[q][node]), -1)
-        if defender >= 0:
-            self.battle_after = "events"
-            self._start_battle(node, -1, defender)
+        if self._barbarians_attack(node, -1, "events"):  # every army there, one after another (combat.py)
             return
         self._barbarian_raid(node)
         self._resume_events()
@@ -347,10 +343,7 @@ class EventsMixin:
         if not self._spawn_horde(node):
             return False
         self._remove_markers(node)
-        self._evict_guests(node, keep=p)  # treaty guests leave: the battle stays two-sided
-        if self.army[p][node]:
-            self.battle_after = "events"
-            self._invaded(node, -1, p)  # W-INVADE (cards.py), then the battle; its end resumes the revolts
+        if self._barbarians_attack(node, p, "events", invade=True):  # p's army first; the end resumes the revolts
             return True
         self._barbarian_raid(node)
         return False

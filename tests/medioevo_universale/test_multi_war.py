@@ -237,6 +237,27 @@ def test_no_purchase_beside_a_guest_the_buyer_may_not_pass():
     assert e.unit_place_ok(HRE, pressburg) and pressburg in e.unit_places(HRE)
 
 
+def test_barbarians_fight_the_host_and_then_its_guest():
+    """A revolt in HUN's Pressburg where HRE's army stands as a right-of-way guest: "Man muss nacheinander
+    mit jedem Gegner kämpfen" read for the barbarians (ASSUMPTION): the revolt's player first, then the
+    guest, each a complete battle; phase 2 resumes after the last one."""
+    e = war_engine()
+    treaty(e, HRE, HUN)
+    pressburg = put(e, HUN, "Pressburg", LI=1)
+    put(e, HRE, "Pressburg", HI=1)
+    e.horde, e.barb_dice = [3, 0, 0], [1, 1, 5]  # 3 LI rolling 5 / 1
+    e.ev_stage, e.buildup_left = "buildup", 3
+    e.rng = ScriptedRng([1, 1, 1] + [1, 1, 8])
+    assert e._place_revolt(HUN, pressburg)
+    assert e.bt["owners"] == [-1, HUN] and e.army[HRE][pressburg] == 1  # the guest stays and waits
+    play(e, (Head.DICE, 0))  # HUN 1 - 1 (malus) against 5: its LI falls; the barbarians lose 1 LI
+    assert e.army[HUN][pressburg] == 0 and e.barb_total[pressburg] == 2
+    assert e.bt["owners"] == [-1, HRE] and e.barbarian_war["left"] == []
+    play(e, (Head.DICE, 0))  # HRE 8 against 5: 1 hit, the barbarians' loss value the other
+    assert e.bt is None and e.barbarian_war is None and e.barb_total[pressburg] == 0
+    assert e.units[HRE][pressburg * NT + HI] == 1 and e.phase == Phase.BUILDUP
+
+
 # ------------------------------------------------------------------------------------ fuzz ----
 def force_three_party_regions(e):
     """Right of way 0-1, 1-2, 2-3 (for the whole game), war between the other pairs, every seat 3000 fl;
@@ -310,7 +331,7 @@ def test_fuzz_multi_party_wars(n):
     region outside a battle or a pending multi-party war), the cached encoder equal to a fresh one
     whenever a sequence is pending or has just ended."""
     seen = {"choice": 0, "second battle": 0, "conquered": 0, "attacker gone": 0, "beside a partner": 0,
-            "fresh encoder checks": 0}
+            "barbarians fight a second army": 0, "fresh encoder checks": 0}
     env = TabletopEnv(SPEC, num_players=n, num_rounds=8, max_turns=100_000, diplomacy_offers=0)
     steps = 0
     for seed in range(GAMES):
@@ -348,6 +369,8 @@ def test_fuzz_multi_party_wars(n):
             if mw is not None and e.phase == Phase.NEXT_OPPONENT or before is not None and mw is None:
                 assert_matches_fresh_encoder(env, {e.current_player, 0} - {-1})
                 seen["fresh encoder checks"] += 1
+            war = e.barbarian_war
+            seen["barbarians fight a second army"] += war is not None and e.bt is not None and len(war["fought"]) > 1
             if battle is not None and e.bt is None and mw is None:  # a battle ended, no sequence pending
                 y, p = battle
                 seen["beside a partner"] += p >= 0 and e.army[p][y] > 0 and not e.sole_army(y, p)
