@@ -1,4 +1,7 @@
-"""Land battles (spec 5.10, 5.11, 5.15 two parties, 5.16 conquest EP, 5.20 barbarian AI).
+"""Land battles (spec 5.10, 5.11, 5.15, 5.16 conquest EP, 5.20 barbarian AI).
+
+Every battle has two parties; several armies in a region fight one battle after another (spec 5.15):
+an entering army's sequence is in movement.py, barbarians fighting every army of a region here.
 
 A battle is a list of tasks run in order; a task that needs a decision sets ``phase`` and
 ``actor`` and returns, and the decision's ``apply`` resumes the run. Sides: 0 = attacker,
