@@ -295,8 +295,9 @@ class BattleMixin:
             bt["taken"] = []
             return False
         if name == "retreat_move":
-            if not self.side_size(0):
-                return False
+            if not self.side_size(0) or not self.retreat_destinations():
+                return False  # ASSUMPTION: the way back was lost during the round (Kartografie moved the unit
+                # holding it): the army stays and the battle goes on
             self._decide(0, Phase.RETREAT_TO)
             return True
         if name == "end_round":

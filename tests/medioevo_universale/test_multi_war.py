@@ -16,7 +16,7 @@ from envs.medioevo_universale.diplomacy import Treaty
 from .test_encoder_cache import assert_matches_fresh_encoder
 from .test_fuzz import check_invariants
 from .test_rules import NT, node
-from .test_war import DONE, ScriptedRng, play, put, war_engine
+from .test_war import DONE, ScriptedRng, fight, play, put, war_engine
 
 HRE, HUN, BYZ, GH = 0, 1, 2, 3
 GAMES = 8  # forced fuzz games (seed 0 alone shows every case)
@@ -256,6 +256,23 @@ def test_barbarians_fight_the_host_and_then_its_guest():
     play(e, (Head.DICE, 0))  # HRE 8 against 5: 1 hit, the barbarians' loss value the other
     assert e.bt is None and e.barbarian_war is None and e.barb_total[pressburg] == 0
     assert e.units[HRE][pressburg * NT + HI] == 1 and e.phase == Phase.BUILDUP
+
+
+def test_a_retreat_whose_destination_is_lost_during_the_round_stays():
+    """Found by the fuzz below (Kartografie moved the unit that held the only retreat region out of it):
+    when no retreat region is left at the end of the round the army stays and the battle goes on
+    (ASSUMPTION) instead of a decision without a legal move."""
+    e = war_engine()
+    pressburg, prag = put(e, HRE, "Pressburg", HI=3), node("Prag")
+    put(e, HUN, "Pressburg", LI=4)
+    e._new_object(HRE, WAR_WAGON, 1, pressburg)
+    fight(e, "Pressburg", HRE, HUN, [1, 1, 2, 1, 1, 2] * 2)
+    one_round(e)
+    assert e.phase == Phase.AFTER_ROUND and e.retreat_destinations() == [prag]
+    play(e, (Head.CTRL, Ctrl.RETREAT))
+    put(e, GH, "Prag", LI=1)  # the way back is lost while the round is fought
+    one_round(e)
+    assert e.bt is not None and e.phase == Phase.AFTER_ROUND and e.army[HRE][pressburg] == 3
 
 
 # ------------------------------------------------------------------------------------ fuzz ----
