@@ -19,7 +19,7 @@ from .test_rules import NT, node
 from .test_war import DONE, ScriptedRng, fight, play, put, war_engine
 
 HRE, HUN, BYZ, GH = 0, 1, 2, 3
-GAMES = 8  # forced fuzz games (seed 0 alone shows every case)
+GAMES = 8  # forced fuzz games per player count
 WIN = [1, 1, 8, 1, 1, 1]  # the attacker rolls 8 / 1, the defender 1 / 1: 3 HI destroy 1 LI, no loss
 LOSE = [1, 1, 1, 4, 1, 8]  # 2 LI roll 1 / 1 against 3 LI with 8 / 1: the attacker is destroyed
 
@@ -343,10 +343,11 @@ def towards_crowded_regions(e, legal, codec, pick):
 def test_fuzz_multi_party_wars(n):
     """Random play forced towards regions of a host and its treaty guest (see above), the random player
     preferring carriers, loading and steps into them: multi-party wars make the attacker choose, fight a
-    second battle, end in a conquest and end with the attacker gone, and entries leave the attacker
-    beside a partner's army; the package invariants after every step (no two hostile armies share a
-    region outside a battle or a pending multi-party war), the cached encoder equal to a fresh one
-    whenever a sequence is pending or has just ended."""
+    second battle, end in a conquest (with its EP) and end with the attacker gone, entries leave the
+    attacker beside a partner's army (no conquest), and barbarians fight a second army of a region; the
+    package invariants after every step (no two hostile armies share a region outside a battle or a
+    pending multi-party war), the cached encoder equal to a fresh one whenever a sequence is pending or
+    has just ended, and the observation in its space now and then."""
     seen = {"choice": 0, "second battle": 0, "conquered": 0, "attacker gone": 0, "beside a partner": 0,
             "barbarians fight a second army": 0, "fresh encoder checks": 0}
     env = TabletopEnv(SPEC, num_players=n, num_rounds=8, max_turns=100_000, diplomacy_offers=0)
@@ -369,7 +370,10 @@ def test_fuzz_multi_party_wars(n):
             mw = e.multi_war
             before = None if mw is None else (mw["node"], mw["attacker"], len(mw["fought"]))
             battle = None if e.bt is None or e.bt["naval"] else (e.bt["node"], e.bt["owners"][0])
+            conquests = sum(e.stat_conquered)
             seen["choice"] += e.phase == Phase.NEXT_OPPONENT
+            if pick.random() < 0.02:
+                testing.observation_in_space(env, agent, obs)
             env.step(pick.choice(legal))
             steps += 1
             check_invariants(env)
@@ -379,8 +383,11 @@ def test_fuzz_multi_party_wars(n):
                 assert e.phase != Phase.NEXT_OPPONENT or len(mw["left"]) > 1 and -1 not in mw["left"]
             if before is not None and mw is None:  # a sequence ended
                 y, p, _ = before
-                if e.army[p][y]:
-                    seen["conquered"] += e.sole_army(y, p)
+                if e.army[p][y] and e.sole_army(y, p):  # conquered: the EP once per region and round
+                    assert y in e.conquered_round or not e.board.inhabited[y] or e.home_owner[y] == p
+                    seen["conquered"] += 1
+                elif e.army[p][y]:
+                    assert sum(e.stat_conquered) == conquests  # another army is left: no conquest
                 else:
                     seen["attacker gone"] += 1
             if mw is not None and e.phase == Phase.NEXT_OPPONENT or before is not None and mw is None:
@@ -390,7 +397,9 @@ def test_fuzz_multi_party_wars(n):
             seen["barbarians fight a second army"] += war is not None and e.bt is not None and len(war["fought"]) > 1
             if battle is not None and e.bt is None and mw is None:  # a battle ended, no sequence pending
                 y, p = battle
-                seen["beside a partner"] += p >= 0 and e.army[p][y] > 0 and not e.sole_army(y, p)
+                if p >= 0 and e.army[p][y] > 0 and not e.sole_army(y, p):
+                    assert sum(e.stat_conquered) == conquests  # the partner's army is left: no conquest
+                    seen["beside a partner"] += 1
         assert env.engine.is_over
     print(f"multi-party fuzz, {n} players: {GAMES} games, {steps} steps, {seen}")
     assert all(seen.values()), seen
