@@ -726,7 +726,7 @@ class BattleMixin:
             if p >= 0 and o < 0:
                 self._gain_ep(p, -1, "lost_to_barbarians")
         in_sequence = self.in_multi_war(node, att)  # one of several battles (spec 5.15, movement.py)
-        conquers = alive[0] and not alive[1] and att >= 0 and not in_sequence and self.sole_army(node, att)
+        conquers = alive[0] and not alive[1] and att >= 0 and not in_sequence and self.conquers(node, att)
         if alive[0] and not alive[1] and att >= 0 and bt["home_barbarians"]:
             self._gain_ep(att, 1, "revolt_suppressed")
         elif conquers:
@@ -735,29 +735,13 @@ class BattleMixin:
         if bt["naval"]:
             self._end_naval(bt)
         self.bt = None
-        if bt["naval"]:
-            events = self.battle_after == "events"
-            self.battle_after = "move"
-            winner = -2
-            if alive[0] != alive[1]:
-                winner, loser = (att, dfn) if alive[0] else (dfn, att)
-            if winner == -1:
-                self._barbarian_raid(node)  # barbarians destroy the ships left in the zone
-            elif winner >= 0 and loser >= 0:
-                self._start_conquest(node, winner, loser, buildings=False)  # G42: empty ships
-                return
-            if events:
-                self._resume_events()
-            else:
-                self._end_movement()
-            return
         if self.battle_after in ("events", "deficit", "card"):  # phase 2, last revolt check, bankruptcy, card
             war = self.barbarian_war
             seat = war["first"] if war is not None and war["first"] >= 0 else dfn  # the seat a bankruptcy resumes
             if self._next_barbarian_battle(node):
                 return
             after, self.battle_after = self.battle_after, "move"
-            if self.barb_total[node] and not any(self.army[q][node] for q in range(self.num_players)):
+            if self._barbarians_alone(node):
                 self._barbarian_raid(node)
             if after == "events":
                 self._resume_events()
@@ -765,6 +749,9 @@ class BattleMixin:
                 self._card_battle_over()  # cards.py: Intrigant 15, Tempelritter 34
             else:
                 self._after_deficit_action(seat)
+            return
+        if bt["naval"]:
+            self._after_naval_entry_battle(node, att, dfn, alive)
             return
         if in_sequence:
             if self.army[att][node]:
@@ -780,6 +767,23 @@ class BattleMixin:
                 self._start_conquest(node, winner, loser, buildings=alive[0])
                 return
         self._end_movement()
+
+    def _after_naval_entry_battle(self, node: int, att: int, dfn: int, alive: list[bool]) -> None:
+        """G42: the winner captures or plunders the loser's ships left afloat at once, before the next battle
+        of a multi-party war (ASSUMPTION: "jede Schlacht wird für sich komplett abgehandelt"); barbarians
+        that are left alone destroy them."""
+        if alive[0] != alive[1]:
+            winner, loser = (att, dfn) if alive[0] else (dfn, att)
+            if winner >= 0 and loser >= 0:
+                self._start_conquest(node, winner, loser, buildings=False)  # its end: ``entry_battle_over``
+                return
+            if winner < 0 and self._barbarians_alone(node):
+                self._barbarian_raid(node)
+        self.entry_battle_over()  # the next battle of a multi-party war, or the end of the movement
+
+    def _barbarians_alone(self, node: int) -> bool:
+        """Barbarians and no player's fighting force (an army; at sea a galley with units aboard)."""
+        return bool(self.barb_total[node]) and not any(self._force_at(q, node) for q in range(self.num_players))
 
     def _conquest_ep(self, node: int, att: int) -> None:
         """Spec 6: conquering an inhabited region outside the own start empire, once per region and round."""
@@ -820,12 +824,13 @@ class BattleMixin:
                     self._remove_object(oid)
 
     def _barbarians_attack(self, node: int, first: int, after: str, invade: bool = False) -> bool:
-        """Barbarians that appeared in land region ``node`` fight every player's army there, one battle after
-        another (spec 5.15: "Man muss nacheinander mit jedem Gegner kämpfen"): ``first`` (when it has an army
-        there), then the others in turn order (ASSUMPTION); treaty guests fight as well. ``after`` is what the
-        last battle's end resumes; ``invade``: each battle opens W-INVADE (cards.py). True when one began."""
+        """Barbarians that appeared in ``node`` fight every player's army there (at sea: every player's
+        galleys with units aboard, spec 5.13), one battle after another (spec 5.15: "Man muss nacheinander mit
+        jedem Gegner kämpfen"): ``first`` (when it has an army there), then the others in turn order
+        (ASSUMPTION); treaty guests fight as well. ``after`` is what the last battle's end resumes; ``invade``:
+        each battle opens W-INVADE (cards.py). True when one began."""
         defenders = [q for q in ([first] if first >= 0 else []) + [q for q in self.order if q != first]
-                     if self.army[q][node]]
+                     if self._force_at(q, node)]
         if not defenders:
             return False
         self.battle_after = after
@@ -835,7 +840,9 @@ class BattleMixin:
         return True
 
     def _barbarian_battle(self, node: int, defender: int, invade: bool) -> None:
-        if invade:
+        if self.board.is_sea[node]:
+            self._naval_battle_vs(node, -1, defender)  # movement.py
+        elif invade:
             self._invaded(node, -1, defender)  # W-INVADE (cards.py), then the battle
         else:
             self._start_battle(node, -1, defender)
@@ -846,7 +853,7 @@ class BattleMixin:
         war = self.barbarian_war
         if war is None or war["node"] != node:
             return False
-        left = [q for q in war["left"] if self.army[q][node]]
+        left = [q for q in war["left"] if self._force_at(q, node)]
         if self.barb_total[node] and left:
             war["left"] = left[1:]
             war["fought"].append(left[0])

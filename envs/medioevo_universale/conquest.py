@@ -48,7 +48,7 @@ class ConquestMixin:
                 return
             self._resolve_conquest_item(moves[0])
         self.conquest = None
-        self._end_movement()
+        self.entry_battle_over()  # at sea a multi-party war may go on (movement.py)
 
     def conquest_item(self) -> tuple:
         return self.conquest["items"][0]

@@ -249,6 +249,7 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         self.bt: dict | None = None  # the battle in progress
         self.multi_war: dict | None = None  # spec 5.15: the battles of one entry against several opponents
         self.barbarian_war: dict | None = None  # spec 5.15: barbarians fighting several armies of a region
+        self.entry_host = -1  # the controller of the land region an armed entry of this movement went into
         self.battle_return = (0, 0)
         self.carrier = -1  # the moving carrier (object id, or -1 = army on foot)
         self.foot_node = -1

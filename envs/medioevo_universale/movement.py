@@ -321,7 +321,7 @@ class WarMixin:
         if self.board.is_sea[y]:
             if self._hostile_galleys(p, y):
                 self._stop_carrier()
-                self._start_naval_battle(p, y)
+                self._attack_all(p, y, self._sea_opponents(p, y))
             return
         # entering a land region with an army (spec 5.9 entry effects)
         hostile = self._opposing_army(p, y)
@@ -331,15 +331,11 @@ class WarMixin:
                 self._end_movement()
             return
         self.warlord_entry(p, y)  # Kriegsfürst 6: remember the MP the entry takes (cards.py)
+        self.entry_host = ctrl  # whether the battles here can conquer the region (``conquers``)
         self._stop_carrier()
         self._disembark(p, y)
         if hostile:
-            opponents = self._opponents_at(p, y)
-            if len(opponents) > 1:  # spec 5.15: one battle after another
-                self.multi_war = {"node": y, "attacker": p, "left": opponents, "fought": []}
-                self._next_opponent_battle()
-                return
-            self._attack_opponent(p, y, opponents[0])
+            self._attack_all(p, y, self._opponents_at(p, y))
         elif ctrl < 0:
             if self._spawn_horde(y):
                 self._start_battle(y, p, -1)
@@ -361,11 +357,51 @@ class WarMixin:
         players = [q for q in range(self.num_players) if q != p and army[q][y] and not self.may_pass(p, q)]
         return [-1] + players if self.barb_total[y] else players
 
+    def _sea_opponents(self, p: int, sea: int) -> list[int]:
+        """The parties a galley with units of p entering ``sea`` fights (spec 5.13): barbarian galleys (-1)
+        first, then every player with a galley there that is not peaceful with p (a treaty or a
+        ceasefire); a player whose galleys there are all empty loses them without a battle (G42)."""
+        players = [q for q in range(self.num_players) if q != p and not self.peaceful(p, q)
+                   and self._galleys_at(q, sea)]
+        return [-1] + players if self.barb_total[sea] else players
+
+    def _galleys_at(self, q: int, sea: int) -> list[int]:
+        return [oid for oid, o in self.objs.items() if o[O_NODE] == sea and o[0] == q and o[O_KIND] == GALLEY]
+
+    def crews_at(self, q: int, sea: int) -> bool:
+        """Whether q has a galley with units aboard in ``sea``: its fighting force there."""
+        return any(sum(self.cargo[oid]) for oid in self._galleys_at(q, sea))
+
+    def _party_at(self, q: int, node: int) -> bool:
+        """Whether party q (-1: barbarians) is still in node: an army on land; at sea a galley, crewed or
+        empty (empty ones are taken, G42)."""
+        if q < 0:
+            return bool(self.barb_total[node])
+        return bool(self._galleys_at(q, node)) if self.board.is_sea[node] else bool(self.army[q][node])
+
+    def _force_at(self, p: int, node: int) -> bool:
+        """Whether player p can still fight in node: an army on land, a galley with units aboard at sea."""
+        return self.crews_at(p, node) if self.board.is_sea[node] else bool(self.army[p][node])
+
+    def _attack_all(self, p: int, y: int, opponents: list[int]) -> None:
+        """Spec 5.15: one opponent -> one battle; several -> one battle after another (``multi_war``)."""
+        if len(opponents) > 1:
+            self.multi_war = {"node": y, "attacker": p, "left": opponents, "fought": []}
+            self._next_opponent_battle()
+        else:
+            self._attack_opponent(p, y, opponents[0])
+
     def _attack_opponent(self, p: int, y: int, q: int) -> None:
-        """A battle of p's army in y against q (-1: barbarians); an attack on a player is an act of war."""
+        """A battle of p's army in y against q (-1: barbarians); an attack on a player is an act of war.
+        At sea a player without units aboard loses its ships at once (G42: captured or plundered)."""
         if q >= 0:
             self._act_of_war(p, q)
-        self._invaded(y, p, q)  # W-INVADE, then the battle (cards.py)
+        if not self.board.is_sea[y]:
+            self._invaded(y, p, q)  # W-INVADE, then the battle (cards.py)
+        elif q >= 0 and not self.crews_at(q, y):
+            self._start_conquest(y, p, q, buildings=False)  # its end goes on with the sequence (conquest.py)
+        else:
+            self._naval_battle_vs(y, p, q)
 
     def in_multi_war(self, node: int, attacker: int) -> bool:
         """Whether a battle of ``attacker`` in ``node`` is one of the battles of the pending multi-party war."""
@@ -373,13 +409,13 @@ class WarMixin:
         return mw is not None and mw["node"] == node and mw["attacker"] == attacker and self.battle_after == "move"
 
     def _next_opponent_battle(self) -> None:
-        """Spec 5.15 "Man muss nacheinander mit jedem Gegner kämpfen": while the attacker's army holds the
-        region and opponents are left, the next battle starts (barbarians first; among several players
-        the attacker chooses, NEXT_OPPONENT); then the sequence ends."""
+        """Spec 5.15 "Man muss nacheinander mit jedem Gegner kämpfen": while the attacker can fight there
+        and opponents are left, the next battle starts (barbarians first; among several players the
+        attacker chooses, NEXT_OPPONENT); then the sequence ends."""
         mw = self.multi_war
         y, p = mw["node"], mw["attacker"]
-        left = mw["left"] = [q for q in mw["left"] if (self.barb_total[y] if q < 0 else self.army[q][y])]
-        if not left or not self.army[p][y]:
+        left = mw["left"] = [q for q in mw["left"] if self._party_at(q, y)]
+        if not left or not self._force_at(p, y):
             self._finish_multi_war()
         elif left[0] < 0 or len(left) == 1:
             self._fight_next(left[0])
@@ -403,35 +439,37 @@ class WarMixin:
     def _finish_multi_war(self) -> None:
         """GEBIETE EROBERN: "Überlebt nur das angreifende Heer die Schlacht(en) ... erobert der Angreifer das
         Gebiet": the conquest (EP and decisions over every beaten player's objects) only when the attacker's
-        army is the only one left; otherwise the movement just ends (ASSUMPTION, the docs)."""
+        army is the only one left; otherwise the movement just ends (ASSUMPTION, the docs). At sea nothing
+        is conquered: each battle took the beaten side's empty ships at once (G42, ASSUMPTION)."""
         mw, self.multi_war = self.multi_war, None
         y, p = mw["node"], mw["attacker"]
-        if self.army[p][y] and self.sole_army(y, p):
+        if not self.board.is_sea[y] and self.conquers(y, p):
             beaten = [q for q in mw["fought"] if q >= 0]
             self._conquest_ep(y, p)
             self._start_conquest(y, p, beaten[0] if beaten else -1, buildings=True, more_losers=beaten[1:])
             return
         self._end_movement()
 
+    def entry_battle_over(self) -> None:
+        """After a battle an entry started (and the ships it took at sea): the next battle of a pending
+        multi-party war, or the end of the movement."""
+        if self.multi_war is not None:
+            self._next_opponent_battle()
+        else:
+            self._end_movement()
+
     def sole_army(self, node: int, p: int) -> bool:
         """Whether no other party than p has an army in ``node``."""
         return not self.barb_total[node] and not any(
             self.army[q][node] for q in range(self.num_players) if q != p)
 
-    def _start_naval_battle(self, p: int, sea: int) -> None:
-        """Spec 5.13: hostile galleys in the sea zone -> a naval battle against their owner (the first
-        in turn order when several are there); empty hostile ships are captured or plundered (G42)."""
-        if self.barb_total[sea]:  # barbarians are always attacked first (spec 5.15)
-            self._naval_battle_vs(sea, p, -1)
-            return
-        q = next(r for r in self.order if r != p and not self.peaceful(p, r) and any(
-            o[O_NODE] == sea and o[0] == r and o[O_KIND] == GALLEY for o in self.objs.values()))
-        self._act_of_war(p, q)
-        defenders = [oid for oid, o in self.objs.items() if o[O_NODE] == sea and o[0] == q and o[O_KIND] == GALLEY]
-        if not any(sum(self.cargo[oid]) for oid in defenders):
-            self._start_conquest(sea, p, q, buildings=False)
-            return
-        self._naval_battle_vs(sea, p, q)
+    def conquers(self, node: int, p: int) -> bool:
+        """GEBIETE EROBERN: p's army is the only one left in land region ``node``, and p did not enter it as
+        the guest of its controller. G24 / G35 (ASSUMPTION): a right-of-way / stationing partner keeps
+        control of its region while p's army stands there, also after p beat a third party's guest army
+        in it: no conquest EP, no decisions over the host's buildings and cubes."""
+        host = self.entry_host
+        return bool(self.army[p][node]) and self.sole_army(node, p) and not (host >= 0 and self.may_pass(p, host))
 
     def _naval_battle_vs(self, sea: int, p: int, q: int) -> None:
         """Crews of both sides leave their galleys for the battle's bookkeeping (-1: barbarians)."""
@@ -440,13 +478,12 @@ class WarMixin:
         for r in (p, q):
             if r < 0:
                 continue
-            for oid, o in self.objs.items():
-                if o[O_NODE] == sea and o[0] == r and o[O_KIND] == GALLEY:
-                    cargo = self.cargo[oid]
-                    for t in range(NT):
-                        if cargo[t]:
-                            self._add_units(r, sea, t, cargo[t])
-                            cargo[t] = 0
+            for oid in self._galleys_at(r, sea):
+                cargo = self.cargo[oid]
+                for t in range(NT):
+                    if cargo[t]:
+                        self._add_units(r, sea, t, cargo[t])
+                        cargo[t] = 0
         self._start_battle(sea, p, q)
 
     def _stop_carrier(self) -> None:
@@ -465,6 +502,7 @@ class WarMixin:
                 st[node * NT + t] += k
 
     def _end_movement(self) -> None:
+        self.entry_host = -1
         if self.hunter_arrival():  # Jäger 55 / 56: the end region reacts now (cards.py)
             return
         if self.warlord_resume():  # Kriegsfürst 6: half of the units move on (cards.py)
