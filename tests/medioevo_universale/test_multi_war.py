@@ -9,7 +9,7 @@ import pytest
 from envs.core import TabletopEnv, testing
 from envs.core.errors import IllegalActionError
 from envs.medioevo_universale import SPEC
-from envs.medioevo_universale.constants import CIVIL, HI, LI, WAR_WAGON, Ctrl, Head, Phase
+from envs.medioevo_universale.constants import CIVIL, GALLEY, HI, LI, WAR_WAGON, Ctrl, Head, Phase
 from envs.medioevo_universale.data import markers_feasible
 from envs.medioevo_universale.diplomacy import Treaty
 
@@ -403,3 +403,184 @@ def test_fuzz_multi_party_wars(n):
         assert env.engine.is_over
     print(f"multi-party fuzz, {n} players: {GAMES} games, {steps} steps, {seen}")
     assert all(seen.values()), seen
+
+
+# ------------------------------------------------------------------------------------- sea ----
+TYR = "Tyrrhenisches Meer (Tyrrhenian Sea)"
+AFLOAT = 5  # the 1d8 of a galley that lost its units: 4-8 it stays afloat, 1-3 it sinks
+
+
+def crew(e, p, where, level=1, **units):
+    """A galley of p at sea with units aboard (none: an empty galley)."""
+    oid = e._new_object(p, GALLEY, level, node(where))
+    for name, k in units.items():
+        t = {"LI": LI, "HI": HI}[name]
+        e.cargo[oid][t] += k
+        e.unit_supply[p][t] -= k
+    return oid
+
+
+def sea_engine(dice, hre_hi=3):
+    """HUN's and BYZ's level I galleys with 1 LI each in the Tyrrhenian Sea, HRE's level II galley with
+    ``hre_hi`` HI in Genua next to it; phase 5, HRE to move."""
+    e = war_engine()
+    crew(e, HUN, TYR, LI=1)
+    crew(e, BYZ, TYR, LI=1)
+    e._new_object(HRE, GALLEY, 2, node("Genua"))
+    put(e, HRE, "Genua", HI=hre_hi)
+    e._start_war()
+    e.rng = ScriptedRng(dice)
+    return e
+
+
+def sail(e):
+    """HRE's galley loads the whole army in Genua and enters the Tyrrhenian Sea."""
+    play(e, (Head.OBJECT, 0))
+    for _ in range(e.army[HRE][node("Genua")]):
+        play(e, (Head.LOAD, HI))
+    play(e, (Head.NODE, node(TYR)))
+
+
+def test_a_galley_fights_each_hostile_crew_and_takes_the_beaten_ships_after_each_battle():
+    """SEEKRIEG follows the land procedure ("folgen Seeschlachten in allen Einzelheiten der Prozedur für
+    Landschlachten"), MEHRPARTEIENKRIEG included: HRE picks BYZ first. "jede Schlacht wird für sich komplett
+    abgehandelt, bevor die nächste beginnt": the beaten BYZ's galley still afloat is captured or plundered
+    (G42) before the battle against HUN starts (ASSUMPTION); then HUN's two galleys."""
+    e = sea_engine((WIN + [AFLOAT]) * 2)
+    hun_spare = crew(e, HUN, TYR)  # an empty HUN galley beside the crewed one
+    tyr = node(TYR)
+    sail(e)
+    assert e.phase == Phase.NEXT_OPPONENT and e.actor == HRE and e.bt is None
+    assert e.legal_moves() == [(Head.PLAYER, 0), (Head.PLAYER, 1)]
+    play(e, (Head.PLAYER, 1))  # BYZ first
+    assert e.bt["naval"] and e.bt["owners"] == [HRE, BYZ] and not e.at_war[HRE][HUN]
+    one_round(e)  # HRE 8 + 1 (galley levels 2 against 1) beats BYZ's LI; its loss value 1 kills 1 HI
+    assert e.bt is None and e.multi_war["left"] == [HUN]
+    assert e.phase == Phase.CONQUEST and e.actor == HRE and e.conquest["loser"] == BYZ
+    byz_galley = e.conquest_item()[1]
+    play(e, (Head.CTRL, Ctrl.PLUNDER))
+    assert byz_galley not in e.objs
+    assert e.bt["owners"] == [HRE, HUN] and e.at_war[HRE][HUN]  # the second battle, at once
+    assert e.bt["galleys"][1] == [oid for oid, o in e.objs.items() if o[0] == HUN]  # both count (+1 each)
+    one_round(e)
+    assert e.bt is None and e.multi_war["left"] == []  # the sequence ends once HUN's ships are decided
+    assert e.phase == Phase.CONQUEST and [item[1] for item in e.conquest["items"]][-1] == hun_spare
+    play(e, (Head.CTRL, Ctrl.KEEP), (Head.CTRL, Ctrl.PLUNDER))
+    assert e.multi_war is None
+    assert sorted(o[0] for o in e.objs.values() if o[3] == tyr) == [HRE, HRE]
+    assert sum(e.cargo[e.slots[HRE][0]]) == 1 and not any(e.army[HRE])  # 3 HI, one lost per battle; aboard
+    assert e.phase == Phase.WAR_TURN and e.ep_events[HRE]["undeclared_attack"] == -6
+
+
+def test_an_empty_hostile_fleet_is_taken_in_its_turn_without_a_battle():
+    """G42: "Empty hostile galleys ... in a sea zone entered by your galley with units are captured or
+    plundered": BYZ has only an empty galley there; chosen first, it is taken at once (an act of war), and
+    the battle against HUN follows."""
+    e = sea_engine(WIN + [AFLOAT])
+    byz_galley = next(oid for oid, o in e.objs.items() if o[0] == BYZ)
+    e.unit_supply[BYZ][LI] += e.cargo[byz_galley][LI]
+    e.cargo[byz_galley][LI] = 0
+    sail(e)
+    play(e, (Head.PLAYER, 1))
+    assert e.bt is None and e.phase == Phase.CONQUEST and e.conquest_item() == ("o", byz_galley)
+    assert e.at_war[HRE][BYZ] and not e.at_war[HRE][HUN]
+    play(e, (Head.CTRL, Ctrl.KEEP))
+    assert e.objs[byz_galley][0] == HRE
+    assert e.bt["owners"] == [HRE, HUN] and e.bt["galleys"][0] == sorted([e.slots[HRE][0], byz_galley])
+    one_round(e)
+    play(e, (Head.CTRL, Ctrl.PLUNDER))
+    assert e.multi_war is None and e.phase == Phase.WAR_TURN
+    assert not any(o[0] in (HUN, BYZ) for o in e.objs.values())
+
+
+def test_barbarian_galleys_are_fought_first_at_sea():
+    """"sind Barbaren dort, muss ihnen immer der erste Angriff gelten" (barbarian galleys beside players'
+    crews: a constructed state); then HRE chooses."""
+    e = sea_engine(WIN)
+    tyr = node(TYR)
+    e._add_barb(tyr, 0, 1)
+    e.barb_supply[0] -= 1
+    e.barb_dice = [1, 1, 1]
+    sail(e)
+    assert e.bt["owners"] == [HRE, -1] and e.multi_war["left"] == [HUN, BYZ]
+    play(e, (Head.DICE, 0))
+    assert e.barb_total[tyr] == 0 and e.phase == Phase.NEXT_OPPONENT
+    assert len([o for o in e.objs.values() if o[3] == tyr]) == 3  # nothing to take from barbarians
+
+
+def test_a_beaten_attacker_ends_the_naval_sequence():
+    """HRE's single HI loses against HUN: its galley (afloat) goes to the winner (G42, G75) and BYZ is
+    never attacked."""
+    e = sea_engine(LOSE + [AFLOAT], hre_hi=1)
+    hun_galley = next(oid for oid, o in e.objs.items() if o[0] == HUN)
+    e.cargo[hun_galley][LI] += 2
+    e.unit_supply[HUN][LI] -= 2
+    sail(e)
+    play(e, (Head.PLAYER, 0))
+    play(e, (Head.DICE, 0), DONE, (Head.DICE, 0))
+    assert e.bt is None and e.phase == Phase.CONQUEST and e.actor == HUN
+    assert e.conquest_item() == ("o", e.slots[HRE][0])
+    play(e, (Head.CTRL, Ctrl.PLUNDER))
+    assert e.multi_war is None and e.phase == Phase.WAR_TURN and not e.at_war[HRE][BYZ]
+    assert sum(e.cargo[next(oid for oid, o in e.objs.items() if o[0] == BYZ)]) == 1
+
+
+def test_galleys_of_a_treaty_or_ceasefire_partner_are_no_opponents_at_sea():
+    """Spec 5.13 "wenn feindliche Galeeren im gleichen Seegebiet stehen": a treaty partner's or ceasefire
+    partner's galleys are not hostile (``peaceful``): only HUN is fought, a single battle."""
+    for peace in ("treaty", "ceasefire"):
+        e = sea_engine(WIN + [AFLOAT])
+        if peace == "treaty":
+            treaty(e, HRE, BYZ)
+        else:
+            e.at_war[HRE][BYZ] = e.at_war[BYZ][HRE] = True
+            e.ceasefires.add((HRE, BYZ))
+        sail(e)
+        assert e.multi_war is None and e.bt["owners"] == [HRE, HUN], peace
+
+
+@pytest.mark.parametrize("byz_wins", [True, False])
+def test_barbarian_galleys_fight_every_crew_of_the_zone(byz_wins):
+    """Barbarian galleys arriving in a zone with two players' crews fight both, one battle after another
+    (as on land, ASSUMPTION: turn order); HUN's galley emptied in the first battle stays afloat beside
+    them meanwhile; barbarians left alone at the end destroy the ships there (spec 5.20)."""
+    e = war_engine()
+    tyr = node(TYR)
+    hun_galley, byz_galley = crew(e, HUN, TYR, LI=1), crew(e, BYZ, TYR, LI=2)
+    e._add_barb(tyr, 0, 3)
+    e.barb_supply[0] -= 3
+    e.barb_dice = [1, 1, 5]  # 3 LI rolling 5 / 1
+    e.ev_stage, e.buildup_left = "buildup", 3
+    e.rng = ScriptedRng([1, 1, 1, AFLOAT] + ([1, 1, 8] if byz_wins else [1, 1, 1, AFLOAT]))
+    e._barbarians_arrive(tyr)
+    assert e.bt["naval"] and e.bt["owners"] == [-1, HUN] and e.barbarian_war["left"] == [BYZ]
+    play(e, (Head.DICE, 0))
+    assert e.bt["owners"] == [-1, BYZ] and hun_galley in e.objs and not sum(e.cargo[hun_galley])
+    play(e, (Head.DICE, 0))
+    assert e.bt is None and e.barbarian_war is None and e.phase == Phase.BUILDUP
+    assert (hun_galley in e.objs, byz_galley in e.objs) == ((True, True) if byz_wins else (False, False))
+    assert bool(e.barb_total[tyr]) != byz_wins
+
+
+def test_beating_a_guest_in_a_right_of_way_partners_region_conquers_nothing():
+    """G24 / G35 (ASSUMPTION): HRE has right of way in HUN's Pressburg, where HUN has no army but BYZ's
+    army stands as HUN's guest. HRE's entry is a normal move into HUN's region with a battle against BYZ;
+    winning it leaves HRE a guest there: HUN keeps control, its village and the market cubes, no
+    conquest EP. Without the treaty the same win conquers the region (GEBIETE EROBERN)."""
+    for partners in (True, False):
+        e = three_party_engine(WIN, hun_li=0)
+        pressburg = node("Pressburg")
+        e.cubes[pressburg][0] += 1
+        if partners:
+            treaty(e, HRE, HUN)
+        enter(e)
+        assert e.bt["owners"] == [HRE, BYZ] and e.multi_war is None
+        one_round(e)
+        assert e.army[BYZ][pressburg] == 0 and e.army[HRE][pressburg] == 3
+        if partners:
+            assert e.phase == Phase.WAR_TURN and "conquest" not in e.ep_events[HRE]
+            assert e.controller(pressburg) == HUN and e.civil_owner[pressburg] == HUN
+            assert e.cubes[pressburg][0] == 1 and any(o[0] == BYZ for o in e.objs.values())
+        else:
+            assert e.phase == Phase.CONQUEST and e.ep_events[HRE]["conquest"] == 2
+            assert e.controller(pressburg) == HRE
