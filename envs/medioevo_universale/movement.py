@@ -546,6 +546,8 @@ class WarMixin:
         node = self.carrier_node()
         cargo = self.carrier_cargo()
         if self.move_steps == 0:
+            if self.board.is_sea[node]:
+                return  # nothing moved at sea: the crew was aboard before (no loading at sea)
             for t in range(NT):  # nothing moved: the units go back unstopped
                 if cargo[t]:
                     self._add_units(p, node, t, cargo[t])

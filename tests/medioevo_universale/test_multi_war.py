@@ -584,3 +584,114 @@ def test_beating_a_guest_in_a_right_of_way_partners_region_conquers_nothing():
         else:
             assert e.phase == Phase.CONQUEST and e.ep_events[HRE]["conquest"] == 2
             assert e.controller(pressburg) == HRE
+
+
+def test_a_crewed_galley_at_sea_that_does_not_move_keeps_its_crew_aboard():
+    """Found by the fuzz below: choosing a crewed galley at sea and ending the movement at once put its
+    units on the sea zone ("nothing moved: the units go back unstopped" is meant for units loaded in a
+    land region); they stay aboard."""
+    e = war_engine()
+    galley = crew(e, HRE, TYR, LI=2)
+    e._start_war()
+    play(e, (Head.OBJECT, 0), DONE)
+    assert e.cargo[galley][LI] == 2 and not any(e.army[HRE])
+
+
+# -------------------------------------------------------------------------------- sea fuzz ----
+def force_crowded_seas(e):
+    """War between every pair of seats, 3000 fl each; every sea zone gets level I galleys of two or three
+    seats, each with 1 LI aboard, one of them now and then empty: a crewed galley stepping into a
+    neighbouring zone then meets several hostile parties."""
+    n = e.num_players
+    for p in range(n):
+        e._bank(p, 3000)
+        for q in range(n):
+            if q != p:
+                e.at_war[p][q] = True
+    for y in range(e.board.num_nodes):
+        if not e.board.is_sea[y] or not e.playable[y] or e.barb_total[y]:
+            continue
+        pick = random.Random(y)
+        for p in pick.sample(range(n), pick.choice([2, 3])):
+            levels = e.owned_levels(p)
+            levels[0] += 1
+            if e.free_slot(p) < 0 or not e.vehicle_supply[GALLEY] or not markers_feasible(tuple(levels)):
+                continue
+            e.vehicle_supply[GALLEY] -= 1
+            oid = e._new_object(p, GALLEY, 1, y)
+            if e.unit_supply[p][LI] and pick.random() < 0.8:
+                e.unit_supply[p][LI] -= 1
+                e.cargo[oid][LI] = 1
+
+
+def towards_crowded_seas(e, legal, codec, pick):
+    """The random player's bias: galleys, and steps into sea zones holding galleys of two other seats."""
+    def starting(*heads):
+        return [i for i in legal if codec.decode(i)[0] in heads]
+    if e.phase == Phase.WAR_TURN and starting(Head.OBJECT) and pick.random() < 0.9:
+        return starting(Head.OBJECT)
+    if e.phase == Phase.MOVE:
+        p = e.actor
+        crowded = [i for i in starting(Head.NODE) if e.board.is_sea[codec.decode(i)[1]]
+                   and len(e._sea_opponents(p, codec.decode(i)[1])) >= 2]
+        if sum(e.carrier_cargo()) and crowded and pick.random() < 0.9:
+            return crowded
+    return legal
+
+
+@pytest.mark.parametrize("n", [4, 6])
+def test_fuzz_naval_multi_party_wars(n):
+    """Random play forced towards sea zones holding galleys of several seats (see above): naval sequences
+    make the attacker choose, take a beaten side's ships between two battles, fight a second battle, end
+    with the attacker's crews gone, and barbarian galleys fight a second crew now and then; the package
+    invariants after every step, no unit left on a sea zone outside a battle, the attacker that ends a
+    sequence with its crews has no hostile party left beside it, and the cached encoder equal to a fresh
+    one whenever a sequence is pending or has just ended."""
+    seen = {"choice": 0, "ships taken between battles": 0, "second battle": 0, "attacker alone at the end": 0,
+            "attacker gone": 0, "fresh encoder checks": 0}
+    env = TabletopEnv(SPEC, num_players=n, num_rounds=8, max_turns=100_000, diplomacy_offers=0)
+    steps = 0
+    for seed in range(GAMES):
+        env.reset(seed=seed)
+        seas = [y for y in range(env.engine.board.num_nodes) if env.engine.board.is_sea[y]]
+        pick = random.Random(seed)
+        forced = False
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            e = env.engine
+            if not forced and e.setup_done:
+                force_crowded_seas(e)
+                forced = True
+            legal = [int(i) for i in np.flatnonzero(obs["action_mask"])]
+            legal = towards_crowded_seas(e, legal, env.codec, pick)
+            mw = e.multi_war
+            before = None if mw is None or not e.board.is_sea[mw["node"]] else (mw["node"], mw["attacker"])
+            seen["choice"] += before is not None and e.phase == Phase.NEXT_OPPONENT
+            if pick.random() < 0.02:
+                testing.observation_in_space(env, agent, obs)
+            env.step(pick.choice(legal))
+            steps += 1
+            check_invariants(env)
+            if e.bt is None:
+                assert not any(e.army[p][y] for p in range(n) for y in seas), "units left on a sea zone"
+            mw = e.multi_war
+            if before is not None and mw is not None:
+                seen["ships taken between battles"] += e.phase == Phase.CONQUEST and bool(mw["left"])
+                seen["second battle"] += e.bt is not None and len(mw["fought"]) > 1
+                assert e.phase != Phase.NEXT_OPPONENT or len(mw["left"]) > 1 and -1 not in mw["left"]
+            if before is not None and mw is None:  # a naval sequence ended
+                y, p = before
+                if e.crews_at(p, y):
+                    assert not e._sea_opponents(p, y)
+                    seen["attacker alone at the end"] += 1
+                else:
+                    seen["attacker gone"] += 1
+            if before is not None:
+                assert_matches_fresh_encoder(env, {e.current_player, 0} - {-1})
+                seen["fresh encoder checks"] += 1
+        assert env.engine.is_over
+    print(f"naval multi-party fuzz, {n} players: {GAMES} games, {steps} steps, {seen}")
+    assert all(seen.values()), seen
