@@ -609,25 +609,54 @@ def force_crowded_seas(e):
             if q != p:
                 e.at_war[p][q] = True
     for y in range(e.board.num_nodes):
-        if not e.board.is_sea[y] or not e.playable[y] or e.barb_total[y]:
+        if e.board.is_sea[y] and e.playable[y] and not e.barb_total[y]:
+            pick = random.Random(y)
+            for p in pick.sample(range(n), pick.choice([2, 3])):
+                add_galley(e, p, y, crewed=pick.random() < 0.8)
+
+
+def add_galley(e, p, y, crewed):
+    """A level I galley of p in sea zone y (1 LI aboard if ``crewed``), when p's supply allows it."""
+    levels = e.owned_levels(p)
+    levels[0] += 1
+    if e.free_slot(p) < 0 or not e.vehicle_supply[GALLEY] or not markers_feasible(tuple(levels)):
+        return
+    e.vehicle_supply[GALLEY] -= 1
+    oid = e._new_object(p, GALLEY, 1, y)
+    if crewed and e.unit_supply[p][LI]:
+        e.unit_supply[p][LI] -= 1
+        e.cargo[oid][LI] = 1
+
+
+def crowd_beside_barbarian_galleys(e, pick):
+    """Before a build-up: crews of two seats in a sea zone next to each barbarian galley, which the
+    random player (``towards_crowded_seas``) then likes to move in."""
+    for x in range(e.board.num_nodes):
+        if not e.board.is_sea[x] or not e.barb_total[x]:
             continue
-        pick = random.Random(y)
-        for p in pick.sample(range(n), pick.choice([2, 3])):
-            levels = e.owned_levels(p)
-            levels[0] += 1
-            if e.free_slot(p) < 0 or not e.vehicle_supply[GALLEY] or not markers_feasible(tuple(levels)):
-                continue
-            e.vehicle_supply[GALLEY] -= 1
-            oid = e._new_object(p, GALLEY, 1, y)
-            if e.unit_supply[p][LI] and pick.random() < 0.8:
-                e.unit_supply[p][LI] -= 1
-                e.cargo[oid][LI] = 1
+        free = [y for y in e.board.sea_adj[x] if e.playable[y] and not e.barb_total[y] and not e.objects_at(y)]
+        if free:
+            y = pick.choice(free)
+            for p in pick.sample(range(e.num_players), 2):
+                add_galley(e, p, y, crewed=True)
 
 
 def towards_crowded_seas(e, legal, codec, pick):
-    """The random player's bias: galleys, and steps into sea zones holding galleys of two other seats."""
+    """The random player's bias: galleys, steps into sea zones holding galleys of two other seats, and
+    barbarian moves (phase 2 build-up) into sea zones holding two seats' crews."""
     def starting(*heads):
         return [i for i in legal if codec.decode(i)[0] in heads]
+
+    def two_crews(y):
+        return e.board.is_sea[y] and sum(1 for q in range(e.num_players) if e.crews_at(q, y)) >= 2
+    if e.phase == Phase.BUILDUP and pick.random() < 0.9:
+        b = e.board
+        if not e.prefix:  # barbarians next to such a zone
+            near = [i for i in starting(Head.NODE) if e.barb_total[codec.decode(i)[1]] and any(
+                two_crews(y) for y in b.coast[codec.decode(i)[1]] + b.sea_adj[codec.decode(i)[1]])]
+        else:
+            near = [i for i in starting(Head.NODE) if two_crews(codec.decode(i)[1])]
+        return near or legal
     if e.phase == Phase.WAR_TURN and starting(Head.OBJECT) and pick.random() < 0.9:
         return starting(Head.OBJECT)
     if e.phase == Phase.MOVE:
@@ -648,14 +677,14 @@ def test_fuzz_naval_multi_party_wars(n):
     sequence with its crews has no hostile party left beside it, and the cached encoder equal to a fresh
     one whenever a sequence is pending or has just ended."""
     seen = {"choice": 0, "ships taken between battles": 0, "second battle": 0, "attacker alone at the end": 0,
-            "attacker gone": 0, "fresh encoder checks": 0}
+            "attacker gone": 0, "barbarian galleys fight a second crew": 0, "fresh encoder checks": 0}
     env = TabletopEnv(SPEC, num_players=n, num_rounds=8, max_turns=100_000, diplomacy_offers=0)
     steps = 0
     for seed in range(GAMES):
         env.reset(seed=seed)
         seas = [y for y in range(env.engine.board.num_nodes) if env.engine.board.is_sea[y]]
         pick = random.Random(seed)
-        forced = False
+        forced, crowded_round = False, 0
         for agent in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
@@ -665,6 +694,9 @@ def test_fuzz_naval_multi_party_wars(n):
             if not forced and e.setup_done:
                 force_crowded_seas(e)
                 forced = True
+            if e.phase == Phase.BUILDUP and crowded_round != e.round:
+                crowd_beside_barbarian_galleys(e, pick)
+                crowded_round = e.round
             legal = [int(i) for i in np.flatnonzero(obs["action_mask"])]
             legal = towards_crowded_seas(e, legal, env.codec, pick)
             mw = e.multi_war
@@ -692,6 +724,9 @@ def test_fuzz_naval_multi_party_wars(n):
             if before is not None:
                 assert_matches_fresh_encoder(env, {e.current_player, 0} - {-1})
                 seen["fresh encoder checks"] += 1
+            war = e.barbarian_war
+            seen["barbarian galleys fight a second crew"] += (war is not None and e.bt is not None and e.bt["naval"]
+                                                              and len(war["fought"]) > 1)
         assert env.engine.is_over
     print(f"naval multi-party fuzz, {n} players: {GAMES} games, {steps} steps, {seen}")
     assert all(seen.values()), seen
