@@ -278,9 +278,9 @@ def test_a_retreat_whose_destination_is_lost_during_the_round_stays():
 # ------------------------------------------------------------------------------------ fuzz ----
 def force_three_party_regions(e):
     """Right of way 0-1, 1-2, 2-3 (for the whole game), war between the other pairs, every seat 3000 fl;
-    every war wagon gets 3 HI, and every region a seat controls 1 LI of its own (if it has no army) and
-    1 LI of a right-of-way partner (a guest): entries then meet a host with a guest, either both
-    opponents or one of them a partner."""
+    every war wagon gets 3 HI, and every region a seat controls 1 LI of its own (if it has no army; in
+    about a third of them not) and 1 LI of a right-of-way partner (a guest): entries then meet a host with
+    a guest, either both opponents or one of them a partner, or a guest alone in its host's region."""
     n = e.num_players
     pairs = [(p, p + 1) for p in range(n - 1)]
     for a, b in pairs:
@@ -300,14 +300,16 @@ def force_three_party_regions(e):
     for y, host in enumerate(control):
         if host < 0 or e.board.is_sea[y] or any(e.army[q][y] for q in range(n) if q != host):
             continue
-        guest = random.Random(y).choice([g for g in (host - 1, host + 1) if 0 <= g < n])
+        pick = random.Random(y)
+        guest = pick.choice([g for g in (host - 1, host + 1) if 0 <= g < n])
+        host_away = pick.random() < 0.3  # the guest alone in its host's region
         for p in (host, guest):
-            if e.unit_supply[p][LI] and (p == guest or not e.army[p][y]):
+            if e.unit_supply[p][LI] and (p == guest or not e.army[p][y] and not host_away):
                 e.unit_supply[p][LI] -= 1
                 e._add_units(p, y, LI, 1)
-        # a seat at war with both gets 2 HI and a war wagon next door (in a region without an army)
+        # a seat at war with both (or with the guest, if the host is away) gets 2 HI and a war wagon next door
         for p in range(n):
-            if not (e.at_war[p][host] and e.at_war[p][guest]) or e.unit_supply[p][HI] < 2:
+            if not (e.at_war[p][guest] and (e.at_war[p][host] or not e.army[host][y])) or e.unit_supply[p][HI] < 2:
                 continue
             x = next((x for x in e.board.land_adj[y] if e.playable[x] and not e.barb_total[x]
                       and not any(e.army[q][x] for q in range(n))), -1)
@@ -321,9 +323,15 @@ def force_three_party_regions(e):
             e._add_units(p, x, HI, 2)
 
 
+def guest_in_partners_region(e, p, y):
+    """Whether land region y is controlled by p's right-of-way partner and holds an army p would fight."""
+    host = e.controller(y)
+    return host >= 0 and host != p and e.may_pass(p, host) and e._opposing_army(p, y)
+
+
 def towards_crowded_regions(e, legal, codec, pick):
     """The random player's bias: carriers, loading, and steps into regions holding armies of two other
-    seats."""
+    seats or a foe's army in a partner's region."""
     def starting(*heads):
         return [i for i in legal if codec.decode(i)[0] in heads]
     if e.phase == Phase.WAR_TURN and starting(Head.OBJECT) and pick.random() < 0.8:
@@ -331,7 +339,8 @@ def towards_crowded_regions(e, legal, codec, pick):
     if e.phase == Phase.MOVE:
         p = e.actor
         crowded = [i for i in starting(Head.NODE) if sum(1 for q in range(e.num_players) if q != p
-                                                         and e.army[q][codec.decode(i)[1]]) >= 2]
+                                                         and e.army[q][codec.decode(i)[1]]) >= 2
+                   or guest_in_partners_region(e, p, codec.decode(i)[1])]
         if sum(e.carrier_cargo()) and crowded and pick.random() < 0.9:
             return crowded
         if pick.random() < 0.8:
@@ -344,12 +353,12 @@ def test_fuzz_multi_party_wars(n):
     """Random play forced towards regions of a host and its treaty guest (see above), the random player
     preferring carriers, loading and steps into them: multi-party wars make the attacker choose, fight a
     second battle, end in a conquest (with its EP) and end with the attacker gone, entries leave the
-    attacker beside a partner's army (no conquest), and barbarians fight a second army of a region; the
+    attacker beside a partner's army or alone in a partner's region (no conquest), and barbarians fight a second army of a region; the
     package invariants after every step (no two hostile armies share a region outside a battle or a
     pending multi-party war), the cached encoder equal to a fresh one whenever a sequence is pending or
     has just ended, and the observation in its space now and then."""
     seen = {"choice": 0, "second battle": 0, "conquered": 0, "attacker gone": 0, "beside a partner": 0,
-            "barbarians fight a second army": 0, "fresh encoder checks": 0}
+            "barbarians fight a second army": 0, "alone in a partner's region": 0, "fresh encoder checks": 0}
     env = TabletopEnv(SPEC, num_players=n, num_rounds=8, max_turns=100_000, diplomacy_offers=0)
     steps = 0
     for seed in range(GAMES):
@@ -369,7 +378,7 @@ def test_fuzz_multi_party_wars(n):
             legal = towards_crowded_regions(e, legal, env.codec, pick)
             mw = e.multi_war
             before = None if mw is None else (mw["node"], mw["attacker"], len(mw["fought"]))
-            battle = None if e.bt is None or e.bt["naval"] else (e.bt["node"], e.bt["owners"][0])
+            battle = None if e.bt is None or e.bt["naval"] else (e.bt["node"], e.bt["owners"][0], e.entry_host)
             conquests = sum(e.stat_conquered)
             seen["choice"] += e.phase == Phase.NEXT_OPPONENT
             if pick.random() < 0.02:
@@ -396,10 +405,13 @@ def test_fuzz_multi_party_wars(n):
             war = e.barbarian_war
             seen["barbarians fight a second army"] += war is not None and e.bt is not None and len(war["fought"]) > 1
             if battle is not None and e.bt is None and mw is None:  # a battle ended, no sequence pending
-                y, p = battle
+                y, p, host = battle
                 if p >= 0 and e.army[p][y] > 0 and not e.sole_army(y, p):
                     assert sum(e.stat_conquered) == conquests  # the partner's army is left: no conquest
                     seen["beside a partner"] += 1
+                elif p >= 0 and e.army[p][y] > 0 and host >= 0 and p == e.mover and e.may_pass(p, host):
+                    assert sum(e.stat_conquered) == conquests and e.controller(y) == host  # G24: a guest
+                    seen["alone in a partner's region"] += 1
         assert env.engine.is_over
     print(f"multi-party fuzz, {n} players: {GAMES} games, {steps} steps, {seen}")
     assert all(seen.values()), seen
