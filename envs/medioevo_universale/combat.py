@@ -730,7 +730,7 @@ class BattleMixin:
         if alive[0] and not alive[1] and att >= 0 and bt["home_barbarians"]:
             self._gain_ep(att, 1, "revolt_suppressed")
         elif conquers:
-            self._conquest_ep(node, att)
+            self.region_conquered(node, att)  # movement.py
         self.note_won_entry(node, alive)  # Kartografie may move the carrier on (technologies.py)
         if bt["naval"]:
             self._end_naval(bt)

@@ -178,14 +178,17 @@ class DiplomacyMixin:
         """Whether an army of p may enter land region y: battles against every army there that is not a
         right-of-way partner's (spec 5.15: one after another, movement.py), a takeover, or a normal move
         through a right-of-way partner's region; never an attack on a ceasefire partner, nor an entry
-        that would leave p's army beside one (ASSUMPTION: "allenfalls durch Staatsverträge gebunden")."""
+        that would leave p's army beside one (ASSUMPTION: "allenfalls durch Staatsverträge gebunden"), nor a
+        battle against a guest army in the region of a ceasefire partner (the conquest would take it from
+        that partner, ``region_conquered`` in movement.py)."""
         if self.barb_total[y]:
             return True
         others = [q for q in range(self.num_players) if q != p and self.army[q][y]]
         foes = [q for q in others if not self.may_pass(p, q)]
-        if foes:
-            return not any(self.in_ceasefire(p, q) for q in foes)
         c = self.controller(y)
+        if foes:
+            attacked = foes if c < 0 or self.may_pass(p, c) else foes + [c]  # c: see the docstring
+            return not any(self.in_ceasefire(p, q) for q in attacked)
         if c < 0 or c == p or self.may_pass(p, c):
             return True
         return not others and not self.in_ceasefire(p, c)  # a takeover attacks c

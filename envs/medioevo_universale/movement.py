@@ -445,7 +445,7 @@ class WarMixin:
         y, p = mw["node"], mw["attacker"]
         if not self.board.is_sea[y] and self.conquers(y, p):
             beaten = [q for q in mw["fought"] if q >= 0]
-            self._conquest_ep(y, p)
+            self.region_conquered(y, p)
             self._start_conquest(y, p, beaten[0] if beaten else -1, buildings=True, more_losers=beaten[1:])
             return
         self._end_movement()
@@ -470,6 +470,13 @@ class WarMixin:
         in it: no conquest EP, no decisions over the host's buildings and cubes."""
         host = self.entry_host
         return bool(self.army[p][node]) and self.sole_army(node, p) and not (host >= 0 and self.may_pass(p, host))
+
+    def region_conquered(self, node: int, p: int) -> None:
+        """Conquest EP; a region whose controller had no army there (only its treaty guest's) is taken from
+        that controller as well: an attack on it like a takeover (spec 5.9 case 3, ASSUMPTION)."""
+        if self.entry_host != p:
+            self._act_of_war(p, self.entry_host)  # nothing for -1 or a seat already at war with p
+        self._conquest_ep(node, p)
 
     def _naval_battle_vs(self, sea: int, p: int, q: int) -> None:
         """Crews of both sides leave their galleys for the battle's bookkeeping (-1: barbarians)."""

@@ -742,3 +742,25 @@ def test_fuzz_naval_multi_party_wars(n):
         assert env.engine.is_over
     print(f"naval multi-party fuzz, {n} players: {GAMES} games, {steps} steps, {seen}")
     assert all(seen.values()), seen
+
+
+def test_conquering_a_region_from_beside_its_hosts_guest_attacks_the_host():
+    """HUN has no army in its Pressburg, BYZ's army stands there as its guest. HRE beats BYZ and is left
+    alone: GEBIETE EROBERN, HRE conquers the region, and taking it from HUN is an attack on HUN like a
+    takeover (spec 5.9 case 3: "This is an attack", ASSUMPTION): -3 EP more without a declaration of war.
+    During a ceasefire with HUN the entry is masked."""
+    e = three_party_engine(WIN, hun_li=0)
+    pressburg = node("Pressburg")
+    enter(e)
+    assert e.at_war[HRE][BYZ] and not e.at_war[HRE][HUN]  # the battle is BYZ's alone
+    one_round(e)
+    assert e.phase == Phase.CONQUEST and e.at_war[HRE][HUN]
+    assert e.ep_events[HRE]["undeclared_attack"] == -6 and e.ep_events[HRE]["conquest"] == 2
+    assert e.controller(pressburg) == HRE
+    e = three_party_engine(WIN, hun_li=0)
+    e.at_war[HRE][HUN] = e.at_war[HUN][HRE] = True
+    e.ceasefires.add((HRE, HUN))
+    play(e, (Head.OBJECT, 0), (Head.LOAD, HI))
+    assert (Head.NODE, pressburg) not in e.legal_moves()
+    e.ceasefires.clear()
+    assert (Head.NODE, pressburg) in e.legal_moves()
