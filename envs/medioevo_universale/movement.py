@@ -335,7 +335,10 @@ class WarMixin:
         self._stop_carrier()
         self._disembark(p, y)
         if hostile:
-            self._attack_all(p, y, self._opponents_at(p, y))
+            opponents = self._opponents_at(p, y)
+            if self.kartografie_invasion_window(y, p, ctrl, opponents):  # W-INVADE of an absent controller
+                return
+            self._attack_all(p, y, opponents)
         elif ctrl < 0:
             if self._spawn_horde(y):
                 self._start_battle(y, p, -1)

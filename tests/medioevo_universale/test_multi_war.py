@@ -9,9 +9,10 @@ import pytest
 from envs.core import TabletopEnv, testing
 from envs.core.errors import IllegalActionError
 from envs.medioevo_universale import SPEC
-from envs.medioevo_universale.constants import CIVIL, GALLEY, HI, LI, WAR_WAGON, Ctrl, Head, Phase
+from envs.medioevo_universale.constants import BLUE, CIVIL, GALLEY, HI, LI, WAR_WAGON, Ctrl, Head, Phase
 from envs.medioevo_universale.data import markers_feasible
 from envs.medioevo_universale.diplomacy import Treaty
+from envs.medioevo_universale.technologies import KARTOGRAFIE
 
 from .test_encoder_cache import assert_matches_fresh_encoder
 from .test_fuzz import check_invariants
@@ -289,6 +290,7 @@ def force_three_party_regions(e):
         t["until"] = 0
     for p in range(n):
         e._bank(p, 3000)
+        e.tech[p][BLUE] = max(e.tech[p][BLUE], 4)  # Kartografie: an absent host may join (W-INVADE)
         for q in range(n):
             if q != p and (min(p, q), max(p, q)) not in pairs:
                 e.at_war[p][q] = True
@@ -330,12 +332,14 @@ def guest_in_partners_region(e, p, y):
 
 
 def towards_crowded_regions(e, legal, codec, pick):
-    """The random player's bias: carriers, loading, and steps into regions holding armies of two other
-    seats or a foe's army in a partner's region."""
+    """The random player's bias: carriers, loading, steps into regions holding armies of two other seats
+    or a foe's army in a partner's region, and Kartografie in W-INVADE."""
     def starting(*heads):
         return [i for i in legal if codec.decode(i)[0] in heads]
     if e.phase == Phase.WAR_TURN and starting(Head.OBJECT) and pick.random() < 0.8:
         return starting(Head.OBJECT)
+    if e.phase == Phase.TECH_USE and e.tech_use["window"] == "invade" and pick.random() < 0.9:
+        return [i for i in legal if codec.decode(i) != DONE] or legal  # the absent host comes in
     if e.phase == Phase.MOVE:
         p = e.actor
         crowded = [i for i in starting(Head.NODE) if sum(1 for q in range(e.num_players) if q != p
@@ -353,12 +357,13 @@ def test_fuzz_multi_party_wars(n):
     """Random play forced towards regions of a host and its treaty guest (see above), the random player
     preferring carriers, loading and steps into them: multi-party wars make the attacker choose, fight a
     second battle, end in a conquest (with its EP) and end with the attacker gone, entries leave the
-    attacker beside a partner's army or alone in a partner's region (no conquest), and barbarians fight a second army of a region; the
-    package invariants after every step (no two hostile armies share a region outside a battle or a
+    attacker beside a partner's army or alone in a partner's region (no conquest), and barbarians fight
+    a second army of a region; the package invariants after every step (no two hostile armies share a region outside a battle or a
     pending multi-party war), the cached encoder equal to a fresh one whenever a sequence is pending or
     has just ended, and the observation in its space now and then."""
     seen = {"choice": 0, "second battle": 0, "conquered": 0, "attacker gone": 0, "beside a partner": 0,
-            "barbarians fight a second army": 0, "alone in a partner's region": 0, "fresh encoder checks": 0}
+            "barbarians fight a second army": 0, "alone in a partner's region": 0,
+            "an absent host joins by Kartografie": 0, "fresh encoder checks": 0}
     env = TabletopEnv(SPEC, num_players=n, num_rounds=8, max_turns=100_000, diplomacy_offers=0)
     steps = 0
     for seed in range(GAMES):
@@ -381,12 +386,18 @@ def test_fuzz_multi_party_wars(n):
             battle = None if e.bt is None or e.bt["naval"] else (e.bt["node"], e.bt["owners"][0], e.entry_host)
             conquests = sum(e.stat_conquered)
             seen["choice"] += e.phase == Phase.NEXT_OPPONENT
+            use = e.tech_use
+            host_window = use is not None and use["window"] == "invade" and bool(use["opponents"])
             if pick.random() < 0.02:
                 testing.observation_in_space(env, agent, obs)
             env.step(pick.choice(legal))
             steps += 1
             check_invariants(env)
             mw = e.multi_war
+            if host_window and e.tech_use is None and e.army[use["seat"]][use["node"]]:  # the host came in
+                assert mw is not None and mw["node"] == use["node"]  # one more opponent of the sequence
+                assert sorted(mw["left"] + mw["fought"]) == sorted([*use["opponents"], use["seat"]])
+                seen["an absent host joins by Kartografie"] += 1
             if mw is not None:
                 seen["second battle"] += e.bt is not None and len(mw["fought"]) > 1
                 assert e.phase != Phase.NEXT_OPPONENT or len(mw["left"]) > 1 and -1 not in mw["left"]
@@ -764,3 +775,48 @@ def test_conquering_a_region_from_beside_its_hosts_guest_attacks_the_host():
     assert (Head.NODE, pressburg) not in e.legal_moves()
     e.ceasefires.clear()
     assert (Head.NODE, pressburg) in e.legal_moves()
+
+
+# ------------------------------------------------------------------- Kartografie W-INVADE ----
+def invaded_beside_a_guest(kartografie=True):
+    """BYZ's army (1 LI) stands in HUN's Pressburg as its right-of-way guest, HUN's army is away in Buda
+    next door (1 HI); HUN has Kartografie (blue level 4) or not. HRE's war wagon with 3 HI enters from
+    Prag."""
+    e = war_engine()
+    treaty(e, HUN, BYZ)
+    put(e, BYZ, "Pressburg", LI=1)
+    put(e, HUN, "Buda", HI=1)
+    e.tech[HUN][BLUE] = 4 if kartografie else 3
+    e._bank(HUN, 1000)
+    put(e, HRE, "Prag", HI=3)
+    e._new_object(HRE, WAR_WAGON, 1, node("Prag"))
+    e._start_war()
+    e.rng = ScriptedRng(WIN + WIN)
+    enter(e)
+    return e
+
+
+def test_kartografie_lets_the_absent_controller_join_the_battles_against_its_guest():
+    """W-INVADE belongs to "the controller of the entered region" (spec 10.4): HRE's entry would conquer
+    HUN's region from beside HUN's guest, so HUN may bring a unit in with Kartografie first; then HUN is
+    one more opponent of the sequence (MEHRPARTEIENKRIEG) and HRE chooses the order."""
+    e = invaded_beside_a_guest()
+    pressburg = node("Pressburg")
+    assert e.phase == Phase.TECH_USE and e.actor == HUN and e.tech_use["window"] == "invade"
+    assert e.bt is None and not e.at_war[HRE][BYZ]  # nothing fought yet
+    play(e, (Head.TECH, KARTOGRAFIE), (Head.NODE, node("Buda")), (Head.UNIT, HI), DONE)  # DONE: 100 fl for the TP
+    assert e.army[HUN][pressburg] == 1 and e.phase == Phase.NEXT_OPPONENT and e.actor == HRE
+    assert e.multi_war["left"] == [BYZ, HUN]
+    play(e, (Head.PLAYER, 1))  # BYZ first
+    assert e.bt["owners"] == [HRE, BYZ]
+    one_round(e)
+    assert e.bt["owners"] == [HRE, HUN] and e.at_war[HRE][HUN]
+
+
+def test_declining_kartografie_leaves_the_battle_against_the_guest():
+    """DONE in the window (or no Kartografie: no window): the entry's battle against the guest goes on."""
+    for kartografie in (True, False):
+        e = invaded_beside_a_guest(kartografie)
+        if kartografie:
+            play(e, DONE)
+        assert e.bt["owners"] == [HRE, BYZ] and e.multi_war is None and e.army[HUN][node("Buda")] == 1
