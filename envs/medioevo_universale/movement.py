@@ -8,7 +8,8 @@ same place} until DONE or until an entry stops it. Entering a land region with c
 army -> battle (several opponents -> one battle after another, barbarians first, then the mover
 picks, spec 5.15; conquest only when the mover's army is left alone); a barbarian region without an
 army -> a horde appears, battle; another player's region without an army -> takeover (an act of
-war); own region -> carry on. Empty carriers and
+war); own region -> carry on. A galley with units entering a sea zone with hostile galleys fights
+their owners the same way, one after another (spec 5.13, 5.15). Empty carriers and
 siege engines may enter only own or barbarian regions without an army (G33). Unloaded and arriving
 units get stop markers; so do siege engines that moved (G85). Transports keep unspent MP for later
 war turns of the round (G32). Caravans and merchant ships do not move in phase 5 (G89).
