@@ -357,10 +357,11 @@ def test_fuzz_multi_party_wars(n):
     """Random play forced towards regions of a host and its treaty guest (see above), the random player
     preferring carriers, loading and steps into them: multi-party wars make the attacker choose, fight a
     second battle, end in a conquest (with its EP) and end with the attacker gone, entries leave the
-    attacker beside a partner's army or alone in a partner's region (no conquest), and barbarians fight
-    a second army of a region; the package invariants after every step (no two hostile armies share a region outside a battle or a
-    pending multi-party war), the cached encoder equal to a fresh one whenever a sequence is pending or
-    has just ended, and the observation in its space now and then."""
+    attacker beside a partner's army or alone in a partner's region (no conquest), absent hosts come in
+    by Kartografie (W-INVADE) and join the sequence, and barbarians fight a second army of a region; the
+    package invariants after every step (no two hostile armies share a region outside a battle, a pending
+    multi-party war or W-INVADE), the cached encoder equal to a fresh one whenever a sequence is pending
+    or has just ended, and the observation in its space now and then."""
     seen = {"choice": 0, "second battle": 0, "conquered": 0, "attacker gone": 0, "beside a partner": 0,
             "barbarians fight a second army": 0, "alone in a partner's region": 0,
             "an absent host joins by Kartografie": 0, "fresh encoder checks": 0}
