@@ -476,6 +476,10 @@ def test_a_galley_fights_each_hostile_crew_and_takes_the_beaten_ships_after_each
     sail(e)
     assert e.phase == Phase.NEXT_OPPONENT and e.actor == HRE and e.bt is None
     assert e.legal_moves() == [(Head.PLAYER, 0), (Head.PLAYER, 1)]
+    state = (e.phase, e.actor, dict(e.multi_war, left=list(e.multi_war["left"])))
+    with pytest.raises(IllegalActionError):
+        e.play((Head.PLAYER, 2))  # +3 = GH has no galley there
+    assert (e.phase, e.actor, e.multi_war) == state
     play(e, (Head.PLAYER, 1))  # BYZ first
     assert e.bt["naval"] and e.bt["owners"] == [HRE, BYZ] and not e.at_war[HRE][HUN]
     one_round(e)  # HRE 8 + 1 (galley levels 2 against 1) beats BYZ's LI; its loss value 1 kills 1 HI
@@ -740,8 +744,8 @@ def test_fuzz_naval_multi_party_wars(n):
                 assert e.phase != Phase.NEXT_OPPONENT or len(mw["left"]) > 1 and -1 not in mw["left"]
             if before is not None and mw is None:  # a naval sequence ended
                 y, p = before
-                if e.crews_at(p, y):
-                    assert not e._sea_opponents(p, y)
+                if e.crews_at(p, y):  # every hostile crew fought (a Diplomat-protected empty ship may stay)
+                    assert not any(q < 0 or e.crews_at(q, y) for q in e._sea_opponents(p, y))
                     seen["attacker alone at the end"] += 1
                 else:
                     seen["attacker gone"] += 1
