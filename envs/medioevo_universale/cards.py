@@ -1229,13 +1229,10 @@ class CardsMixin:
             node = subs[0][1]
             self._remove_markers(node)
             self._spawn_horde(node)
-            self._evict_guests(node)  # treaty guests leave: the battle stays two-sided
-            defender = next((q for q in self.order if self.army[q][node]), -1)
-            if defender >= 0:
-                self.battle_after = "card"
-                self.card_battle_seat = p
-                self._start_battle(node, -1, defender)
+            self.card_battle_seat = p
+            if self._barbarians_attack(node, -1, "card"):  # every army there, one after another (combat.py)
                 return True
+            self.card_battle_seat = -1
             self._barbarian_raid(node)
         elif cid in (22, 23):
             self._bank(p, par[str(cid)]["fl_per_cube"] * self._cubes_in_controlled(p))

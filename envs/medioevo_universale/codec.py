@@ -30,7 +30,7 @@ amount stays reachable (DECISIONS.md "An encoding never forbids a legal move").
 | ROUTE | 3 | trade-route length: 4, 6, 8 stages |
 | EMBARK | 10 | an own empty war wagon / siege engine (by slot) boards the moving galley, or accompanies a wagon |
 | DISEMBARK | 10 | unload one of them where the galley is docked; with a war wagon: leave the engine behind |
-| PLAYER | 5 | another seat relative to the deciding seat, +1 .. +5 (seats that do not exist are never legal) |
+| PLAYER | 5 | another seat relative to the deciding seat, +1 .. +5: diplomacy addressee, next multi-party opponent |
 | TREATY | 12 | diplomacy offer kind: see `diplomacy.TREATY_NAMES` |
 | DURATION | 6 | a state treaty's term: 1 .. 5 rounds, or until the game ends |
 | EP_BID | 11 | variant 8.1: an empire bid of 0 .. 10 EP |

@@ -1,4 +1,7 @@
-"""Land battles (spec 5.10, 5.11, 5.15 two parties, 5.16 conquest EP, 5.20 barbarian AI).
+"""Land battles (spec 5.10, 5.11, 5.15, 5.16 conquest EP, 5.20 barbarian AI).
+
+Every battle has two parties; several armies in a region fight one battle after another (spec 5.15):
+an entering army's sequence is in movement.py, barbarians fighting every army of a region here.
 
 A battle is a list of tasks run in order; a task that needs a decision sets ``phase`` and
 ``actor`` and returns, and the decision's ``apply`` resumes the run. Sides: 0 = attacker,
@@ -292,8 +295,9 @@ class BattleMixin:
             bt["taken"] = []
             return False
         if name == "retreat_move":
-            if not self.side_size(0):
-                return False
+            if not self.side_size(0) or not self.retreat_destinations():
+                return False  # ASSUMPTION: the way back was lost during the round (Kartografie moved the unit
+                # holding it): the army stays and the battle goes on
             self._decide(0, Phase.RETREAT_TO)
             return True
         if name == "end_round":
@@ -721,58 +725,77 @@ class BattleMixin:
                 self.stat_barbarians_destroyed[o] += 1
             if p >= 0 and o < 0:
                 self._gain_ep(p, -1, "lost_to_barbarians")
-        if alive[0] and not alive[1] and att >= 0:
-            if bt["home_barbarians"]:
-                self._gain_ep(att, 1, "revolt_suppressed")
-            elif self.board.inhabited[node] and self.home_owner[node] != att and node not in self.conquered_round:
-                levels = self.civil[node] + self.mil[node] + (3 if self.cath_owner[node] >= 0 else 0)
-                ep = 1 + levels
-                if node in self.special_nodes.values() and node not in self.special_conquered:
-                    self.special_conquered.add(node)
-                    ep += 2
-                self.conquered_round.add(node)
-                self.stat_conquered[att] += 1
-                self._gain_ep(att, ep, "conquest")
+        in_sequence = self.in_multi_war(node, att)  # one of several battles (spec 5.15, movement.py)
+        conquers = alive[0] and not alive[1] and att >= 0 and not in_sequence and self.conquers(node, att)
+        if alive[0] and not alive[1] and att >= 0 and bt["home_barbarians"]:
+            self._gain_ep(att, 1, "revolt_suppressed")
+        elif conquers:
+            self.region_conquered(node, att)  # movement.py
         self.note_won_entry(node, alive)  # Kartografie may move the carrier on (technologies.py)
         if bt["naval"]:
             self._end_naval(bt)
         self.bt = None
-        if bt["naval"]:
-            events = self.battle_after == "events"
-            self.battle_after = "move"
-            winner = -2
-            if alive[0] != alive[1]:
-                winner, loser = (att, dfn) if alive[0] else (dfn, att)
-            if winner == -1:
-                self._barbarian_raid(node)  # barbarians destroy the ships left in the zone
-            elif winner >= 0 and loser >= 0:
-                self._start_conquest(node, winner, loser, buildings=False)  # G42: empty ships
-                return
-            if events:
-                self._resume_events()
-            else:
-                self._end_movement()
-            return
         if self.battle_after in ("events", "deficit", "card"):  # phase 2, last revolt check, bankruptcy, card
+            war = self.barbarian_war
+            seat = war["first"] if war is not None and war["first"] >= 0 else dfn  # the seat a bankruptcy resumes
+            if self._next_barbarian_battle(node):
+                return
             after, self.battle_after = self.battle_after, "move"
-            if self.barb_total[node] and not any(self.army[q][node] for q in range(self.num_players)):
+            if self._barbarians_alone(node):
                 self._barbarian_raid(node)
             if after == "events":
                 self._resume_events()
             elif after == "card":
                 self._card_battle_over()  # cards.py: Intrigant 15, Tempelritter 34
             else:
-                self._after_deficit_action(dfn)
+                self._after_deficit_action(seat)
             return
+        if bt["naval"]:
+            self._after_naval_entry_battle(node, att, dfn, alive)
+            return
+        if in_sequence:
+            if self.army[att][node]:
+                self._next_opponent_battle()  # the next battle, or the end of the sequence (movement.py)
+                return
+            self.multi_war = None  # the attacker is gone: the sequence ends, the remaining armies stay
         if self.barb_total[node] and not any(self.army[q][node] for q in range(self.num_players)):
             self._barbarian_raid(node)
         elif alive[0] != alive[1]:
             winner = att if alive[0] else dfn
             loser = dfn if alive[0] else att
-            if winner >= 0:
+            if winner >= 0 and (conquers or not alive[0]):  # G75: the defender decides over the attacker's transports
                 self._start_conquest(node, winner, loser, buildings=alive[0])
                 return
         self._end_movement()
+
+    def _after_naval_entry_battle(self, node: int, att: int, dfn: int, alive: list[bool]) -> None:
+        """G42: the winner captures or plunders the loser's ships left afloat at once, before the next battle
+        of a multi-party war (ASSUMPTION: "jede Schlacht wird für sich komplett abgehandelt"); barbarians
+        that are left alone destroy them."""
+        if alive[0] != alive[1]:
+            winner, loser = (att, dfn) if alive[0] else (dfn, att)
+            if winner >= 0 and loser >= 0:
+                self._start_conquest(node, winner, loser, buildings=False)  # its end: ``entry_battle_over``
+                return
+            if winner < 0 and self._barbarians_alone(node):
+                self._barbarian_raid(node)
+        self.entry_battle_over()  # the next battle of a multi-party war, or the end of the movement
+
+    def _barbarians_alone(self, node: int) -> bool:
+        """Barbarians and no player's fighting force (an army; at sea a galley with units aboard)."""
+        return bool(self.barb_total[node]) and not any(self._force_at(q, node) for q in range(self.num_players))
+
+    def _conquest_ep(self, node: int, att: int) -> None:
+        """Spec 6: conquering an inhabited region outside the own start empire, once per region and round."""
+        if self.board.inhabited[node] and self.home_owner[node] != att and node not in self.conquered_round:
+            levels = self.civil[node] + self.mil[node] + (3 if self.cath_owner[node] >= 0 else 0)
+            ep = 1 + levels
+            if node in self.special_nodes.values() and node not in self.special_conquered:
+                self.special_conquered.add(node)
+                ep += 2
+            self.conquered_round.add(node)
+            self.stat_conquered[att] += 1
+            self._gain_ep(att, ep, "conquest")
 
     def _end_naval(self, bt: dict) -> None:
         """Survivors go back aboard their galleys; a galley that lost all its units sinks on 1-3."""
@@ -799,6 +822,45 @@ class BattleMixin:
             for oid in galleys:
                 if oid in bt["crewed"] and not sum(self.cargo[oid]) and int(self.rng.integers(1, 9)) <= 3:
                     self._remove_object(oid)
+
+    def _barbarians_attack(self, node: int, first: int, after: str, invade: bool = False) -> bool:
+        """Barbarians that appeared in ``node`` fight every player's army there (at sea: every player's
+        galleys with units aboard, spec 5.13), one battle after another (spec 5.15: "Man muss nacheinander mit
+        jedem Gegner kämpfen"): ``first`` (when it has an army there), then the others in turn order
+        (ASSUMPTION); treaty guests fight as well. ``after`` is what the last battle's end resumes; ``invade``:
+        each battle opens W-INVADE (cards.py). True when one began."""
+        defenders = [q for q in ([first] if first >= 0 else []) + [q for q in self.order if q != first]
+                     if self._force_at(q, node)]
+        if not defenders:
+            return False
+        self.battle_after = after
+        self.barbarian_war = {"node": node, "first": first, "left": defenders[1:], "fought": defenders[:1],
+                              "invade": invade}
+        self._barbarian_battle(node, defenders[0], invade)
+        return True
+
+    def _barbarian_battle(self, node: int, defender: int, invade: bool) -> None:
+        if self.board.is_sea[node]:
+            self._naval_battle_vs(node, -1, defender)  # movement.py
+        elif invade:
+            self._invaded(node, -1, defender)  # W-INVADE (cards.py), then the battle
+        else:
+            self._start_battle(node, -1, defender)
+
+    def _next_barbarian_battle(self, node: int) -> bool:
+        """After a battle of a barbarian war: while barbarians are left, the next army there; True when a
+        battle began, otherwise the barbarian war is over."""
+        war = self.barbarian_war
+        if war is None or war["node"] != node:
+            return False
+        left = [q for q in war["left"] if self._force_at(q, node)]
+        if self.barb_total[node] and left:
+            war["left"] = left[1:]
+            war["fought"].append(left[0])
+            self._barbarian_battle(node, left[0], war["invade"])
+            return True
+        self.barbarian_war = None
+        return False
 
     def _barbarian_raid(self, node: int) -> None:
         """Spec 5.20: barbarians alone destroy buildings, transports, siege engines and cubes."""

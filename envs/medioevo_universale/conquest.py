@@ -19,15 +19,19 @@ CUBE_PLUNDER = 50  # fl per market cube [SRC]
 
 
 class ConquestMixin:
-    def _start_conquest(self, node: int, winner: int, loser: int, buildings: bool) -> None:
-        """Queue the decisions; ``_end_movement`` runs when they are done."""
+    def _start_conquest(self, node: int, winner: int, loser: int, buildings: bool,
+                        more_losers: list[int] | tuple = ()) -> None:
+        """Queue the decisions; ``_end_movement`` runs when they are done. ``more_losers``: the other
+        players a multi-party war beat there (spec 5.15); their objects are decided the same way."""
         if buildings:  # the winner took the region (by battle or takeover)
             self._blood_for_conquest(node, winner)
         items: list[tuple] = []
-        if loser >= 0:
+        for beaten in (loser, *more_losers):
+            if beaten < 0:
+                continue
             if buildings:
-                items += [("b", cls) for cls in range(3) if self.building_owner_at(node, cls) == loser]
-            items += [("o", oid) for oid in self.objects_at(node) if self.objs[oid][0] == loser
+                items += [("b", cls) for cls in range(3) if self.building_owner_at(node, cls) == beaten]
+            items += [("o", oid) for oid in self.objects_at(node) if self.objs[oid][0] == beaten
                       and not self.plunder_protected(oid)]  # Diplomat 50 / 51 (cards.py)
         if buildings:
             items += [("c", g) for g, c in enumerate(self.cubes[node]) if c]
@@ -44,7 +48,7 @@ class ConquestMixin:
                 return
             self._resolve_conquest_item(moves[0])
         self.conquest = None
-        self._end_movement()
+        self.entry_battle_over()  # at sea a multi-party war may go on (movement.py)
 
     def conquest_item(self) -> tuple:
         return self.conquest["items"][0]
@@ -70,8 +74,11 @@ class ConquestMixin:
 
     def _resolve_conquest_item(self, move: tuple[int, int]) -> None:
         cq = self.conquest
-        node, w, loser = cq["node"], cq["winner"], cq["loser"]
+        node, w = cq["node"], cq["winner"]
         kind, x = cq["items"].pop(0)
+        # the item's owner: several players may have lost the region (spec 5.15)
+        loser = (self.building_owner_at(node, x) if kind == "b" else self.objs[x][0] if kind == "o"
+                 else cq["marker_owner"] if kind == "m" else cq["loser"])
         keep = move[1] == Ctrl.KEEP
         if not keep and kind in ("b", "o"):
             self._blood_for_plunder(loser, w)
@@ -83,6 +90,7 @@ class ConquestMixin:
                     self.civil_owner[node] = w
                 elif cls == MILITARY:
                     self.mil_owner[node] = w
+                    cq["marker_owner"] = loser
                     cq["items"][:0] = [("m", m) for m in self._orphan_markers(node, loser)]
                 else:
                     self.cath_owner[node] = w

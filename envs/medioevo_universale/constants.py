@@ -32,7 +32,8 @@ class Head:
     ROUTE = 21  # trade-route length: 4, 6 or 8 stages
     EMBARK = 22  # load an own empty war wagon or siege engine (by ownership slot) onto the moving galley
     DISEMBARK = 23  # unload one of them where the galley is docked
-    PLAYER = 24  # another seat, relative to the deciding seat: +1 .. +5 (only existing seats are legal)
+    PLAYER = 24  # another seat, relative to the deciding seat: +1 .. +5 (only existing seats are legal): a
+    # diplomacy addressee, the next opponent of a multi-party war (spec 5.15)
     TREATY = 25  # diplomacy: the kind of offer (diplomacy.TREATY_NAMES)
     DURATION = 26  # a state treaty's term: 1 .. 5 rounds (this round counts), or until the game ends
     EP_BID = 27  # variant 8.1: an empire bid of 0 .. 10 EP
@@ -203,6 +204,7 @@ class Phase:
     HIDDEN_PLACE = 49  # variant 8.5: place a unit / vehicle bought behind the screen
     TECH_USE = 50  # a technology activation: which technology, then its targets (DONE closes a window)
     TP_PAY = 51  # paying TP outside phase 4: rotate a card / flip a goal token, DONE pays the rest in fl
+    NEXT_OPPONENT = 52  # spec 5.15: the attacker picks whom it fights next among several opponents (PLAYER)
 
 
 PHASE_NAMES = tuple(sorted((k for k, v in vars(Phase).items() if isinstance(v, int)), key=lambda k: getattr(Phase, k)))

@@ -37,7 +37,8 @@ demanded sum) or ``CTRL(REJECT)``; payments are transferred on acceptance.
   Fees and payments are paid automatically, so they cannot be broken.
 * Control (G24): a treaty guest's army (right of way or stationing) leaves the region's control
   with its host. Guests leave (their units there go back to the supply, ASSUMPTION) when the treaty
-  that allowed them ends, and before barbarians fight the host there, so battles stay two-sided.
+  that allowed them ends. Barbarians arriving there fight the host and its guests one after another
+  (``combat._barbarians_attack``); an army entering fights every army it may not pass (spec 5.15).
 * Not built: defence and attack pacts with lent units (G71; the TREATY head reserves their slots).
 
 Team game (variant 8.4, option ``teams``): the team score is the sum of its members' EP and every
@@ -159,9 +160,10 @@ class DiplomacyMixin:
         return len(sides) + (1 if self.barb_total[node] else 0)
 
     def _may_place(self, p: int, node: int, kind: int) -> bool:
-        """Purchases are placed in own regions, or in a partner's with a stationing / free-trade treaty."""
+        """Purchases are placed in own regions, or in a partner's with a stationing / free-trade treaty
+        where no other guest's army stands that p may not pass (it would face p outside a battle)."""
         c = self.controller(node)
-        return c == p or (c >= 0 and self.has_treaty(p, c, kind))
+        return c == p or (c >= 0 and self.has_treaty(p, c, kind) and not self._opposing_army(p, node))
 
     def _placement_regions(self, p: int, kind: int) -> list[int]:
         """The land regions where ``_may_place(p, region, kind)`` holds, in node order. Without such a
@@ -170,18 +172,23 @@ class DiplomacyMixin:
         partners = [q for q in range(self.num_players) if q != p and self.has_treaty(p, q, kind)]
         if not partners:
             return regions[p]
-        return sorted(n for q in [p] + partners for n in regions[q])
+        return sorted(regions[p] + [n for q in partners for n in regions[q] if not self._opposing_army(p, n)])
 
     def _armed_entry_ok(self, p: int, y: int) -> bool:
-        """Whether an army of p may enter land region y: a two-party battle, a takeover, or a normal
-        move through a right-of-way partner's region; never an attack on a ceasefire partner."""
+        """Whether an army of p may enter land region y: battles against every army there that is not a
+        right-of-way partner's (spec 5.15: one after another, movement.py), a takeover, or a normal move
+        through a right-of-way partner's region; never an attack on a ceasefire partner, nor an entry
+        that would leave p's army beside one (ASSUMPTION: "allenfalls durch Staatsverträge gebunden"), nor a
+        battle against a guest army in the region of a ceasefire partner (the conquest would take it from
+        that partner, ``region_conquered`` in movement.py)."""
         if self.barb_total[y]:
             return True
         others = [q for q in range(self.num_players) if q != p and self.army[q][y]]
         foes = [q for q in others if not self.may_pass(p, q)]
-        if foes:
-            return len(others) == 1 and not self.in_ceasefire(p, foes[0])  # battles stay two-sided
         c = self.controller(y)
+        if foes:
+            attacked = foes if c < 0 or self.may_pass(p, c) else foes + [c]  # c: see the docstring
+            return not any(self.in_ceasefire(p, q) for q in attacked)
         if c < 0 or c == p or self.may_pass(p, c):
             return True
         return not others and not self.in_ceasefire(p, c)  # a takeover attacks c
@@ -241,19 +248,6 @@ class DiplomacyMixin:
             if k:
                 self._add_units(p, node, t, -k)
                 self.unit_supply[p][min(t, 4)] += k
-
-    def _evict_guests(self, node: int, keep: int = -1) -> None:
-        """Before barbarians fight in a region, every army but one leaves it (battles stay two-sided):
-        ``keep``, else the controller's, else the first in seat order."""
-        present = [p for p in range(self.num_players) if self.army[p][node]]
-        if len(present) < 2 and (keep < 0 or not present or present[0] == keep):
-            return
-        if keep < 0:
-            c = self.controller(node)
-            keep = c if c in present else present[0]
-        for p in present:
-            if p != keep:
-                self._withdraw_army(p, node)
 
     def _charge_sale_fee(self, p: int, node: int) -> None:
         """[SRC] example: a trade treaty may cost 50 fl per sale action, paid to the host."""

@@ -265,10 +265,7 @@ class EconomyMixin:
             self._bank(p, self.self_revolt_money)
             self._spawn_horde(arg)
             self._remove_markers(arg)
-            self._evict_guests(arg, keep=p)  # treaty guests leave: the battle stays two-sided
-            if self.army[p][arg]:  # the revolt attacks the own units there at once (phase 2 rules)
-                self.battle_after = "deficit"
-                self._start_battle(arg, -1, p)
+            if self._barbarians_attack(arg, p, "deficit"):  # the own units there at once (phase 2 rules)
                 return
             self._barbarian_raid(arg)
         else:

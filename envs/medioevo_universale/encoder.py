@@ -33,6 +33,7 @@ from .codec import MedioevoCodec
 from .constants import NUM_PHASES as _ALL_PHASES, NUM_SLOTS, NUM_UNIT_TYPES, PHASE_NAMES, STAGE_NAMES, Phase
 from .data import EMPIRES, GOAL_KEYS, VEHICLE_KINDS, game_data
 from .diplomacy import diplomacy_fields, diplomacy_sources, encode_diplomacy, encode_offer, offer_sources
+from .movement import encode_multi_war, multi_war_fields, multi_war_sources
 from .technologies import (
     appointment_fields, appointments_sources, encode_appointments, encode_invasion, encode_technologies,
     invasion_fields, technology_fields, technology_sources,
@@ -209,6 +210,7 @@ class MedioevoEncoder(ObservationEncoder):
         fields += card_move_fields(n)  # Kriegsfürst 6, Wissenschaftler 11, Miliz 25, Kanonier 54, Jäger 55 / 56
         fields += appointment_fields()  # Ernennung
         fields += invasion_fields(nn)  # Kartografie in W-INVADE
+        fields += multi_war_fields(n, nn)  # spec 5.15
         self.layout = ObsLayout(fields)
         # the fields each encode_* function of another module writes, as one run to zero before it does
         self._variant_region, self._technology_region = (
@@ -514,6 +516,8 @@ class MedioevoEncoder(ObservationEncoder):
             seen["invaded"] = invaded
             out[L["tech_invaded"]] = 0
             encode_invasion(e, out, L)
+        if _changed(seen, "multi_war", multi_war_sources(e)):
+            encode_multi_war(e, out, L, to_rel)
 
     def _encode_seats(self, e, seat: int, out: np.ndarray, seen: dict, rel: list[int], board: tuple) -> None:
         """The seat rows, the visible money and the observer's goals: all a seat move changes (see

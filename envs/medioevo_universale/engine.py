@@ -252,6 +252,9 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         self.conquered_round: set = set()  # regions that gave conquest EP this round
         self.special_conquered: set = set()  # Rome / Jerusalem conquered before (+2 EP once)
         self.bt: dict | None = None  # the battle in progress
+        self.multi_war: dict | None = None  # spec 5.15: the battles of one entry against several opponents
+        self.barbarian_war: dict | None = None  # spec 5.15: barbarians fighting several armies of a region
+        self.entry_host = -1  # the controller of the land region an armed entry of this movement went into
         self.battle_return = (0, 0)
         self.carrier = -1  # the moving carrier (object id, or -1 = army on foot)
         self.foot_node = -1
@@ -475,6 +478,8 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
             return self.blood_moves()
         if ph == Phase.HIDDEN_PLACE:
             return self.hidden_place_moves()
+        if ph == Phase.NEXT_OPPONENT:
+            return self.next_opponent_moves()
         return []
 
     # ------------------------------------------------------------------------ transitions ----
@@ -583,6 +588,8 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
             self._apply_blood(move)
         elif ph == Phase.HIDDEN_PLACE:
             self._apply_hidden_place(move)
+        elif ph == Phase.NEXT_OPPONENT:
+            self._apply_next_opponent(move)
         elif ph == Phase.EMPIRE_PICK:
             self.empire_of[self.actor] = move[1]
             self.turn += 1

@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 from .constants import (
-    AR, B_AR, B_CP, B_LI, CA, CP1, GALLEY, HI, LI, NUM_UNIT_TYPES, O_KIND, O_NODE, SIEGE, Ctrl, Head, Phase,
+    AR, B_AR, B_CP, B_LI, CA, CP1, HI, LI, NUM_UNIT_TYPES, O_KIND, O_NODE, SIEGE, Ctrl, Head, Phase,
 )
 
 NT = NUM_UNIT_TYPES
@@ -252,24 +252,11 @@ class EventsMixin:
 
     def _barbarians_arrive(self, node: int) -> None:
         """G26: a player's army there -> battle at once (barbarians attack); alone -> raid. At sea a
-        player's galleys with units aboard fight a naval battle; unmanned ships are destroyed."""
-        if self.board.is_sea[node]:
-            crews = [q for q in self.order if any(
-                o[0] == q and o[O_NODE] == node and o[O_KIND] == GALLEY and sum(self.cargo[oid])
-                for oid, o in self.objs.items())]
-            if crews:
-                self.battle_after = "events"
-                self._naval_battle_vs(node, -1, crews[0])
-                return
-            self._barbarian_raid(node)
-            self._resume_events()
-            return
-        self._remove_markers(node)
-        self._evict_guests(node)  # treaty guests leave: the battle stays two-sided
-        defender = next((q for q in range(self.num_players) if self.army[q][node]), -1)
-        if defender >= 0:
-            self.battle_after = "events"
-            self._start_battle(node, -1, defender)
+        player's galleys with units aboard fight a naval battle; unmanned ships are destroyed. Several
+        players there: one battle after another (spec 5.15, combat.py)."""
+        if not self.board.is_sea[node]:
+            self._remove_markers(node)
+        if self._barbarians_attack(node, -1, "events"):  # every army there, one after another (combat.py)
             return
         self._barbarian_raid(node)
         self._resume_events()
@@ -347,10 +334,7 @@ class EventsMixin:
         if not self._spawn_horde(node):
             return False
         self._remove_markers(node)
-        self._evict_guests(node, keep=p)  # treaty guests leave: the battle stays two-sided
-        if self.army[p][node]:
-            self.battle_after = "events"
-            self._invaded(node, -1, p)  # W-INVADE (cards.py), then the battle; its end resumes the revolts
+        if self._barbarians_attack(node, p, "events", invade=True):  # p's army first; the end resumes the revolts
             return True
         self._barbarian_raid(node)
         return False

@@ -1,12 +1,15 @@
-"""Phase 5: war cycles and completed movements (spec 4.3, 5.9; G22, G32-G35, G85, G89).
+"""Phase 5: war cycles and completed movements (spec 4.3, 5.9, 5.15; G22, G32-G35, G85, G89).
 
 A war turn is PASS or one completed movement. The mover picks a carrier: an own war wagon or
 galley with MP, a siege engine (moving alone), or an army on foot out of a castle region (castle
 rule: one free step). Inside the movement it repeats {load an unstopped unit, unload a unit, step to
 an adjacent node for 1 MP (docking and undocking 1 MP each), switch to another own carrier in the
 same place} until DONE or until an entry stops it. Entering a land region with cargo: an opposing
-army -> battle; a barbarian region without an army -> a horde appears, battle; another player's
-region without an army -> takeover (an act of war); own region -> carry on. Empty carriers and
+army -> battle (several opponents -> one battle after another, barbarians first, then the mover
+picks, spec 5.15; conquest only when the mover's army is left alone); a barbarian region without an
+army -> a horde appears, battle; another player's region without an army -> takeover (an act of
+war); own region -> carry on. A galley with units entering a sea zone with hostile galleys fights
+their owners the same way, one after another (spec 5.13, 5.15). Empty carriers and
 siege engines may enter only own or barbarian regions without an army (G33). Unloaded and arriving
 units get stop markers; so do siege engines that moved (G85). Transports keep unspent MP for later
 war turns of the round (G32). Caravans and merchant ships do not move in phase 5 (G89).
@@ -140,7 +143,7 @@ class WarMixin:
                     continue  # only a galley with units aboard may attack at sea (spec 5.13)
                 out.append(y)
             elif armed:
-                if self._armed_entry_ok(p, y):  # treaties: no attack on a ceasefire partner, no 3-party battle
+                if self._armed_entry_ok(p, y):  # treaties: no attack on a ceasefire partner
                     out.append(y)
             elif not self._opposing_army(p, y):
                 c = self.controller(y)
@@ -319,7 +322,7 @@ class WarMixin:
         if self.board.is_sea[y]:
             if self._hostile_galleys(p, y):
                 self._stop_carrier()
-                self._start_naval_battle(p, y)
+                self._attack_all(p, y, self._sea_opponents(p, y))
             return
         # entering a land region with an army (spec 5.9 entry effects)
         hostile = self._opposing_army(p, y)
@@ -329,14 +332,14 @@ class WarMixin:
                 self._end_movement()
             return
         self.warlord_entry(p, y)  # Kriegsfürst 6: remember the MP the entry takes (cards.py)
+        self.entry_host = ctrl  # whether the battles here can conquer the region (``conquers``)
         self._stop_carrier()
         self._disembark(p, y)
         if hostile:
-            dfn = -1 if self.barb_total[y] else next(q for q in range(self.num_players)
-                                                      if q != p and self.army[q][y])
-            if dfn >= 0:
-                self._act_of_war(p, dfn)
-            self._invaded(y, p, dfn)  # W-INVADE, then the battle (cards.py)
+            opponents = self._opponents_at(p, y)
+            if self.kartografie_invasion_window(y, p, ctrl, opponents):  # W-INVADE of an absent controller
+                return
+            self._attack_all(p, y, opponents)
         elif ctrl < 0:
             if self._spawn_horde(y):
                 self._start_battle(y, p, -1)
@@ -349,20 +352,135 @@ class WarMixin:
             self._remove_markers(y)
             self._start_conquest(y, p, ctrl, buildings=True)  # same object decisions, no EP (G52)
 
-    def _start_naval_battle(self, p: int, sea: int) -> None:
-        """Spec 5.13: hostile galleys in the sea zone -> a naval battle against their owner (the first
-        in turn order when several are there); empty hostile ships are captured or plundered (G42)."""
-        if self.barb_total[sea]:  # barbarians are always attacked first (spec 5.15)
-            self._naval_battle_vs(sea, p, -1)
+    # --------------------------------------------------------- multi-party war (spec 5.15) ----
+    def _opponents_at(self, p: int, y: int) -> list[int]:
+        """The parties in land region y an army of p entering it fights: barbarians (-1) first, then every
+        other player's army except those of right-of-way / stationing partners (their armies stand aside,
+        G35). ``_armed_entry_ok`` keeps ceasefire partners out of this list."""
+        army = self.army
+        players = [q for q in range(self.num_players) if q != p and army[q][y] and not self.may_pass(p, q)]
+        return [-1] + players if self.barb_total[y] else players
+
+    def _sea_opponents(self, p: int, sea: int) -> list[int]:
+        """The parties a galley with units of p entering ``sea`` fights (spec 5.13): barbarian galleys (-1)
+        first, then every player with a galley there that is not peaceful with p (a treaty or a
+        ceasefire); a player whose galleys there are all empty loses them without a battle (G42)."""
+        players = [q for q in range(self.num_players) if q != p and not self.peaceful(p, q)
+                   and self._galleys_at(q, sea)]
+        return [-1] + players if self.barb_total[sea] else players
+
+    def _galleys_at(self, q: int, sea: int) -> list[int]:
+        return [oid for oid, o in self.objs.items() if o[O_NODE] == sea and o[0] == q and o[O_KIND] == GALLEY]
+
+    def crews_at(self, q: int, sea: int) -> bool:
+        """Whether q has a galley with units aboard in ``sea``: its fighting force there."""
+        return any(sum(self.cargo[oid]) for oid in self._galleys_at(q, sea))
+
+    def _party_at(self, q: int, node: int) -> bool:
+        """Whether party q (-1: barbarians) is still in node: an army on land; at sea a galley, crewed or
+        empty (empty ones are taken, G42)."""
+        if q < 0:
+            return bool(self.barb_total[node])
+        return bool(self._galleys_at(q, node)) if self.board.is_sea[node] else bool(self.army[q][node])
+
+    def _force_at(self, p: int, node: int) -> bool:
+        """Whether player p can still fight in node: an army on land, a galley with units aboard at sea."""
+        return self.crews_at(p, node) if self.board.is_sea[node] else bool(self.army[p][node])
+
+    def _attack_all(self, p: int, y: int, opponents: list[int]) -> None:
+        """Spec 5.15: one opponent -> one battle; several -> one battle after another (``multi_war``)."""
+        if len(opponents) > 1:
+            self.multi_war = {"node": y, "attacker": p, "left": opponents, "fought": []}
+            self._next_opponent_battle()
+        else:
+            self._attack_opponent(p, y, opponents[0])
+
+    def _attack_opponent(self, p: int, y: int, q: int) -> None:
+        """A battle of p's army in y against q (-1: barbarians); an attack on a player is an act of war.
+        At sea a player without units aboard loses its ships at once (G42: captured or plundered)."""
+        if q >= 0:
+            self._act_of_war(p, q)
+        if not self.board.is_sea[y]:
+            self._invaded(y, p, q)  # W-INVADE, then the battle (cards.py)
+        elif q >= 0 and not self.crews_at(q, y):
+            self._start_conquest(y, p, q, buildings=False)  # its end goes on with the sequence (conquest.py)
+        else:
+            self._naval_battle_vs(y, p, q)
+
+    def in_multi_war(self, node: int, attacker: int) -> bool:
+        """Whether a battle of ``attacker`` in ``node`` is one of the battles of the pending multi-party war."""
+        mw = self.multi_war
+        return mw is not None and mw["node"] == node and mw["attacker"] == attacker and self.battle_after == "move"
+
+    def _next_opponent_battle(self) -> None:
+        """Spec 5.15 "Man muss nacheinander mit jedem Gegner kämpfen": while the attacker can fight there
+        and opponents are left, the next battle starts (barbarians first; among several players the
+        attacker chooses, NEXT_OPPONENT); then the sequence ends."""
+        mw = self.multi_war
+        y, p = mw["node"], mw["attacker"]
+        left = mw["left"] = [q for q in mw["left"] if self._party_at(q, y)]
+        if not left or not self._force_at(p, y):
+            self._finish_multi_war()
+        elif left[0] < 0 or len(left) == 1:
+            self._fight_next(left[0])
+        else:
+            self.actor = p
+            self.phase = Phase.NEXT_OPPONENT
+
+    def _fight_next(self, q: int) -> None:
+        mw = self.multi_war
+        mw["left"].remove(q)
+        mw["fought"].append(q)
+        self._attack_opponent(mw["attacker"], mw["node"], q)
+
+    def next_opponent_moves(self) -> list[tuple[int, int]]:
+        p, n = self.actor, self.num_players
+        return [(Head.PLAYER, (q - p) % n - 1) for q in sorted(self.multi_war["left"], key=lambda q: (q - p) % n)]
+
+    def _apply_next_opponent(self, move: tuple[int, int]) -> None:
+        self._fight_next((self.actor + move[1] + 1) % self.num_players)
+
+    def _finish_multi_war(self) -> None:
+        """GEBIETE EROBERN: "Überlebt nur das angreifende Heer die Schlacht(en) ... erobert der Angreifer das
+        Gebiet": the conquest (EP and decisions over every beaten player's objects) only when the attacker's
+        army is the only one left; otherwise the movement just ends (ASSUMPTION, the docs). At sea nothing
+        is conquered: each battle took the beaten side's empty ships at once (G42, ASSUMPTION)."""
+        mw, self.multi_war = self.multi_war, None
+        y, p = mw["node"], mw["attacker"]
+        if not self.board.is_sea[y] and self.conquers(y, p):
+            beaten = [q for q in mw["fought"] if q >= 0]
+            self.region_conquered(y, p)
+            self._start_conquest(y, p, beaten[0] if beaten else -1, buildings=True, more_losers=beaten[1:])
             return
-        q = next(r for r in self.order if r != p and not self.peaceful(p, r) and any(
-            o[O_NODE] == sea and o[0] == r and o[O_KIND] == GALLEY for o in self.objs.values()))
-        self._act_of_war(p, q)
-        defenders = [oid for oid, o in self.objs.items() if o[O_NODE] == sea and o[0] == q and o[O_KIND] == GALLEY]
-        if not any(sum(self.cargo[oid]) for oid in defenders):
-            self._start_conquest(sea, p, q, buildings=False)
-            return
-        self._naval_battle_vs(sea, p, q)
+        self._end_movement()
+
+    def entry_battle_over(self) -> None:
+        """After a battle an entry started (and the ships it took at sea): the next battle of a pending
+        multi-party war, or the end of the movement."""
+        if self.multi_war is not None:
+            self._next_opponent_battle()
+        else:
+            self._end_movement()
+
+    def sole_army(self, node: int, p: int) -> bool:
+        """Whether no other party than p has an army in ``node``."""
+        return not self.barb_total[node] and not any(
+            self.army[q][node] for q in range(self.num_players) if q != p)
+
+    def conquers(self, node: int, p: int) -> bool:
+        """GEBIETE EROBERN: p's army is the only one left in land region ``node``, and p did not enter it as
+        the guest of its controller. G24 / G35 (ASSUMPTION): a right-of-way / stationing partner keeps
+        control of its region while p's army stands there, also after p beat a third party's guest army
+        in it: no conquest EP, no decisions over the host's buildings and cubes."""
+        host = self.entry_host
+        return bool(self.army[p][node]) and self.sole_army(node, p) and not (host >= 0 and self.may_pass(p, host))
+
+    def region_conquered(self, node: int, p: int) -> None:
+        """Conquest EP; a region whose controller had no army there (only its treaty guest's) is taken from
+        that controller as well: an attack on it like a takeover (spec 5.9 case 3, ASSUMPTION)."""
+        if self.entry_host != p:
+            self._act_of_war(p, self.entry_host)  # nothing for -1 or a seat already at war with p
+        self._conquest_ep(node, p)
 
     def _naval_battle_vs(self, sea: int, p: int, q: int) -> None:
         """Crews of both sides leave their galleys for the battle's bookkeeping (-1: barbarians)."""
@@ -371,13 +489,12 @@ class WarMixin:
         for r in (p, q):
             if r < 0:
                 continue
-            for oid, o in self.objs.items():
-                if o[O_NODE] == sea and o[0] == r and o[O_KIND] == GALLEY:
-                    cargo = self.cargo[oid]
-                    for t in range(NT):
-                        if cargo[t]:
-                            self._add_units(r, sea, t, cargo[t])
-                            cargo[t] = 0
+            for oid in self._galleys_at(r, sea):
+                cargo = self.cargo[oid]
+                for t in range(NT):
+                    if cargo[t]:
+                        self._add_units(r, sea, t, cargo[t])
+                        cargo[t] = 0
         self._start_battle(sea, p, q)
 
     def _stop_carrier(self) -> None:
@@ -396,6 +513,7 @@ class WarMixin:
                 st[node * NT + t] += k
 
     def _end_movement(self) -> None:
+        self.entry_host = -1
         if self.hunter_arrival():  # Jäger 55 / 56: the end region reacts now (cards.py)
             return
         if self.warlord_resume():  # Kriegsfürst 6: half of the units move on (cards.py)
@@ -439,6 +557,8 @@ class WarMixin:
         node = self.carrier_node()
         cargo = self.carrier_cargo()
         if self.move_steps == 0:
+            if self.board.is_sea[node]:
+                return  # nothing moved at sea: the crew was aboard before (no loading at sea)
             for t in range(NT):  # nothing moved: the units go back unstopped
                 if cargo[t]:
                     self._add_units(p, node, t, cargo[t])
@@ -477,3 +597,35 @@ class WarMixin:
                 self._add_barb(node, k, take)
                 placed += take
         return placed
+
+
+# ------------------------------------------------------------------------------ observation ----
+def multi_war_fields(n: int, num_nodes: int) -> list:
+    """Observation field (appended by the encoder): the multi-party war in progress (spec 5.15)."""
+    from ..core.encoder import Field
+    return [Field("multi_war", num_nodes + 2 * n + 2, "the multi-party war in progress (spec 5.15): its region "
+                  "one-hot, the attacker's relative seat one-hot, the relative seats still to be fought, barbarians "
+                  "still to be fought, the attacker is choosing the next opponent now")]
+
+
+def multi_war_sources(e):
+    """What ``encode_multi_war`` reads (public: the armies stand on the board), or None."""
+    mw = e.multi_war
+    if mw is None:
+        return None
+    return mw["node"], mw["attacker"], tuple(mw["left"]), e.phase == Phase.NEXT_OPPONENT
+
+
+def encode_multi_war(e, out, slices: dict, to_rel: list[int]) -> None:
+    """The field multi_war, written whole."""
+    v = out[slices["multi_war"]]
+    v[:] = 0
+    mw = e.multi_war
+    if mw is None:
+        return
+    n, nn = e.num_players, e.board.num_nodes
+    v[mw["node"]] = 1
+    v[nn + to_rel[mw["attacker"]]] = 1
+    for q in mw["left"]:
+        v[nn + n + (to_rel[q] if q >= 0 else n)] = 1
+    v[nn + 2 * n + 1] = e.phase == Phase.NEXT_OPPONENT

@@ -431,8 +431,11 @@ class TechnologyMixin:
         if window == "battle":
             self._battle_run()
             return
-        if window == "invade":  # no unit came: the takeover goes on (movement._entry_effects)
+        if window == "invade":  # no unit came: the battles or the takeover go on (movement._entry_effects)
             self.phase, self.actor = use["return_phase"], use["invader"]
+            if use["opponents"]:
+                self._attack_all(use["invader"], use["node"], use["opponents"])
+                return
             self._remove_markers(use["node"])
             self._start_conquest(use["node"], use["invader"], p, buildings=True)
             return
@@ -769,14 +772,18 @@ class TechnologyMixin:
             self._end_movement()  # the step had no entry effect that ended it
         return True
 
-    def kartografie_invasion_window(self, node: int, invader: int, controller: int) -> bool:
-        """W-INVADE (G70): an army of ``invader`` is about to take over ``node`` of ``controller``, who
-        has no army there. Before that, the controller may bring one own unit in from an adjacent region
-        with Kartografie; the takeover becomes a battle. True when the window is open."""
-        if controller < 0 or self.bt is not None or any(
-                self.army[q][node] for q in range(self.num_players) if q not in (invader, controller)):
-            return False  # a battle in progress, or a third army there (battles stay two-sided)
-        return self._open_tech_window(controller, "invade", {"node": node, "invader": invader})
+    def kartografie_invasion_window(self, node: int, invader: int, controller: int,
+                                    opponents: list[int] | tuple = ()) -> bool:
+        """W-INVADE (G70): an army of ``invader`` enters ``node`` of ``controller``, who has no army there:
+        a takeover, or battles against the armies of the controller's treaty guests there (``opponents``),
+        which conquer the region from it (movement.region_conquered, ASSUMPTION). Before that, the controller
+        may bring one own unit in from an adjacent region with Kartografie: the takeover becomes a battle,
+        or the controller one more opponent of the battle sequence (spec 5.15). True when the window is open."""
+        if controller < 0 or controller == invader or self.bt is not None or self.army[controller][node] \
+                or self.may_pass(invader, controller):
+            return False  # no other player's region to take from it (G35: a partner's is a normal move)
+        return self._open_tech_window(controller, "invade", {"node": node, "invader": invader,
+                                                             "opponents": list(opponents)})
 
     def _kartografie_invade_options(self, p: int) -> list[tuple]:
         """Per blue TP one own unstopped unit of an adjacent land region steps into the invaded region."""
@@ -792,7 +799,10 @@ class TechnologyMixin:
         self._add_units(p, n, t, 1)
         self.stopped[p][n * NT + t] += 1
         self.phase, self.actor = use["return_phase"], invader
-        self._invaded(n, invader, p)
+        if use["opponents"]:  # beside its guests: one battle after another (movement.py)
+            self._attack_all(invader, n, use["opponents"] + [p])
+        else:
+            self._invaded(n, invader, p)
         return True
 
     def _kartografie_unit_options(self, p: int) -> list[tuple]:
@@ -803,7 +813,7 @@ class TechnologyMixin:
             if not self.army[p][n] or self.barb_total[n] or any(
                     self.army[q][n] for q in range(self.num_players) if q != p):
                 continue
-            dests = [y for y in self.board.land_adj[n] if self.playable[y]]
+            dests = [y for y in self.board.land_adj[n] if self.playable[y] and self._armed_entry_ok(p, y)]
             for t in range(NT):
                 if u[n * NT + t] > st[n * NT + t]:
                     out += [(((Head.NODE, n), (Head.UNIT, t), (Head.NODE, y)), 0, ((BLUE, 1),)) for y in dests]

@@ -299,26 +299,9 @@ def test_random_play_with_diplomacy_and_teams():
     assert all(seen.values()), seen
 
 
-def test_guests_leave_before_barbarians_fight_the_host():
-    """A revolt in the host's region: the right-of-way guest's army goes back to its supply, so the
-    battle is the host against the barbarians only (spec 5.15 stays two-sided)."""
-    e = engine_at_purchase()
-    for p in range(4):
-        clear_seat(e, p)
-    e._conclude({"from": HRE, "to": HUN, "kind": Treaty.RIGHT_OF_WAY, "term": 5, "fee": 0, "amount": 0,
-                 "payer": -1, "secret": False})
-    pressburg = put(e, HUN, "Pressburg", LI=1)
-    put(e, HRE, "Pressburg", HI=1)
-    assert e.controller(pressburg) == HUN and e.hostile_sides(pressburg) == 1
-    supply = e.unit_supply[HRE][HI]
-    assert e._place_revolt(HUN, pressburg)
-    assert e.army[HRE][pressburg] == 0 and e.unit_supply[HRE][HI] == supply + 1
-    assert e.bt is not None and e.bt["owners"] == [-1, HUN]
-
-
-def test_schemer_barbarians_next_to_a_treaty_guest_keep_the_battle_two_sided():
+def test_schemer_barbarians_next_to_a_treaty_guest_fight_them_in_turn():
     """Regression (seed found by a long fuzz): card 15 placed barbarians where a stationing guest
-    stood beside its host; the guest must leave before the battle, as for events and revolts."""
+    stood beside its host; the barbarians fight both, one after another (spec 5.15, combat.py)."""
     env = TabletopEnv(SPEC, num_players=4, num_rounds=8, max_turns=100_000, diplomacy_offers=2, teams="pairs")
     result = testing.play_random_game(env, seed=5065, on_step=check_invariants, check_observations=False)
     assert result.terminated and not result.truncated
