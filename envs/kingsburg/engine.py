@@ -765,13 +765,15 @@ class KingsburgEngine(RulesEngine):
 
     def _reroll_moves(self, p: int) -> list:
         moves = [PASS]
-        if not self.statue_used[p] and self.rows[p][self.r_statue] > self.c_statue:
-            first = self.pdice[p][0]
-            if all(v == first for v in self.pdice[p]) and all(v == first for v in self.bdice[p]):
+        pd, bd = self.pdice[p], self.bdice[p]
+        rows = self.rows[p]
+        if not self.statue_used[p] and rows[self.r_statue] > self.c_statue:
+            first = pd[0]
+            if pd.count(first) == len(pd) and bd.count(first) == len(bd):  # all dice show the same
                 moves.append((Op.STATUE, 0))
-                if self.bdice[p]:
+                if bd:
                     moves.append((Op.STATUE, 1))
-        if not self.chapel_used[p] and self.owns(p, self.s_chapel) and self.dice_total(p) <= 7:
+        if not self.chapel_used[p] and rows[self.r_chapel] > self.c_chapel and sum(pd) + sum(bd) <= 7:
             moves.append((Op.CHAPEL, 0))
         return moves
 
