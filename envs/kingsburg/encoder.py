@@ -39,7 +39,7 @@ class KingsburgEncoder(ObservationEncoder):
         "_zeros_val", "_zeros_enemy", "_enemy_cache", "_own_decision", "_other_decision", "_year_phase_bytes",
         "_envoy_bytes", "_order_parts", "_neutral", "_enemy_shared", "_zeros_enemy_bytes", "_zeros_battle",
         "_private_parts", "_zeros_decision_part", "_cached_engine", "_seat_blocks", "_built_rows", "_enemy_parts",
-        "_zeros_val2", "_zeros_modules", "_values", "_per_value", "_unit", "_vp_floats", "_count_floats",
+        "_zeros_val2", "_zeros_modules", "_values", "_per_value", "_unit", "_vp_floats", "_count_floats", "_flag_floats",
         "_context_start", "_zeros_context", "_enemy_start", "_enemy_floats", "_neutral_floats", "_order_floats",
         "_advisors_start", "_buildings_start", "_dice_start", "_modules_start")
 
@@ -157,6 +157,8 @@ class KingsburgEncoder(ObservationEncoder):
         self._unit = unit
         self._vp_floats = self._value_table(1 / VP_RANGE)
         self._count_floats = self._value_table(1 / COUNT_CAP)
+        # the seven 0/1 flags of a seat block, indexed by their bits (flag i = bit i)
+        self._flag_floats = [b"".join([unit[bits >> i & 1] for i in range(7)]) for bits in range(128)]
         head = fields["decision"].start
         self._own_decision = [as_floats(b, head) for b in self._own_decision]
         self._other_decision = [[as_floats(b, head) for b in row] for row in self._other_decision]
@@ -377,7 +379,6 @@ class KingsburgEncoder(ObservationEncoder):
         plus2, soldiers = e.plus2[p], e.soldiers[p]
         cap = COUNT_CAP
         count = self._count_floats
-        unit = self._unit
         mask = e.advisor_mask[p]
         # buildings change in few rebuilt blocks: compare with the rows last encoded for this seat
         rows = e.rows[p]
@@ -391,8 +392,8 @@ class KingsburgEncoder(ObservationEncoder):
             self._vp_floats[vp if 0 <= vp <= VP_RANGE else (0 if vp < 0 else VP_RANGE)],
             count[g0 if g0 < cap else cap], count[g1 if g1 < cap else cap], count[g2 if g2 < cap else cap],
             count[plus2 if plus2 < cap else cap], count[soldiers if soldiers < cap else cap],
-            unit[e.plus2_used[p]], unit[e.market_used[p]], unit[e.statue_used[p]], unit[e.chapel_used[p]],
-            unit[e.passed[p]], unit[e.favour_die[p]], unit[e.farms_die[p]],
+            self._flag_floats[e.plus2_used[p] | e.market_used[p] << 1 | e.statue_used[p] << 2 | e.chapel_used[p] << 3
+                              | e.passed[p] << 4 | e.favour_die[p] << 5 | e.farms_die[p] << 6],
             _ADVISOR_BLOCKS.get(mask) or self._advisors_block(mask),
             built[1],
             _DICE_BLOCKS.get(dice) or self._dice_block(dice, pd, e.pplaced[p], bd, e.bplaced[p]),

@@ -178,9 +178,9 @@ _EFFECT_ATTRIBUTES = (
 _BOARD_CONSTANTS: dict = {}
 
 
-def _no_dice(n: int) -> list[list[int]]:
-    """An empty dice list per seat (Kingsburg seats at most 5: cheaper than a comprehension)."""
-    return [[], [], [], [], []][:n]
+# an empty dice list per seat, by player count: a literal is cheaper than a comprehension or a slice
+_NO_DICE = (None, None, lambda: [[], []], lambda: [[], [], []], lambda: [[], [], [], []],
+            lambda: [[], [], [], [], []])
 _STRENGTH_BY_ROW: dict = {}
 
 
@@ -225,6 +225,10 @@ def _board_constants(more_buildings: bool) -> dict:
 
 _BOARD_ATTRIBUTES = tuple(prefix + attr[1:] for attr, _ in _EFFECT_ATTRIBUTES for prefix in "src") + (
     "build_cost", "build_vp", "max_cost", "row_in_play")
+_BOARD_VALUES: dict = {}  # sheet -> the values of _BOARD_ATTRIBUTES, in order
+# _store_board(engine, values) stores all of them in one statement, generated from the names: a loop
+# of setattr calls costs several microseconds per new game
+exec(f"def _store_board(engine, values):\n    {', '.join('engine.' + a for a in _BOARD_ATTRIBUTES)} = values")
 
 
 class KingsburgEngine(RulesEngine):
@@ -254,8 +258,11 @@ class KingsburgEngine(RulesEngine):
         self.tables: Tables = tables(config.module_more_buildings)
         t = self.tables
         # slot of each building effect (-1: not in play), building costs and VP (shared, read-only)
-        for name, value in _board_constants(config.module_more_buildings).items():
-            setattr(self, name, value)
+        values = _BOARD_VALUES.get(config.module_more_buildings)
+        if values is None:
+            constants = _board_constants(config.module_more_buildings)
+            values = _BOARD_VALUES[config.module_more_buildings] = tuple(constants[a] for a in _BOARD_ATTRIBUTES)
+        _store_board(self, values)
 
         self._dice: list[int] = []
         # setup 3: one random card per year; the year-I card is on top
@@ -609,8 +616,9 @@ class KingsburgEngine(RulesEngine):
     def _reset_season(self) -> None:
         n = self.num_players
         self.epoch += 1
-        self.pdice = _no_dice(n)
-        self.bdice = _no_dice(n)
+        no_dice = _NO_DICE[n]
+        self.pdice = no_dice()
+        self.bdice = no_dice()
         self.pplaced = [0] * n
         self.bplaced = [0] * n
         self.passed = [False] * n
@@ -757,13 +765,15 @@ class KingsburgEngine(RulesEngine):
 
     def _reroll_moves(self, p: int) -> list:
         moves = [PASS]
-        if not self.statue_used[p] and self.rows[p][self.r_statue] > self.c_statue:
-            first = self.pdice[p][0]
-            if all(v == first for v in self.pdice[p]) and all(v == first for v in self.bdice[p]):
+        pd, bd = self.pdice[p], self.bdice[p]
+        rows = self.rows[p]
+        if not self.statue_used[p] and rows[self.r_statue] > self.c_statue:
+            first = pd[0]
+            if pd.count(first) == len(pd) and bd.count(first) == len(bd):  # all dice show the same
                 moves.append((Op.STATUE, 0))
-                if self.bdice[p]:
+                if bd:
                     moves.append((Op.STATUE, 1))
-        if not self.chapel_used[p] and self.owns(p, self.s_chapel) and self.dice_total(p) <= 7:
+        if not self.chapel_used[p] and rows[self.r_chapel] > self.c_chapel and sum(pd) + sum(bd) <= 7:
             moves.append((Op.CHAPEL, 0))
         return moves
 
@@ -910,8 +920,9 @@ class KingsburgEngine(RulesEngine):
                 return True
         # dice back to their owners (used +2 tokens were paid when placed), all bonus dice to the supply
         n = self.num_players
-        self.pdice = _no_dice(n)
-        self.bdice = _no_dice(n)
+        no_dice = _NO_DICE[n]
+        self.pdice = no_dice()
+        self.bdice = no_dice()
         self.pplaced = [0] * n
         self.bplaced = [0] * n
         self.occupied = 0
