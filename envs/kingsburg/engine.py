@@ -225,10 +225,6 @@ def _board_constants(more_buildings: bool) -> dict:
 
 _BOARD_ATTRIBUTES = tuple(prefix + attr[1:] for attr, _ in _EFFECT_ATTRIBUTES for prefix in "src") + (
     "build_cost", "build_vp", "max_cost", "row_in_play")
-_BOARD_VALUES: dict = {}  # sheet -> the values of _BOARD_ATTRIBUTES, in order
-# _store_board(engine, values) stores all of them in one statement, generated from the names: a loop
-# of setattr calls costs several microseconds per new game
-exec(f"def _store_board(engine, values):\n    {', '.join('engine.' + a for a in _BOARD_ATTRIBUTES)} = values")
 
 
 class KingsburgEngine(RulesEngine):
@@ -258,11 +254,8 @@ class KingsburgEngine(RulesEngine):
         self.tables: Tables = tables(config.module_more_buildings)
         t = self.tables
         # slot of each building effect (-1: not in play), building costs and VP (shared, read-only)
-        values = _BOARD_VALUES.get(config.module_more_buildings)
-        if values is None:
-            constants = _board_constants(config.module_more_buildings)
-            values = _BOARD_VALUES[config.module_more_buildings] = tuple(constants[a] for a in _BOARD_ATTRIBUTES)
-        _store_board(self, values)
+        for name, value in _board_constants(config.module_more_buildings).items():
+            setattr(self, name, value)
 
         self._dice: list[int] = []
         # setup 3: one random card per year; the year-I card is on top
