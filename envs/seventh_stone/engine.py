@@ -1351,12 +1351,19 @@ class SeventhStoneEngine(RulesEngine):
 
     def _group_mp(self, a: Army, k_mil: int, k_merc: int) -> int:
         """Movement points of the group of units with the most points left: its slowest unit's."""
-        mps = []
-        if k_mil:
-            mps += sorted([mp for mp in a.mil if mp > 0], reverse=True)[:k_mil]
-        if k_merc:
-            mps += sorted([mp for mp in a.merc if mp > 0], reverse=True)[:k_merc]
-        return min(mps)
+        if k_mil + a.mil.count(0) > len(a.mil) or k_merc + a.merc.count(0) > len(a.merc):
+            # more units than have points left (never asked by the legal amounts): the slowest with points
+            mps = []
+            if k_mil:
+                mps += sorted([mp for mp in a.mil if mp > 0], reverse=True)[:k_mil]
+            if k_merc:
+                mps += sorted([mp for mp in a.merc if mp > 0], reverse=True)[:k_merc]
+            return min(mps)
+        # the k-th most points of each kind (points are never negative)
+        if not k_merc:
+            return sorted(a.mil, reverse=True)[k_mil - 1]
+        merc = sorted(a.merc, reverse=True)[k_merc - 1]
+        return min(sorted(a.mil, reverse=True)[k_mil - 1], merc) if k_mil else merc
 
     def _reach_of_selection(self, p: int) -> tuple[dict[int, int], set[int]]:
         """Destinations of the selected move order (steps used) and the water-crossing ends among them;
