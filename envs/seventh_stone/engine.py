@@ -162,6 +162,9 @@ MOVE = (R["move"]["melee"], R["move"]["ranged"], R["move"]["cavalry"])
 MAX_ARMIES = R["max_armies_per_type"]  # per type and player
 
 
+_new_army = object.__new__
+
+
 class Army:
     """One player's army stone on a field: its type, units (each unit's movement points), stones."""
 
@@ -182,7 +185,8 @@ class Army:
         return len(self.mil) + len(self.merc)
 
     def copy(self) -> "Army":
-        a = Army(self.owner, self.utype, self.mil[:], self.merc[:], self.stones[:])
+        a = _new_army(Army)  # every slot is set below: no __init__ call (undo checkpoints copy armies often)
+        a.owner, a.utype, a.mil, a.merc, a.stones = self.owner, self.utype, self.mil[:], self.merc[:], self.stones[:]
         a.teleport, a.agile, a.support = self.teleport, self.agile, self.support
         return a
 
@@ -612,7 +616,7 @@ class SeventhStoneEngine(RulesEngine):
         op, arg = move
         ph = self.phase
         p = self.actor
-        if not (op == Op.ALLOC1 or op == Op.ALLOC5 or ph in _NO_PUBLIC_CHANGE_PHASES
+        if not (ph in _NO_PUBLIC_CHANGE_PHASES or op == Op.ALLOC1 or op == Op.ALLOC5
                 or (op == Op.ITEM and ph == Phase.PLACE_ITEM)):
             self.pversion += 1  # these may change the observation's cached public part
         if ph in _MOVEMENT_PHASES:  # the most frequent decisions first
