@@ -731,6 +731,21 @@ class SeventhStoneEngine(RulesEngine):
     def _stage_run(self) -> bool:
         st = self.stage
         n = self.num_players
+        # the movement stage first: most decisions are taken there
+        if st == Stage.MOVE:
+            if self.idx < n:
+                p = self.order[self.idx]
+                if not self.moved_done:  # p's movement phase starts: a hard checkpoint
+                    self._reset_mp(p)
+                    self.moved_done = True
+                    self.checkpoints = []
+                    self.pending_control = set()
+                    self.broken_depth = 0
+                    self.undos = 0
+                self.phase, self.actor = Phase.MOVE_SELECT, p
+                return True
+            self.stage, self.idx = Stage.POST, 0
+            return False
         if st == Stage.SETUP_CAPITAL:
             if self.idx < n:
                 self.phase, self.actor = Phase.SETUP_CAPITAL, self.setup_order[self.idx]
@@ -765,20 +780,6 @@ class SeventhStoneEngine(RulesEngine):
                 return True
             self.stage, self.idx = Stage.MOVE, 0
             self._begin_movement()
-            return False
-        if st == Stage.MOVE:
-            if self.idx < n:
-                p = self.order[self.idx]
-                if not self.moved_done:  # p's movement phase starts: a hard checkpoint
-                    self._reset_mp(p)
-                    self.moved_done = True
-                    self.checkpoints = []
-                    self.pending_control = set()
-                    self.broken_depth = 0
-                    self.undos = 0
-                self.phase, self.actor = Phase.MOVE_SELECT, p
-                return True
-            self.stage, self.idx = Stage.POST, 0
             return False
         if st == Stage.POST:
             if self.idx < n:
