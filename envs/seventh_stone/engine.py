@@ -587,9 +587,9 @@ class SeventhStoneEngine(RulesEngine):
         return AMOUNTS[:min(self.fight.aim_left, MAX_AMOUNT) + 1]
 
     def budget_left(self, p: int) -> int:
-        building, melee, ranged, cavalry, *bids = self.alloc[p]
+        building, melee, ranged, cavalry, bid1, bid2, bid3, bid4 = self.alloc[p]
         return (self.budget[p] - building * _BUILDING_COST - (melee + ranged + cavalry) * _UNIT_COST
-                - sum(bids))  # a bid RS costs 1 (ALLOC_COSTS)
+                - bid1 - bid2 - bid3 - bid4)  # a bid RS costs 1 (ALLOC_COSTS)
 
     # ------------------------------------------------------------------------ transitions ----
     def play(self, move: tuple[int, int]) -> None:
