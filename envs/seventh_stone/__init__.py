@@ -14,7 +14,7 @@ SPEC = GameSpec(
     new_codec=SeventhStoneCodec,
     new_encoder=SeventhStoneEncoder,
     default_max_turns=30,  # a turn is a year here: G41's year limit, a truncation
-    state_version=3,  # session 4: the encoder's cached frames and the undo stack changed the pickled state
+    state_version=4,  # 3: the encoder's cached frames and the undo stack; 4: the shared public part's pieces
 )
 
 __all__ = ["SPEC", "Op", "Phase", "SeventhStoneCodec", "SeventhStoneConfig", "SeventhStoneEncoder",

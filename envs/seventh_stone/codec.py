@@ -92,7 +92,8 @@ class SeventhStoneCodec(ActionCodec):
         return self._names[index]
 
     def legal_actions(self, engine) -> list[int]:
-        return sorted(map(self._index.__getitem__, engine.legal_moves()))
+        offsets = self.offsets  # as encode(), inlined: this runs at every step
+        return sorted([offsets[op] + arg for op, arg in engine.legal_moves()])
 
     def decode(self, index: int) -> tuple[int, int]:
         return self._moves[index]

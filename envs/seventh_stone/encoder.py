@@ -43,11 +43,14 @@ PER_PLAYER_BOARD = (  # from the map, cached per board version
 )
 _SEL_CELL_PHASES = frozenset((9, 11, 12, 13, 14, 15, 19))
 _SEL_ITEM_PHASES = frozenset((8, 9))
+_PHASES_WITH_LIVE_VALUES = _SEL_CELL_PHASES | _SEL_ITEM_PHASES | {2, 12, 13, 14, 15}  # (mover's view)
+_GAME_OVER = Phase.GAME_OVER
 CELL_STATIC = len(TERRAINS) + len(PRINTED) + len(PORTALS) - 1
 _ONE_HOT4 = [bytes(1 if i == j else 0 for j in range(4)) for i in range(4)]
-_MEMO_MAX = 1 << 15  # entries of the rotated-block memo (a full one holds about 7 MB)
-_SEAT_BYTES = [bytes((seat,)) for seat in range(8)]
-_ROTATED: dict[bytes, bytes] = {}  # absolute cell block + observer seat -> the block from that seat's view
+_MEMO_MAX = 1 << 13  # entries per seat of the rotated-block memo (all full hold about 7 MB)
+# per observer seat: absolute cell block -> the block from that seat's view (keyed by the shared block
+# itself, whose hash bytes keep, rather than by a new block + seat key)
+_ROTATED: list[dict[bytes, bytes]] = [{} for _ in range(8)]
 
 
 class _SeatView:
@@ -110,7 +113,7 @@ class _SharedPublic:
     absolute seat order (one per engine, in its ``obs_cache``), with the inputs each piece shows."""
 
     __slots__ = ("pversion", "head_key", "head", "order_shown", "mover_shown", "order", "row_keys", "rows",
-                 "offer_shown", "offer", "piles")
+                 "offer_shown", "offer", "piles_shown", "piles", "status_shown", "status")
 
     def __init__(self, num_players: int):
         self.pversion = -1
@@ -121,6 +124,9 @@ class _SharedPublic:
         self.rows: list[bytes] = [b""] * num_players
         self.offer_shown: list[int] | None = None
         self.head = self.order = self.offer = self.piles = b""
+        self.piles_shown: tuple | None = None
+        self.status_shown: tuple | None = None  # the offer's statuses and takers shown
+        self.status: list[bytes | None] = [None] * num_players  # per seat the offer status, once built
 
 
 class SeventhStoneEncoder(ObservationEncoder):
@@ -361,7 +367,7 @@ class SeventhStoneEncoder(ObservationEncoder):
         blocks = board.blocks
         width = self.per_cell_dynamic
         dynamic, stones_at = self._dynamic_at, self._stones_at
-        seat_byte = _SEAT_BYTES[seat]
+        rotated_memo = _ROTATED[seat]
         for c in changed:
             entry = blocks[c]
             if entry is shown[c]:
@@ -369,12 +375,11 @@ class SeventhStoneEncoder(ObservationEncoder):
             shown[c] = entry
             block, stones = entry
             if seat:
-                key = block + seat_byte
-                rotated = _ROTATED.get(key)
+                rotated = rotated_memo.get(block)
                 if rotated is None:
-                    if len(_ROTATED) >= _MEMO_MAX:
-                        _ROTATED.clear()
-                    rotated = _ROTATED[key] = self._rotated(block, seat)
+                    if len(rotated_memo) >= _MEMO_MAX:
+                        rotated_memo.clear()
+                    rotated = rotated_memo[block] = self._rotated(block, seat)
                 block = rotated
             o = dynamic + c * width
             raw[o:o + width] = block
@@ -433,8 +438,22 @@ class SeventhStoneEncoder(ObservationEncoder):
             for i, k in enumerate(pub.offer_shown):
                 offer[i * NUM_KINDS + k] = 1
             pub.offer = bytes(offer)
-        pub.piles = bytes(e.discard) + bytes([len(s) for s in e.stacks[:4]]).ljust(4, b"\0")
+        piles = (e.discard, [len(s) for s in e.stacks[:4]])
+        if piles != pub.piles_shown:
+            pub.piles_shown = (piles[0][:], piles[1])
+            pub.piles = bytes(piles[0]) + bytes(piles[1]).ljust(4, b"\0")
+        statuses = e.offer_status[:len(e.offer[:4])]
+        status = (statuses, e.offer_taker[:len(statuses)])
+        if status != pub.status_shown:
+            pub.status_shown = status
+            pub.status = [None] * n
         return pub
+
+    @staticmethod
+    def _offer_status(statuses: list[int], takers: list[int], seat: int) -> bytes:
+        """Per offered slot from seat's view, one-hot: available, taken by me, taken by another, discarded."""
+        return b"".join([_ONE_HOT4[0 if st == 0 else 3 if st == 2 else 1 if takers[i] == seat else 2]
+                         for i, st in enumerate(statuses)]).ljust(16, b"\0")
 
     @staticmethod
     def _player_row(key: tuple, revealed: bool) -> bytes:
@@ -459,12 +478,12 @@ class SeventhStoneEncoder(ObservationEncoder):
         order = pub.order
         # per-seat pieces rotated so that the observer comes first
         cut, mover, mover_cut = n * seat, n * n, n * n + seat
-        status = []
-        for i, st in enumerate(e.offer_status[:len(e.offer[:4])]):
-            status.append(_ONE_HOT4[0 if st == 0 else 3 if st == 2 else 1 if e.offer_taker[i] == seat else 2])
+        status = pub.status[seat]
+        if status is None:
+            status = pub.status[seat] = self._offer_status(*pub.status_shown, seat)
         return b"".join((
             pub.head, order[cut:mover], order[:cut], order[mover_cut:], order[mover:mover_cut], self._rules_raw,
-            *pub.rows[seat:], *pub.rows[:seat], pub.offer, b"".join(status).ljust(16, b"\0"), pub.piles,
+            *pub.rows[seat:], *pub.rows[:seat], pub.offer, status, pub.piles,
             bytes(e.hands[seat])))
 
     def _view(self, e, seat: int) -> "_SeatView":
@@ -483,14 +502,12 @@ class SeventhStoneEncoder(ObservationEncoder):
         alloc = e.alloc[seat]
         if view.alloc != alloc:  # private, changes only while allocating and at the year's start
             o = self._alloc_at
-            view.raw[o:o + 8] = bytes([x if x < BIG else BIG for x in alloc])
+            view.raw[o:o + 8] = bytes(alloc) if max(alloc) < BIG else bytes([x if x < BIG else BIG for x in alloc])
             view.alloc = alloc[:]
         return view
 
     def encode(self, engine, seat: int) -> np.ndarray:
         e = engine
-        n = self.num_players
-        off = self._off
         view = e.obs_cache.get(seat)
         if (view is None or view.version != e.version or view.pversion != e.pversion
                 or view.alloc != e.alloc[seat]):
@@ -499,16 +516,18 @@ class SeventhStoneEncoder(ObservationEncoder):
         # value is scaled at once
         f = e.fight
         ph = e.phase
-        acting = -1 if ph == Phase.GAME_OVER else e.actor  # e.current_player
+        acting = -1 if ph == _GAME_OVER else e.actor  # e.current_player
         mine_to_act = acting == seat
         if f is not None:
             raw = self._fight_part(f, seat, mine_to_act and ph == Phase.DICE_ALLOC) + view.raw[self._live_size:]
         else:
             raw = view.raw[:]
         raw[ph if mine_to_act else NUM_PHASES - 1] = 1
+        n = self.num_players
         if acting >= 0:
             raw[NUM_PHASES + (acting - seat) % n] = 1
-        if mine_to_act:
+        off = self._off
+        if mine_to_act and ph in _PHASES_WITH_LIVE_VALUES:
             if ph in _SEL_CELL_PHASES and e.sel_cell >= 0:
                 raw[off["selected_cell"] + e.sel_cell] = 1
             if ph in _SEL_ITEM_PHASES and e.sel_item >= 0:

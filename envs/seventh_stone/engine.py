@@ -162,6 +162,9 @@ MOVE = (R["move"]["melee"], R["move"]["ranged"], R["move"]["cavalry"])
 MAX_ARMIES = R["max_armies_per_type"]  # per type and player
 
 
+_new_army = object.__new__
+
+
 class Army:
     """One player's army stone on a field: its type, units (each unit's movement points), stones."""
 
@@ -182,7 +185,8 @@ class Army:
         return len(self.mil) + len(self.merc)
 
     def copy(self) -> "Army":
-        a = Army(self.owner, self.utype, self.mil[:], self.merc[:], self.stones[:])
+        a = _new_army(Army)  # every slot is set below: no __init__ call (undo checkpoints copy armies often)
+        a.owner, a.utype, a.mil, a.merc, a.stones = self.owner, self.utype, self.mil[:], self.merc[:], self.stones[:]
         a.teleport, a.agile, a.support = self.teleport, self.agile, self.support
         return a
 
@@ -583,9 +587,9 @@ class SeventhStoneEngine(RulesEngine):
         return AMOUNTS[:min(self.fight.aim_left, MAX_AMOUNT) + 1]
 
     def budget_left(self, p: int) -> int:
-        building, melee, ranged, cavalry, *bids = self.alloc[p]
+        building, melee, ranged, cavalry, bid1, bid2, bid3, bid4 = self.alloc[p]
         return (self.budget[p] - building * _BUILDING_COST - (melee + ranged + cavalry) * _UNIT_COST
-                - sum(bids))  # a bid RS costs 1 (ALLOC_COSTS)
+                - bid1 - bid2 - bid3 - bid4)  # a bid RS costs 1 (ALLOC_COSTS)
 
     # ------------------------------------------------------------------------ transitions ----
     def play(self, move: tuple[int, int]) -> None:
@@ -612,7 +616,7 @@ class SeventhStoneEngine(RulesEngine):
         op, arg = move
         ph = self.phase
         p = self.actor
-        if not (op == Op.ALLOC1 or op == Op.ALLOC5 or ph in _NO_PUBLIC_CHANGE_PHASES
+        if not (ph in _NO_PUBLIC_CHANGE_PHASES or op == Op.ALLOC1 or op == Op.ALLOC5
                 or (op == Op.ITEM and ph == Phase.PLACE_ITEM)):
             self.pversion += 1  # these may change the observation's cached public part
         if ph in _MOVEMENT_PHASES:  # the most frequent decisions first
@@ -727,6 +731,21 @@ class SeventhStoneEngine(RulesEngine):
     def _stage_run(self) -> bool:
         st = self.stage
         n = self.num_players
+        # the movement stage first: most decisions are taken there
+        if st == Stage.MOVE:
+            if self.idx < n:
+                p = self.order[self.idx]
+                if not self.moved_done:  # p's movement phase starts: a hard checkpoint
+                    self._reset_mp(p)
+                    self.moved_done = True
+                    self.checkpoints = []
+                    self.pending_control = set()
+                    self.broken_depth = 0
+                    self.undos = 0
+                self.phase, self.actor = Phase.MOVE_SELECT, p
+                return True
+            self.stage, self.idx = Stage.POST, 0
+            return False
         if st == Stage.SETUP_CAPITAL:
             if self.idx < n:
                 self.phase, self.actor = Phase.SETUP_CAPITAL, self.setup_order[self.idx]
@@ -761,20 +780,6 @@ class SeventhStoneEngine(RulesEngine):
                 return True
             self.stage, self.idx = Stage.MOVE, 0
             self._begin_movement()
-            return False
-        if st == Stage.MOVE:
-            if self.idx < n:
-                p = self.order[self.idx]
-                if not self.moved_done:  # p's movement phase starts: a hard checkpoint
-                    self._reset_mp(p)
-                    self.moved_done = True
-                    self.checkpoints = []
-                    self.pending_control = set()
-                    self.broken_depth = 0
-                    self.undos = 0
-                self.phase, self.actor = Phase.MOVE_SELECT, p
-                return True
-            self.stage, self.idx = Stage.POST, 0
             return False
         if st == Stage.POST:
             if self.idx < n:
@@ -1351,12 +1356,19 @@ class SeventhStoneEngine(RulesEngine):
 
     def _group_mp(self, a: Army, k_mil: int, k_merc: int) -> int:
         """Movement points of the group of units with the most points left: its slowest unit's."""
-        mps = []
-        if k_mil:
-            mps += sorted([mp for mp in a.mil if mp > 0], reverse=True)[:k_mil]
-        if k_merc:
-            mps += sorted([mp for mp in a.merc if mp > 0], reverse=True)[:k_merc]
-        return min(mps)
+        if k_mil + a.mil.count(0) > len(a.mil) or k_merc + a.merc.count(0) > len(a.merc):
+            # more units than have points left (never asked by the legal amounts): the slowest with points
+            mps = []
+            if k_mil:
+                mps += sorted([mp for mp in a.mil if mp > 0], reverse=True)[:k_mil]
+            if k_merc:
+                mps += sorted([mp for mp in a.merc if mp > 0], reverse=True)[:k_merc]
+            return min(mps)
+        # the k-th most points of each kind (points are never negative)
+        if not k_merc:
+            return sorted(a.mil, reverse=True)[k_mil - 1]
+        merc = sorted(a.merc, reverse=True)[k_merc - 1]
+        return min(sorted(a.mil, reverse=True)[k_mil - 1], merc) if k_mil else merc
 
     def _reach_of_selection(self, p: int) -> tuple[dict[int, int], set[int]]:
         """Destinations of the selected move order (steps used) and the water-crossing ends among them;

@@ -63,7 +63,7 @@ def check_invariants(env) -> None:
 def _forget_memos() -> None:
     """Empties the encoder's memo of rotated cell blocks, so that the next encoding computes every
     value anew."""
-    for memo in (encoder_module._ROTATED,):
+    for memo in encoder_module._ROTATED:
         memo.clear()
 
 
