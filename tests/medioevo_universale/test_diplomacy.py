@@ -1,6 +1,5 @@
 """Diplomacy (spec 5.19, 10.5; G24, G35, G46, G50, G71) and the team game (variant 8.4)."""
 import dataclasses
-import random
 
 import numpy as np
 import pytest
@@ -15,6 +14,7 @@ from envs.medioevo_universale.constants import (
 from envs.medioevo_universale.data import game_data
 from envs.medioevo_universale.diplomacy import Treaty
 
+from .forced import forced_decisions
 from .test_encoder_cache import assert_matches_fresh_encoder
 from .test_fuzz import check_invariants
 from .test_rules import NT, clear_seat, engine_at_purchase, menu, new_engine, node
@@ -461,18 +461,8 @@ def test_fuzz_ceasefire_in_battles_and_kartografie_defenders():
     env = TabletopEnv(SPEC, num_players=n, num_rounds=8, max_turns=100_000, diplomacy_offers=1)
     offer = env.encoder.layout.slices["offer"]
     for seed in range(12):
-        env.reset(seed=seed)
-        pick = random.Random(seed)
-        forced = False
-        for agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
+        for agent, obs, pick in forced_decisions(env, seed, force_battles):
             e = env.engine
-            if not forced and e.setup_done:
-                force_battles(e)
-                forced = True
             in_battle = e.bt is not None
             seen["battle window"] += in_battle and e.phase == Phase.DIPLOMACY
             seen["ceasefire retreat"] += in_battle and e.phase == Phase.RETREAT_TO and e.in_ceasefire(*e.bt["owners"])

@@ -10,10 +10,11 @@ from envs.core import TabletopEnv, testing
 from envs.core.errors import IllegalActionError
 from envs.medioevo_universale import SPEC
 from envs.medioevo_universale.constants import BLUE, CIVIL, GALLEY, HI, LI, WAR_WAGON, Ctrl, Head, Phase
-from envs.medioevo_universale.data import markers_feasible
+from envs.medioevo_universale.data import game_data, markers_feasible
 from envs.medioevo_universale.diplomacy import Treaty
 from envs.medioevo_universale.technologies import KARTOGRAFIE
 
+from .forced import forced_decisions, touched
 from .test_encoder_cache import assert_matches_fresh_encoder
 from .test_fuzz import check_invariants
 from .test_rules import NT, node
@@ -368,18 +369,8 @@ def test_fuzz_multi_party_wars(n):
     env = TabletopEnv(SPEC, num_players=n, num_rounds=8, max_turns=100_000, diplomacy_offers=0)
     steps = 0
     for seed in range(GAMES):
-        env.reset(seed=seed)
-        pick = random.Random(seed)
-        forced = False
-        for agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
+        for agent, obs, pick in forced_decisions(env, seed, force_three_party_regions):
             e = env.engine
-            if not forced and e.setup_done:
-                force_three_party_regions(e)
-                forced = True
             legal = [int(i) for i in np.flatnonzero(obs["action_mask"])]
             legal = towards_crowded_regions(e, legal, env.codec, pick)
             mw = e.multi_war
@@ -708,22 +699,15 @@ def test_fuzz_naval_multi_party_wars(n):
             "attacker gone": 0, "barbarian galleys fight a second crew": 0, "fresh encoder checks": 0}
     env = TabletopEnv(SPEC, num_players=n, num_rounds=8, max_turns=100_000, diplomacy_offers=0)
     steps = 0
+    board = game_data().board
+    seas = [y for y in range(board.num_nodes) if board.is_sea[y]]
     for seed in range(GAMES):
-        env.reset(seed=seed)
-        seas = [y for y in range(env.engine.board.num_nodes) if env.engine.board.is_sea[y]]
-        pick = random.Random(seed)
-        forced, crowded_round = False, 0
-        for agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
+        crowded_round = 0
+        for agent, obs, pick in forced_decisions(env, seed, force_crowded_seas):
             e = env.engine
-            if not forced and e.setup_done:
-                force_crowded_seas(e)
-                forced = True
             if e.phase == Phase.BUILDUP and crowded_round != e.round:
                 crowd_beside_barbarian_galleys(e, pick)
+                touched(e)
                 crowded_round = e.round
             legal = [int(i) for i in np.flatnonzero(obs["action_mask"])]
             legal = towards_crowded_seas(e, legal, env.codec, pick)

@@ -1,6 +1,5 @@
 """Technology activations (spec 2.7, 5.8; G13-G15, G29, G67, G79-G81): the rulebook's examples of the
 technology section as scenarios, the TP payment outside phase 4, and a fuzz with every technology owned."""
-import random
 
 import numpy as np
 import pytest
@@ -18,6 +17,7 @@ from envs.medioevo_universale.technologies import (
     MASCHINENBAU, NATIONALSTAAT, STRATEGIE, TAKTIK, WELTLICHE_MACHT,
 )
 
+from .forced import forced_decisions
 from .test_encoder_cache import assert_matches_fresh_encoder
 from .test_fuzz import check_invariants
 from .test_rules import menu
@@ -487,21 +487,15 @@ def test_fuzz_with_every_technology_owned(n, games):
     Weltliche Macht) and activates them often; the package's invariants after every step."""
     env = TabletopEnv(SPEC, num_players=n, num_rounds=8, max_turns=100_000, diplomacy_offers=0)
     used = set()
+
+    def grant(e):
+        for p in range(n):  # the last seat owns only Weltliche Macht: it borrows the others'
+            e.tech[p] = [4] * 6 if p < n - 1 else [0, 0, 0, 0, 0, 4]
+            e._bank(p, 3000)
+
     for seed in range(games):
-        env.reset(seed=seed)
-        pick = random.Random(seed)
-        granted = False
-        for agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
+        for agent, obs, pick in forced_decisions(env, seed, grant):
             e = env.engine
-            if not granted and e.setup_done:
-                for p in range(n):  # the last seat owns only Weltliche Macht: it borrows the others'
-                    e.tech[p] = [4] * 6 if p < n - 1 else [0, 0, 0, 0, 0, 4]
-                    e._bank(p, 3000)
-                granted = True
             legal = [int(i) for i in np.flatnonzero(obs["action_mask"])]
             assert legal
             techs = [i for i in legal if env.action_name(i).startswith("TECH(")]
@@ -888,26 +882,20 @@ def test_fuzz_ernennung_and_kartografie_after_a_battle(monkeypatch):
     counted("kartografie_after_battle", "resumed")
     n = 4
     env = TabletopEnv(SPEC, num_players=n, num_rounds=8, max_turns=100_000, diplomacy_offers=0)
+
+    def grant_and_arm(e):
+        for p in range(n):
+            e.tech[p] = [4] * 6
+            e._bank(p, 3000)
+            for oid in e.slots[p]:  # stronger armies by the transports win more entry battles
+                if oid >= 0 and e.objs[oid][1] in (WAR_WAGON, GALLEY) and e.objs[oid][3] >= 0:
+                    k = min(4, e.unit_supply[p][HI])
+                    e.unit_supply[p][HI] -= k
+                    e._add_units(p, e.objs[oid][3], HI, k)
+
     for seed in range(12):
-        env.reset(seed=seed)
-        pick = random.Random(seed)
-        granted = False
-        for agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
+        for agent, obs, pick in forced_decisions(env, seed, grant_and_arm):
             e = env.engine
-            if not granted and e.setup_done:
-                for p in range(n):
-                    e.tech[p] = [4] * 6
-                    e._bank(p, 3000)
-                    for oid in e.slots[p]:  # stronger armies by the transports win more entry battles
-                        if oid >= 0 and e.objs[oid][1] in (WAR_WAGON, GALLEY) and e.objs[oid][3] >= 0:
-                            k = min(4, e.unit_supply[p][HI])
-                            e.unit_supply[p][HI] -= k
-                            e._add_units(p, e.objs[oid][3], HI, k)
-                granted = True
             legal = [int(i) for i in np.flatnonzero(obs["action_mask"])]
             techs = [i for i in legal if env.action_name(i).startswith("TECH(")]
             if techs and e.phase != Phase.PURCHASE and pick.random() < 0.7:

@@ -1,0 +1,28 @@
+"""The loop the forced fuzzes share: seeded random play with the state pushed towards a rare situation."""
+import random
+
+
+def forced_decisions(env, seed: int, prepare):
+    """Plays one seeded game of ``env`` to its end, yielding ``(agent, obs, pick)`` at every decision (the
+    caller steps the env, picking with ``pick``, the game's own ``random.Random``); ``prepare(engine)`` edits
+    the state once, when the setup is done. An edit from outside the rules gets a new ``revision`` (call
+    ``touched`` after further edits), so the encoder looks at the whole state again (encoder.py)."""
+    env.reset(seed=seed)
+    pick = random.Random(seed)
+    prepared = False
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        e = env.engine
+        if not prepared and e.setup_done:
+            prepare(e)
+            touched(e)
+            prepared = True
+        yield agent, obs, pick
+
+
+def touched(engine) -> None:
+    """Tell observers that the state was edited from outside the rules (see ``MedioevoEngine.apply``)."""
+    engine.revision = object()
