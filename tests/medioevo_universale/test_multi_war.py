@@ -174,15 +174,20 @@ def test_an_opponent_not_in_the_region_cannot_be_chosen():
     assert (e.phase, e.actor, e.multi_war) == state
 
 
+def one_barbarian(e, where: int) -> None:
+    """One barbarian LI from the supply into ``where`` (a constructed state), with the lowest barbarian dice."""
+    e._add_barb(where, 0, 1)
+    e.barb_supply[0] -= 1
+    e.barb_dice = [1, 1, 1]
+
+
 def test_barbarians_are_always_attacked_first():
     """"sind Barbaren dort, muss ihnen immer der erste Angriff gelten": with barbarians beside the two
     players' armies (a constructed state: outside a battle they never share a region), the barbarian
     battle starts at once; then HRE chooses between the players."""
     e = three_party_engine(WIN + WIN + WIN)
     pressburg = node("Pressburg")
-    e._add_barb(pressburg, 0, 1)
-    e.barb_supply[0] -= 1
-    e.barb_dice = [1, 1, 1]
+    one_barbarian(e, pressburg)
     enter(e)
     assert e.bt["owners"] == [HRE, -1] and e.multi_war["left"] == [HUN, BYZ]
     play(e, (Head.DICE, 0))
@@ -517,9 +522,7 @@ def test_barbarian_galleys_are_fought_first_at_sea():
     crews: a constructed state); then HRE chooses."""
     e = sea_engine(WIN)
     tyr = node(TYR)
-    e._add_barb(tyr, 0, 1)
-    e.barb_supply[0] -= 1
-    e.barb_dice = [1, 1, 1]
+    one_barbarian(e, tyr)
     sail(e)
     assert e.bt["owners"] == [HRE, -1] and e.multi_war["left"] == [HUN, BYZ]
     play(e, (Head.DICE, 0))
