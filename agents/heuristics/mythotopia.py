@@ -131,7 +131,7 @@ class HeuristicAgent(Agent):
                                        for p in range(NUM_PROVINCES)):
             return names["PLACE_ARMIES"]
         me = self.raw[self.L["seat0"]]
-        villages, armies, ships, ships_general = me[4], me[9], me[12], me[13]
+        villages, armies, ships_general = me[4], me[9], me[13]
         if has("INVADE") and armies >= 3 and villages > 0:
             return names["INVADE"]
         if has("DRAFT") and any(self.card_short[c] in DRAFT_PRIORITY[:8] for c in self.display):

@@ -2,7 +2,7 @@
 import pytest
 
 from envs.core import TabletopEnv, testing
-from envs.medioevo_universale import SPEC, Phase
+from envs.medioevo_universale import SPEC
 from envs.medioevo_universale.data import game_data, markers_feasible
 from envs.medioevo_universale.scoring import AWARDS
 

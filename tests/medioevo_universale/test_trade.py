@@ -131,7 +131,6 @@ def test_selling_before_the_destination_ends_the_route():
     ids = [node(x) for x in ("Kiew", "Caffa", "Saraj", "Trebisonda", "Antakya")]
     e.route_graphs["land"] = {a: frozenset(b for b in ids if abs(ids.index(b) - ids.index(a)) == 1) for a in ids}
     e._new_object(gh, CARAVAN, 3, ids[0])
-    oid = e.slots[gh][0]
     e._start_trade()
     play(e, (Head.OBJECT, 0), BUY, DONE, (Head.CTRL, Ctrl.START_ROUTE), (Head.ROUTE, 0),
          (Head.NODE, ids[1]), (Head.NODE, ids[2]), (Head.NODE, ids[3]), (Head.NODE, ids[4]))

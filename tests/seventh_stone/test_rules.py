@@ -16,7 +16,7 @@ from envs.seventh_stone import SeventhStoneConfig, SeventhStoneEncoder, SeventhS
 from envs.seventh_stone.board import board_from_rows
 from envs.seventh_stone.data import BARRACKS, CAVALRY, MANUFACTORY, MELEE, RANGED, WALL, WATER_CROSSING
 from envs.seventh_stone.engine import (
-    DONE, KINDS, NO, UNDO, YES, Army, Fight, Op, Phase, Stage,
+    DONE, KINDS, UNDO, YES, Army, Fight, Op, Phase, Stage,
 )
 
 
@@ -419,7 +419,7 @@ def test_supporting_ranged_cannot_be_removed_but_cavalry_can():
     """p. 11: unterstützende Kavallerie darf als Verlust entfernt werden, unterstützende Fernkämpfer nicht."""
     e = scenario(2)
     at = cell(2, 4)
-    f = _fight(e, at, Army(0, MELEE, [0, 0], [], []), Army(1, MELEE, [0], [0], []))
+    _fight(e, at, Army(0, MELEE, [0, 0], [], []), Army(1, MELEE, [0], [0], []))
     cav = Army(1, CAVALRY, [0], [], [])
     cav.support = at
     rng_ = Army(1, RANGED, [0], [], [])
