@@ -29,9 +29,9 @@ demanded sum) or ``CTRL(REJECT)``; payments are transferred on acceptance.
   of a kind already in force between the two is an offer to end it; then the payment steps, no term,
   fee or secrecy. On acceptance it ends like a treaty whose term is over (no breach).
 * Payment only; prisoner release (all prisoners the two hold of each other go home).
-* DW-BATTLE (spec 10.5): between the rounds of a land battle of two players at war, each party in
-  turn order may offer the other a ceasefire (with the payment steps). It stops the battle; the
-  attacker's army leaves as in a retreat (ASSUMPTION, ``battle_diplomacy``).
+* DW-BATTLE (spec 10.5): between the rounds of a battle of two players at war, each party in turn
+  order may offer the other a ceasefire (with the payment steps). It stops the battle; on land the
+  attacker's army leaves as in a retreat, at sea both fleets stay (ASSUMPTIONS, ``battle_diplomacy``).
 * Breaches are detected automatically (G71, no votes): the only breaches the engine lets happen are
   attacking a treaty partner and declaring war on one; each broken treaty costs the breaker 2 EP.
   Fees and payments are paid automatically, so they cannot be broken.
@@ -337,17 +337,27 @@ class DiplomacyMixin:
 
     # ------------------------------------------------------------- DW-BATTLE ----
     def battle_diplomacy(self) -> bool:
-        """Spec 10.5 DW-BATTLE, between two battle rounds of a land battle of two players: each party in
-        turn order may offer the other a ceasefire (capitulation is the attacker's AFTER_ROUND choice).
-        A ceasefire ends the fighting (spec 5.19); ASSUMPTION: the attacker's army then leaves the region
-        as in a retreat (``RETREAT_TO`` a G76 destination, war wagons along, spec 5.14 follow-up), so
-        no two hostile armies stay in one region; the ceasefire is offered only when such a destination
-        exists. True while a decision is pending."""
+        """Spec 10.5 DW-BATTLE, between two battle rounds of a battle of two players: each party in turn
+        order may offer the other a ceasefire (capitulation is the attacker's AFTER_ROUND choice). A
+        ceasefire ends the fighting (spec 5.19: "Beendet alle Kämpfe zwischen den Partnern bis zum Ende
+        der Spielrunde"). On land (ASSUMPTION) the attacker's army then leaves the region as in a retreat
+        (``RETREAT_TO`` a G76 destination, war wagons along, spec 5.14 follow-up), so no two hostile armies
+        stay in one region; the ceasefire is offered only when such a destination exists. At sea
+        (ASSUMPTION; the rulebook has no retreat at sea) the battle just ends: the crews go back aboard, a
+        galley that lost all its units rolls to sink (SEEKRIEG), and both fleets stay in the sea zone as
+        ceasefire partners' galleys may (``peaceful``); the attacker's movement ends there, or a multi-party
+        war goes on with its next opponent (spec 5.15). True when the run stops here: a decision is
+        pending or the battle is over."""
         bt = self.bt
         att, dfn = bt["owners"]
-        if self.in_ceasefire(att, dfn) and att >= 0 and self.retreat_destinations():
-            self._decide(0, Phase.RETREAT_TO)  # agreed in this window: the attacker withdraws
-            return True
+        if self.in_ceasefire(att, dfn) and att >= 0:  # agreed in this window
+            if bt["naval"]:
+                bt["tasks"] = []
+                self._end_battle()
+                return True
+            if self.retreat_destinations():
+                self._decide(0, Phase.RETREAT_TO)  # the attacker withdraws
+                return True
         if bt.get("dip_round") == bt["round"] or not self._battle_ceasefire_possible():
             return False
         bt["dip_round"] = bt["round"]
@@ -360,10 +370,10 @@ class DiplomacyMixin:
     def _battle_ceasefire_possible(self) -> bool:
         bt = self.bt
         att, dfn = bt["owners"]
-        if not self.config.diplomacy_offers or att < 0 or dfn < 0 or bt["naval"] or self.in_ceasefire(att, dfn):
+        if not self.config.diplomacy_offers or att < 0 or dfn < 0 or self.in_ceasefire(att, dfn):
             return False
         at_war = self.at_war[att][dfn] or self.war_declared[att][dfn] or self.war_declared[dfn][att]
-        return bool(at_war) and bool(self.retreat_destinations())
+        return bool(at_war) and (bt["naval"] or bool(self.retreat_destinations()))
 
     # --------------------------------------------------------------------- moves ----
     def diplomacy_moves(self) -> list[tuple[int, int]]:

@@ -9,7 +9,7 @@ from envs.core.errors import ConfigError, IllegalActionError
 from envs.core.rewards import team_rank_rewards
 from envs.medioevo_universale import SPEC, MedioevoConfig, MedioevoEncoder, MedioevoEngine
 from envs.medioevo_universale.constants import (
-    AR, CARAVAN, COINS, HI, LI, WAR_WAGON, Ctrl, Head, Phase, Purchase, Stage,
+    AR, CARAVAN, COINS, GALLEY, HI, LI, WAR_WAGON, Ctrl, Head, Phase, Purchase, Stage,
 )
 from envs.medioevo_universale.data import game_data
 from envs.medioevo_universale.diplomacy import Treaty
@@ -18,7 +18,8 @@ from .forced import forced_decisions
 from .test_encoder_cache import assert_matches_fresh_encoder
 from .test_fuzz import check_invariants
 from .test_rules import NT, clear_seat, engine_at_purchase, menu, new_engine, node
-from .test_war import fight, play, put, war_engine
+from .test_multi_war import crew, force_crowded_seas
+from .test_war import ScriptedRng, fight, play, put, war_engine
 
 DONE = (Head.CTRL, Ctrl.DONE)
 ACCEPT = (Head.CTRL, Ctrl.ACCEPT)
@@ -408,6 +409,84 @@ def test_no_battle_window_without_offers_war_or_a_way_out():
     assert e.bt is not None and not e._battle_ceasefire_possible()  # no treaties with barbarians
 
 
+# ----------------------------------------------------------- DW-BATTLE: ceasefire in a naval battle ----
+TYR = "Tyrrhenisches Meer (Tyrrhenian Sea)"
+TIE_AT_SEA = [1, 2, 3, 1, 2, 4]  # 3 against 4 - 1 (HUN's turn-order malus): a tie, each loses 1 LI
+
+
+def naval_battle_in_the_tyrrhenian_sea(dice, hre=2, hun=2, byz=0, hun_spare=False):
+    """HRE's level I galley sails from Genua with ``hre`` LI into the Tyrrhenian Sea, where HUN's level I
+    galley has ``hun`` LI aboard (a second one 1 LI with ``hun_spare``; BYZ's ``byz``, if any); everyone at
+    war; one battle round played."""
+    e = war_engine(order=(0, 1, 2, 3))
+    galleys = {HUN: crew(e, HUN, TYR, LI=hun)}
+    if hun_spare:
+        galleys["spare"] = crew(e, HUN, TYR, LI=1)
+    if byz:
+        galleys[BYZ] = crew(e, BYZ, TYR, LI=byz)
+    galleys[HRE] = e._new_object(HRE, GALLEY, 1, node("Genua"))
+    put(e, HRE, "Genua", LI=hre)
+    e.unit_supply[HRE][LI] -= hre
+    for p in range(4):
+        e.at_war[p] = [q != p for q in range(4)]
+    e._start_war()
+    e.config = dataclasses.replace(e.config, diplomacy_offers=1)  # after the war phase's own window
+    e.rng = ScriptedRng(dice)
+    play(e, (Head.OBJECT, 0), *[(Head.LOAD, LI)] * hre, (Head.NODE, node(TYR)))
+    if byz:
+        play(e, (Head.PLAYER, 0))  # HUN first
+    play(e, (Head.DICE, 0), (Head.DICE, 0))
+    return e, galleys
+
+
+def test_ceasefire_in_a_naval_battle_ends_it_and_both_fleets_stay():
+    """DW-BATTLE at sea. Rulebook C: "Waffenstillstand (gegenseitige Übereinkunft): Beendet alle Kämpfe
+    zwischen den Partnern bis zum Ende der Spielrunde"; SEEKRIEG has no retreat. ASSUMPTION: the battle
+    ends, the crews go back aboard, and both fleets stay in the sea zone as ceasefire partners' galleys
+    may (they are not hostile to each other, spec 5.13); nobody takes ships, the mover's movement ends."""
+    e, galleys = naval_battle_in_the_tyrrhenian_sea(TIE_AT_SEA)
+    tyr = node(TYR)
+    assert e.bt["naval"] and e.phase == Phase.DIPLOMACY and e.actor == HRE
+    assert e.legal_moves() == [DONE, (Head.PLAYER, 0)]
+    play(e, (Head.PLAYER, 0))
+    assert e.legal_moves() == [(Head.TREATY, Treaty.CEASEFIRE)]
+    money = list(e.money)
+    play(e, (Head.TREATY, Treaty.CEASEFIRE), DEMAND, coin(50), DONE, ACCEPT)
+    assert e.bt is None and e.in_ceasefire(HRE, HUN)
+    assert e.money[HRE] == money[HRE] + 50 and e.money[HUN] == money[HUN] - 50
+    assert e.cargo[galleys[HRE]][LI] == 1 and e.cargo[galleys[HUN]][LI] == 1  # survivors back aboard
+    assert all(e.objs[galleys[p]][0] == p and e.objs[galleys[p]][3] == tyr for p in (HRE, HUN))
+    assert not any(e.army[p][tyr] for p in range(4))
+    assert e.phase == Phase.WAR_TURN and e.actor == HUN and not e._hostile_galleys(HRE, tyr)  # the next war turn
+
+
+def test_a_galley_that_lost_its_crew_rolls_to_sink_when_a_ceasefire_ends_the_battle():
+    """SEEKRIEG: "Verliert deine Galeere alle Einheiten, die sie an Bord hat, wirfst du 1W8: Bei einer 1-3
+    sinkt die Galeere", also when a ceasefire ends the battle: HUN's crews of 2 + 1 LI lose 1 LI, the 2
+    survivors board the first galley, the second is left empty and rolls (1: it sinks, 5: it stays). The
+    dice tie at 3: HUN's 3 - 1 (turn-order malus) + 1 (galley levels 2 against 1)."""
+    for roll, sinks in ((1, True), (5, False)):
+        e, galleys = naval_battle_in_the_tyrrhenian_sea([1, 2, 3, 1, 2, 3, roll], hun_spare=True)
+        spare = galleys["spare"]
+        assert spare in e.bt["galleys"][1] and not sum(e.cargo[spare])
+        play(e, (Head.PLAYER, 0), (Head.TREATY, Treaty.CEASEFIRE), DONE, ACCEPT)
+        assert e.bt is None and (spare not in e.objs) == sinks and e.cargo[galleys[HUN]][LI] == 2
+
+
+def test_a_naval_ceasefire_lets_the_multi_party_sequence_go_on():
+    """Spec 5.15 at sea: after the ceasefire with HUN (its galley stays, not taken), HRE's crews still sail
+    the zone beside BYZ's hostile galley: the battle against BYZ follows at once."""
+    e, galleys = naval_battle_in_the_tyrrhenian_sea(TIE_AT_SEA + [1, 1, 8, 1, 1, 1, 5], hre=3, hun=2, byz=1)
+    assert e.bt["owners"] == [HRE, HUN] and e.multi_war["left"] == [BYZ]
+    play(e, (Head.PLAYER, 0), (Head.TREATY, Treaty.CEASEFIRE), DONE, ACCEPT)
+    assert e.bt is not None and e.bt["owners"] == [HRE, BYZ] and e.multi_war["fought"] == [HUN, BYZ]
+    assert e.objs[galleys[HUN]][0] == HUN and e.cargo[galleys[HUN]][LI] == 1
+    play(e, (Head.DICE, 0), (Head.DICE, 0))  # HRE's 8 beats BYZ's 1: BYZ's crew is destroyed, its galley afloat
+    assert e.bt is None and e.phase == Phase.CONQUEST and e.conquest["loser"] == BYZ
+    play(e, (Head.CTRL, Ctrl.PLUNDER))
+    assert e.multi_war is None and galleys[BYZ] not in e.objs and e.objs[galleys[HUN]][0] == HUN
+
+
 def force_battles(e):
     """Every seat at war with every other, every technology, 3000 fl more, 1 HI + 3 AR by each war
     wagon, and up to 8 LI in each other seat's region beside it (all units from the supplies)."""
@@ -492,3 +571,77 @@ def test_fuzz_ceasefire_in_battles_and_kartografie_defenders():
         if all(seen.values()):
             break
     assert all(seen.values()), seen
+
+
+def force_crowded_seas_with_full_crews(e):
+    """``force_crowded_seas``, then every crewed galley filled up with LI from its owner's supply, so that
+    naval battles last more than one round."""
+    force_crowded_seas(e)
+    for oid, cargo in e.cargo.items():
+        o = e.objs[oid]
+        if o[1] == GALLEY and sum(cargo):
+            k = min(e.unit_capacity(oid) - sum(cargo), e.unit_supply[o[0]][LI])
+            e.unit_supply[o[0]][LI] -= k
+            cargo[LI] += k
+
+
+def towards_naval_battles(e, legal, codec, pick):
+    """The random player's bias: galleys, loading, and steps of a crewed galley into sea zones with hostile
+    galleys (of several parties first)."""
+    def starting(*heads):
+        return [i for i in legal if codec.decode(i)[0] in heads]
+    if e.phase == Phase.WAR_TURN and starting(Head.OBJECT) and pick.random() < 0.9:
+        return starting(Head.OBJECT)
+    if e.phase == Phase.MOVE and pick.random() < 0.9:
+        opponents = {i: len(e._sea_opponents(e.actor, codec.decode(i)[1])) for i in starting(Head.NODE)
+                     if e.board.is_sea[codec.decode(i)[1]]}
+        attacks = [i for i, k in opponents.items() if k >= 2] or [i for i, k in opponents.items() if k]
+        return (attacks if sum(e.carrier_cargo()) else []) or starting(Head.LOAD) or attacks or legal
+    return legal
+
+
+def test_fuzz_ceasefire_in_naval_battles():
+    """Random play forced towards naval battles between players (``force_crowded_seas``: galleys of two or
+    three seats, all at war, in every sea zone; steps into crowded zones preferred) with diplomacy on and
+    offers and acceptance preferred inside battles. Runs until ceasefires ended naval battles, once with a
+    multi-party sequence going on to its next battle; after each, both fleets are still in the zone, and
+    the package invariants hold after every step (no unit left on a sea zone outside a battle), the offer
+    hidden from the other seats, the cached encoder equal to a fresh one around the ceasefire."""
+    seen = {"naval battle window": 0, "naval ceasefire": 0, "sequence went on": 0}
+    n = 4
+    env = TabletopEnv(SPEC, num_players=n, num_rounds=8, max_turns=100_000, diplomacy_offers=1)
+    offer = env.encoder.layout.slices["offer"]
+    board = game_data().board
+    seas = [y for y in range(board.num_nodes) if board.is_sea[y]]
+    for seed in range(30):
+        for agent, obs, pick in forced_decisions(env, seed, force_crowded_seas_with_full_crews):
+            e = env.engine
+            naval = e.bt is not None and e.bt["naval"]
+            seen["naval battle window"] += naval and e.phase == Phase.DIPLOMACY
+            legal = [int(i) for i in np.flatnonzero(obs["action_mask"])]
+            names = {i: env.action_name(i) for i in legal}
+            if naval and e.offer is not None:
+                for seat in range(n):
+                    if seat not in (e.offer["from"], e.offer["to"]):
+                        assert not env.observe(env.possible_agents[seat])["observation"][offer].any()
+            legal = preferred_moves(e, towards_naval_battles(e, legal, env.codec, pick), names, pick)
+            action = pick.choice(legal)
+            agreed = naval and e.phase == Phase.OFFER_ANSWER and names[action] == "CTRL(ACCEPT)"
+            fleets = (e.bt["node"], list(e.bt["owners"])) if agreed else None
+            env.step(action)
+            check_invariants(env)
+            if e.bt is None:
+                assert not any(e.army[p][y] for p in range(n) for y in seas), "units left on a sea zone"
+            if agreed and e.in_ceasefire(*fleets[1]):  # the battle is over; both fleets stay
+                y, owners = fleets
+                assert e.bt is None or e.bt["owners"] != owners and e.bt["node"] == y  # the sequence's next
+                assert all(e._galleys_at(p, y) for p in owners)
+                seen["naval ceasefire"] += 1
+                seen["sequence went on"] += e.multi_war is not None  # the next battle, choice or ships taken
+                assert_matches_fresh_encoder(env, {e.current_player, 0} - {-1})
+        assert env.engine.is_over
+        if all(seen.values()):
+            break
+    print(f"naval ceasefire fuzz: {seed + 1} games, {seen}")
+    assert all(seen.values()), seen
+
