@@ -12,10 +12,11 @@ from envs.medioevo_universale.constants import (
     AR, CARAVAN, COINS, GALLEY, HI, LI, WAR_WAGON, Ctrl, Head, Phase, Purchase, Stage,
 )
 from envs.medioevo_universale.data import game_data
-from envs.medioevo_universale.diplomacy import Treaty
+from envs.medioevo_universale.diplomacy import GUEST_TREATIES, STATE_TREATIES, TREATY_NAMES, Treaty
 
 from .forced import forced_decisions
 from .test_encoder_cache import assert_matches_fresh_encoder
+from .test_engine_caches import MINOR_MAY_CHANGE, _public_state
 from .test_fuzz import check_invariants
 from .test_rules import NT, clear_seat, engine_at_purchase, menu, new_engine, node
 from .test_multi_war import crew, force_crowded_seas
@@ -645,3 +646,215 @@ def test_fuzz_ceasefire_in_naval_battles():
     print(f"naval ceasefire fuzz: {seed + 1} games, {seen}")
     assert all(seen.values()), seen
 
+
+# ------------------------------------------------------------------ treaties of several parties ----
+def test_a_treaty_of_three_parties_binds_every_pair_and_all_must_accept():
+    """Rulebook C: "Staatsvertrag: Ein formaler Vertrag zwischen 2 oder mehr Spielern"; "Nichtangriffspakt: 2
+    oder mehr Spieler dürfen sich gegenseitig nicht angreifen". HRE drafts a non-aggression pact with HUN,
+    adds BYZ (``PLAYER`` before the term) and pays each addressee 50 fl; HUN, then BYZ accept; every pair of
+    the three is bound, GH sees the public treaty in every pair."""
+    e = dip_engine()
+    money = list(e.money)
+    play(e, (Head.PLAYER, 0), (Head.TREATY, Treaty.NON_AGGRESSION))
+    assert set(e.legal_moves()) == {(Head.DURATION, d) for d in range(6)} | {(Head.PLAYER, 1), (Head.PLAYER, 2)}
+    play(e, (Head.PLAYER, 1))  # BYZ joins; GH could still join
+    assert set(e.legal_moves()) == {(Head.DURATION, d) for d in range(6)} | {(Head.PLAYER, 2)}
+    play(e, (Head.DURATION, 2), PAY, coin(50), DONE, DONE)
+    assert e.phase == Phase.OFFER_ANSWER and e.actor == HUN
+    play(e, ACCEPT)
+    assert e.phase == Phase.OFFER_ANSWER and e.actor == BYZ and e.treaties == [] and e.money == money
+    play(e, ACCEPT)
+    assert [(t["kind"], t["parties"], t["until"]) for t in e.treaties] == [(Treaty.NON_AGGRESSION, (HRE, HUN, BYZ), 3)]
+    assert e.money[HRE] == money[HRE] - 100 and e.money[HUN] == money[HUN] + 50 and e.money[BYZ] == money[BYZ] + 50
+    assert all(e.has_treaty(a, b, Treaty.NON_AGGRESSION) for a in (HRE, HUN, BYZ) for b in (HRE, HUN, BYZ) if a != b)
+    assert not any(e.has_treaty(3, b, Treaty.NON_AGGRESSION) for b in range(3))
+    enc = MedioevoEncoder(e.config, 4)
+    tv = enc.encode(e, 3)[enc.layout.slices["treaties"]].reshape(4, 4, 6)
+    assert [(i, j) for i in range(4) for j in range(4) if tv[i, j, 4]] == [  # GH is relative seat 0
+        (i, j) for i in (1, 2, 3) for j in (1, 2, 3) if i != j]
+
+
+def test_one_rejection_ends_an_offer_of_several_parties():
+    """Every party must agree: BYZ, the second addressee, rejects after HUN accepted: no treaty, no payment."""
+    e = dip_engine()
+    money = list(e.money)
+    play(e, (Head.PLAYER, 0), (Head.TREATY, Treaty.TRADE), (Head.PLAYER, 1), (Head.DURATION, 5), DONE,
+         DEMAND, coin(100), DONE, DONE, ACCEPT)
+    assert e.actor == BYZ
+    play(e, REJECT)
+    assert e.treaties == [] and e.money == money and e.offer is None
+
+
+def test_a_demand_an_addressee_cannot_pay_can_only_be_rejected_by_it():
+    e = dip_engine()
+    e.money[BYZ] = 20
+    play(e, (Head.PLAYER, 0), (Head.TREATY, Treaty.FREE_TRADE), (Head.PLAYER, 1), (Head.DURATION, 0),
+         DEMAND, coin(50), DONE, DONE)
+    assert e.legal_moves() == [ACCEPT, REJECT]  # HUN can pay
+    play(e, ACCEPT)
+    assert e.actor == BYZ and e.legal_moves() == [REJECT]
+
+
+def test_only_seats_at_peace_with_every_party_and_without_that_treaty_may_join():
+    """A seat may join when it is at war with none of the parties (nor a declaration pending) and has no
+    treaty of that kind with any of them (one of each kind per pair)."""
+    e = dip_engine(offers=2)
+    e.at_war[BYZ][HUN] = e.at_war[HUN][BYZ] = True
+    propose(e, 3, Treaty.RIGHT_OF_WAY, (Head.DURATION, 5), DONE, DONE)  # HRE and GH
+    play(e, ACCEPT)
+    play(e, (Head.PLAYER, 0), (Head.TREATY, Treaty.RIGHT_OF_WAY))  # to HUN: BYZ at war with HUN, GH has one with HRE
+    assert not any(h == Head.PLAYER for h, _ in e.legal_moves())
+    e2 = dip_engine()
+    play(e2, (Head.PLAYER, 0), (Head.TREATY, Treaty.STATIONING))
+    state = (e2.phase, e2.actor, dict(e2.offer, also=list(e2.offer["also"])))
+    e2.war_declared[3][HRE] = 1
+    assert (Head.PLAYER, 2) not in e2.legal_moves()
+    with pytest.raises(IllegalActionError):
+        e2.play((Head.PLAYER, 2))
+    assert (e2.phase, e2.actor, e2.offer) == state
+
+
+def test_a_breach_ends_a_treaty_of_several_parties_for_all_of_them():
+    """VERTRAGSBRUCH: "Der Vertrag endet dann sofort, und der vertragsbrüchige Spieler verliert 2 EP": HUN
+    declares war on BYZ; the pact of the three ends for HRE too; HUN loses 2 EP once."""
+    e = dip_engine()
+    play(e, (Head.PLAYER, 0), (Head.TREATY, Treaty.NON_AGGRESSION), (Head.PLAYER, 1), (Head.DURATION, 5),
+         DONE, DONE, ACCEPT, ACCEPT)
+    assert len(e.treaties) == 1 and e.phase == Phase.DIPLOMACY and e.actor == HUN
+    ep = e.ep[HUN]
+    propose(e, BYZ, Treaty.DECLARE_WAR)
+    assert e.treaties == [] and not e.has_treaty(HRE, HUN, Treaty.NON_AGGRESSION)
+    assert e.ep[HUN] == ep - 2 and e.ep_events[HUN]["treaty_breach"] == -2
+
+
+def test_a_treaty_of_several_parties_ends_early_only_when_all_agree():
+    """VERTRÄGE BEENDEN: "jederzeit, falls alle beteiligten Spieler dem zustimmen": HRE's offer to end the
+    right of way of the three goes to HUN and BYZ; the stationed guest leaves once both accepted."""
+    e = dip_engine(offers=3)
+    play(e, (Head.PLAYER, 0), (Head.TREATY, Treaty.RIGHT_OF_WAY), (Head.PLAYER, 1), (Head.DURATION, 5),
+         DONE, DONE, ACCEPT, ACCEPT)
+    buda = node("Buda")
+    put(e, BYZ, "Buda", HI=1)  # BYZ's guest army in HUN's region
+    e.unit_supply[BYZ][HI] -= 1
+    assert e.controller(buda) == HUN and e.actor == HRE
+    propose(e, BYZ, Treaty.RIGHT_OF_WAY)
+    assert e.offer["ending"] and e.offer["also"] == [HUN]
+    play(e, DONE, ACCEPT)
+    assert e.actor == HUN and len(e.treaties) == 1
+    play(e, REJECT)
+    assert len(e.treaties) == 1 and e.army[BYZ][buda] == 1
+    propose(e, HUN, Treaty.RIGHT_OF_WAY, DONE, ACCEPT, ACCEPT)
+    assert e.treaties == [] and e.army[BYZ][buda] == 0 and "treaty_breach" not in e.ep_events[HRE]
+
+
+def test_the_offer_and_a_secret_treaty_of_several_parties_are_seen_by_its_parties_only():
+    e = dip_engine()
+    play(e, (Head.PLAYER, 0), (Head.TREATY, Treaty.TRADE), (Head.PLAYER, 1), (Head.DURATION, 1), DONE, DONE)
+    enc = MedioevoEncoder(e.config, 4)
+    L = enc.layout.slices
+    for seat in (HRE, HUN, BYZ):
+        ov = enc.encode(e, seat)[L["offer"]]
+        assert ov[4:8].sum() == 2  # the two addressees
+    assert not enc.encode(e, 3)[L["offer"]].any()
+    play(e, (Head.CTRL, Ctrl.SECRET), ACCEPT, ACCEPT)
+    assert e.treaties[0]["secret"] and e.treaties[0]["parties"] == (HRE, HUN, BYZ)
+    hidden = e.clone()
+    hidden.treaties = []
+    hidden._refresh_treaty_index()
+    assert np.array_equal(enc.encode(e, 3), enc.encode(hidden, 3))
+    for seat in (HRE, HUN, BYZ):
+        assert enc.encode(e, seat)[L["treaties"]].sum() > enc.encode(hidden, seat)[L["treaties"]].sum()
+
+
+def towards_treaties_of_several_parties(e, legal, names, pick):
+    """The random player's bias: make offers, of state treaties, add parties, accept."""
+    if e.phase == Phase.DIPLOMACY and len(legal) > 1 and pick.random() < 0.9:
+        return [i for i in legal if names[i] != "CTRL(DONE)"]
+    if e.phase == Phase.OFFER and e.offer["step"] == "kind" and pick.random() < 0.8:
+        kinds = {f"TREATY({TREATY_NAMES[k]})" for k in STATE_TREATIES}
+        return [i for i in legal if names[i] in kinds] or legal
+    if e.phase == Phase.OFFER and e.offer["step"] == "term" and pick.random() < 0.7:
+        return [i for i in legal if names[i].startswith("PLAYER(")] or legal
+    if e.phase == Phase.OFFER_ANSWER and pick.random() < 0.85:
+        return [i for i in legal if names[i] == "CTRL(ACCEPT)"] or legal
+    return legal
+
+
+def test_fuzz_treaties_of_several_parties():
+    """Random play with 6 players and two offers per window, biased towards offers of state treaties with
+    further parties and acceptance: treaties of three and more parties are concluded, end by a breach, by
+    agreement and at the end of their term, with guests of them in their hosts' regions; the package
+    invariants after every step, each pair of parties bound while the treaty is in force, adding a party a
+    minor move (test_engine_caches.py's contract), the offer seen by its parties only, and the cached encoder
+    equal to a fresh one after each treaty change."""
+    seen = {"party added": 0, "three parties": 0, "four or more": 0, "breach": 0, "ended by agreement": 0,
+            "term over": 0, "guest army": 0}
+    n = 6
+    env = TabletopEnv(SPEC, num_players=n, num_rounds=8, max_turns=100_000, diplomacy_offers=2)
+    offer = env.encoder.layout.slices["offer"]
+    for seed in range(6):
+        for agent, obs, pick in forced_decisions(env, seed, lambda e: None):
+            e = env.engine
+            legal = [int(i) for i in np.flatnonzero(obs["action_mask"])]
+            names = {i: env.action_name(i) for i in legal}
+            if e.offer is not None and e.offer["also"]:
+                parties = {e.offer["from"], e.offer["to"], *e.offer["also"]}
+                for seat in set(range(n)) - parties:
+                    assert not env.observe(env.possible_agents[seat])["observation"][offer].any()
+            action = pick.choice(towards_treaties_of_several_parties(e, legal, names, pick))
+            adding = e.phase == Phase.OFFER and names[action].startswith("PLAYER(")  # a further party: minor
+            state, minor = (_public_state(e), e.minor_moves) if adding else (None, 0)
+            before = [t for t in e.treaties if len(t["parties"]) > 2]
+            ending = e.offer is not None and e.offer["ending"] and e.offer["also"] and e.phase == Phase.OFFER_ANSWER
+            breaches = sum(e.ep_events[p].get("treaty_breach", 0) for p in range(n))
+            rnd = e.round
+            env.step(action)
+            check_invariants(env)
+            if adding:  # the engine's contract (engine.apply): only the offer being drafted changed
+                changed = {k for k, v in _public_state(e).items() if state.get(k) != v}
+                assert e.minor_moves == minor + 1 and changed <= MINOR_MAY_CHANGE, changed
+                seen["party added"] += 1
+            after = [t for t in e.treaties if len(t["parties"]) > 2]
+            for t in after:
+                assert all(e.has_treaty(a, b, t["kind"]) for a in t["parties"] for b in t["parties"] if a != b)
+            gone = [t for t in before if t not in after]
+            if gone:
+                if sum(e.ep_events[p].get("treaty_breach", 0) for p in range(n)) < breaches:
+                    seen["breach"] += 1
+                elif ending and names[action] == "CTRL(ACCEPT)":
+                    seen["ended by agreement"] += 1
+                elif e.round != rnd:
+                    seen["term over"] += 1
+            new = [t for t in after if t not in before]
+            seen["three parties"] += any(len(t["parties"]) == 3 for t in new)
+            seen["four or more"] += any(len(t["parties"]) >= 4 for t in new)
+            seen["guest army"] += any(t["kind"] in GUEST_TREATIES and any(
+                e.army[g][i] and e.controller(i) == h for g in t["parties"] for h in t["parties"] if g != h
+                for i in e.land_nodes) for t in after)
+            if (gone or new) and e.current_player >= 0:
+                assert_matches_fresh_encoder(env, {e.current_player, 0})
+        assert env.engine.is_over
+        if all(seen.values()):
+            break
+    print(f"multi-party treaty fuzz: {seed + 1} games, {seen}")
+    assert all(seen.values()), seen
+
+
+def test_a_treaty_of_several_parties_goes_on_without_an_eliminated_party():
+    """Spec 5.6: an eliminated seat leaves the game; its treaties end at the end of the round, but a treaty
+    of several parties goes on between the two still in the game: HRE's guest army stays in HUN's Buda."""
+    e = dip_engine(offers=2)
+    play(e, (Head.PLAYER, 0), (Head.TREATY, Treaty.RIGHT_OF_WAY), (Head.PLAYER, 1), (Head.DURATION, 5),
+         DONE, DONE, ACCEPT, ACCEPT)
+    propose(e, 3, Treaty.TRADE, (Head.DURATION, 5), DONE, DONE, DONE)
+    play(e, ACCEPT)
+    buda = put(e, HRE, "Buda", HI=1)
+    e.unit_supply[HRE][HI] -= 1
+    e.eliminated[BYZ] = True
+    e._diplomacy_end_round()
+    assert [(t["kind"], t["parties"]) for t in e.treaties] == [
+        (Treaty.RIGHT_OF_WAY, (HRE, HUN)), (Treaty.TRADE, (HRE, 3))]
+    assert e.army[HRE][buda] == 1 and e.controller(buda) == HUN and not e.has_treaty(HRE, BYZ, Treaty.RIGHT_OF_WAY)
+    e.eliminated[HUN] = True
+    e._diplomacy_end_round()
+    assert [t["kind"] for t in e.treaties] == [Treaty.TRADE]

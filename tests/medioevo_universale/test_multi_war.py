@@ -27,7 +27,7 @@ LOSE = [1, 1, 1, 4, 1, 8]  # 2 LI roll 1 / 1 against 3 LI with 8 / 1: the attack
 
 
 def treaty(e, a, b, kind=Treaty.RIGHT_OF_WAY):
-    e._conclude({"from": a, "to": b, "kind": kind, "term": 5, "fee": 0, "amount": 0, "payer": -1,
+    e._conclude({"from": a, "to": b, "also": [], "kind": kind, "term": 5, "fee": 0, "amount": 0, "payer": -1,
                  "secret": False})
 
 
