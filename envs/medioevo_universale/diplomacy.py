@@ -4,11 +4,20 @@ Negotiation is a typed-offer protocol (spec 10.5). Diplomacy windows open at the
 purchase phase and of the war phase: every seat in turn order that can offer something gets one
 diplomacy turn (``diplomacy_offers`` offers, default 1; DONE ends it). An offer is built as
 sub-decisions: ``PLAYER(+k)`` (the addressee, relative seat) -> ``TREATY(kind)`` -> for a state
-treaty ``DURATION(term)`` -> for a trade treaty ``CTRL(SALE_FEE)`` or ``CTRL(DONE)`` -> a one-off
-payment ``CTRL(DONE)`` (none), ``CTRL(PAY)`` (the proposer pays) or ``CTRL(DEMAND)`` (the addressee
-pays), then ``COIN`` by ``COIN`` and ``CTRL(DONE)`` -> for a state treaty ``CTRL(SECRET)`` or
-``CTRL(DONE)`` (public). The addressee answers at once with ``CTRL(ACCEPT)`` (only if it can pay a
-demanded sum) or ``CTRL(REJECT)``; payments are transferred on acceptance.
+treaty ``DURATION(term)``, before which ``PLAYER(+k)`` adds a further party (while a seat can join) ->
+for a trade treaty ``CTRL(SALE_FEE)`` or ``CTRL(DONE)`` -> a one-off payment
+``CTRL(DONE)`` (none), ``CTRL(PAY)`` (the proposer pays each addressee) or ``CTRL(DEMAND)`` (each
+addressee pays), then ``COIN`` by ``COIN`` and ``CTRL(DONE)`` -> for a state treaty ``CTRL(SECRET)`` or
+``CTRL(DONE)`` (public). The addressees answer at once, in the order chosen, with ``CTRL(ACCEPT)``
+(only if it can pay a demanded sum) or ``CTRL(REJECT)``; one rejection ends the offer; payments are
+transferred when the last one accepted.
+
+* Treaties of several parties (rulebook C: "Staatsvertrag: Ein formaler Vertrag zwischen 2 oder mehr
+  Spielern"; "Nichtangriffspakt: 2 oder mehr Spieler"): a state treaty binds every pair of its parties
+  as a treaty between the two would; it ends for all of them at the end of its term, when one party
+  breaches it ("Der Vertrag endet dann sofort", the breaker loses 2 EP once), or early when all its
+  parties agree (an offer to end it goes to every other party). Ceasefire, peace, payments and prisoner
+  release stay between two seats ("gegenseitige Übereinkunft ... zwischen den Partnern").
 
 * Declaration of war (unilateral, no answer): war from the next round; it breaks every treaty
   between the two seats, -2 EP per treaty for the declarer. Attacking before that is an undeclared
@@ -26,12 +35,13 @@ demanded sum) or ``CTRL(REJECT)``; payments are transferred on acceptance.
   The term is 1-5 rounds (the current round counts as the first) or until the game ends; a treaty
   may be secret (only its parties see it).
 * Ending a state treaty early by agreement (spec 5.19 "at any time if all parties agree"): ``TREATY(k)``
-  of a kind already in force between the two is an offer to end it; then the payment steps, no term,
-  fee or secrecy. On acceptance it ends like a treaty whose term is over (no breach).
+  of a kind already in force between the two is an offer to end it (to every other party of it); then
+  the payment steps, no term, fee or secrecy. On acceptance it ends like a treaty whose term is over
+  (no breach).
 * Payment only; prisoner release (all prisoners the two hold of each other go home).
-* DW-BATTLE (spec 10.5): between the rounds of a land battle of two players at war, each party in
-  turn order may offer the other a ceasefire (with the payment steps). It stops the battle; the
-  attacker's army leaves as in a retreat (ASSUMPTION, ``battle_diplomacy``).
+* DW-BATTLE (spec 10.5): between the rounds of a battle of two players at war, each party in turn
+  order may offer the other a ceasefire (with the payment steps). It stops the battle; on land the
+  attacker's army leaves as in a retreat, at sea both fleets stay (ASSUMPTIONS, ``battle_diplomacy``).
 * Breaches are detected automatically (G71, no votes): the only breaches the engine lets happen are
   attacking a treaty partner and declaring war on one; each broken treaty costs the breaker 2 EP.
   Fees and payments are paid automatically, so they cannot be broken.
@@ -45,6 +55,8 @@ Team game (variant 8.4, option ``teams``): the team score is the sum of its memb
 member gets the team's placement (``team_placement``).
 """
 from __future__ import annotations
+
+from itertools import permutations
 
 from ..core.errors import ConfigError
 from .constants import COINS, NUM_UNIT_TYPES, Ctrl, Head, Phase
@@ -84,7 +96,7 @@ class DiplomacyMixin:
     # ------------------------------------------------------------------------ state ----
     def _init_diplomacy(self) -> None:
         n = self.num_players
-        self.treaties: list[dict] = []  # {"kind", "parties": (a, b), "until": last round or 0, "secret", "fee"}
+        self.treaties: list[dict] = []  # {"kind", "parties": (a, b, ...), "until": last round or 0, "secret", "fee"}
         self.treaty_kinds: dict[tuple[int, int], set] = {}  # (a, b) and (b, a) -> kinds in force (index)
         self.guest_treaties = False  # a right-of-way or stationing treaty is in force (control needs treaties)
         self.war_declared = [[0] * n for _ in range(n)]  # round of p's declaration on q, 0 = none
@@ -205,9 +217,8 @@ class DiplomacyMixin:
         index: dict[tuple[int, int], set] = {}
         guests = False
         for t in self.treaties:
-            a, b = t["parties"]
-            index.setdefault((a, b), set()).add(t["kind"])
-            index.setdefault((b, a), set()).add(t["kind"])
+            for a, b in permutations(t["parties"], 2):  # a treaty of several parties binds every pair of them
+                index.setdefault((a, b), set()).add(t["kind"])
             guests = guests or t["kind"] in GUEST_TREATIES
         self.treaty_kinds = index
         self.guest_treaties = guests
@@ -224,8 +235,7 @@ class DiplomacyMixin:
         guests = []
         for t in ended:
             if t["kind"] in GUEST_TREATIES:
-                a, b = t["parties"]
-                for g, h in ((a, b), (b, a)):
+                for g, h in permutations(t["parties"], 2):
                     guests += [(g, h, node) for node in self.land_nodes
                                if self.army[g][node] and self.controller(node) == h]
         for t in ended:
@@ -238,8 +248,9 @@ class DiplomacyMixin:
                 self._withdraw_army(g, node)
 
     def _break_all_treaties(self, p: int, q: int) -> None:
-        """War between p and q: every treaty between them is broken by p (spec 5.19)."""
-        self._end_treaties([t for t in self.treaties if set(t["parties"]) == {p, q}], breaker=p)
+        """War between p and q: every treaty between them is broken by p (spec 5.19); a treaty of more parties
+        ends for all of them ("Der Vertrag endet dann sofort")."""
+        self._end_treaties([t for t in self.treaties if p in t["parties"] and q in t["parties"]], breaker=p)
 
     def _withdraw_army(self, p: int, node: int) -> None:
         """The army goes back to its owner's supply (spec 5.17 removal)."""
@@ -255,7 +266,7 @@ class DiplomacyMixin:
         if host < 0 or host == p:
             return
         for t in self.treaties:
-            if t["kind"] == Treaty.TRADE and t["fee"] and set(t["parties"]) == {p, host}:
+            if t["kind"] == Treaty.TRADE and t["fee"] and p in t["parties"] and host in t["parties"]:
                 self._transfer(p, host, min(t["fee"], self.money[p]))
                 return
 
@@ -265,7 +276,8 @@ class DiplomacyMixin:
         self._break_all_treaties(p, q)
 
     def _diplomacy_end_round(self) -> None:
-        """Spec 5.19: ceasefires end; declarations take effect; treaties whose term is over end."""
+        """Spec 5.19: ceasefires end; declarations take effect; treaties whose term is over end, and so do
+        those of an eliminated seat, unless two of their parties are still in the game."""
         self.ceasefires = set()
         n = self.num_players
         for p in range(n):
@@ -274,8 +286,14 @@ class DiplomacyMixin:
                     self.war_declared[p][q] = 0
                     self.at_war[p][q] = self.at_war[q][p] = True
         over = [t for t in self.treaties if (t["until"] and t["until"] <= self.round)
-                or any(self.eliminated[s] for s in t["parties"])]
+                or sum(not self.eliminated[s] for s in t["parties"]) < 2]
         self._end_treaties(over)
+        left = [i for i, t in enumerate(self.treaties) if any(self.eliminated[s] for s in t["parties"])]
+        for i in left:  # a treaty of several parties goes on between those still in the game
+            t = self.treaties[i]
+            self.treaties[i] = dict(t, parties=tuple(s for s in t["parties"] if not self.eliminated[s]))
+        if left:
+            self._refresh_treaty_index()
 
     # -------------------------------------------------------------------- windows ----
     def _diplomacy_window(self, window: str) -> bool:
@@ -337,17 +355,27 @@ class DiplomacyMixin:
 
     # ------------------------------------------------------------- DW-BATTLE ----
     def battle_diplomacy(self) -> bool:
-        """Spec 10.5 DW-BATTLE, between two battle rounds of a land battle of two players: each party in
-        turn order may offer the other a ceasefire (capitulation is the attacker's AFTER_ROUND choice).
-        A ceasefire ends the fighting (spec 5.19); ASSUMPTION: the attacker's army then leaves the region
-        as in a retreat (``RETREAT_TO`` a G76 destination, war wagons along, spec 5.14 follow-up), so
-        no two hostile armies stay in one region; the ceasefire is offered only when such a destination
-        exists. True while a decision is pending."""
+        """Spec 10.5 DW-BATTLE, between two battle rounds of a battle of two players: each party in turn
+        order may offer the other a ceasefire (capitulation is the attacker's AFTER_ROUND choice). A
+        ceasefire ends the fighting (spec 5.19: "Beendet alle Kämpfe zwischen den Partnern bis zum Ende
+        der Spielrunde"). On land (ASSUMPTION) the attacker's army then leaves the region as in a retreat
+        (``RETREAT_TO`` a G76 destination, war wagons along, spec 5.14 follow-up), so no two hostile armies
+        stay in one region; the ceasefire is offered only when such a destination exists. At sea
+        (ASSUMPTION; the rulebook has no retreat at sea) the battle just ends: the crews go back aboard, a
+        galley that lost all its units rolls to sink (SEEKRIEG), and both fleets stay in the sea zone as
+        ceasefire partners' galleys may (``peaceful``); the attacker's movement ends there, or a multi-party
+        war goes on with its next opponent (spec 5.15). True when the run stops here: a decision is
+        pending or the battle is over."""
         bt = self.bt
         att, dfn = bt["owners"]
-        if self.in_ceasefire(att, dfn) and att >= 0 and self.retreat_destinations():
-            self._decide(0, Phase.RETREAT_TO)  # agreed in this window: the attacker withdraws
-            return True
+        if self.in_ceasefire(att, dfn) and att >= 0:  # agreed in this window
+            if bt["naval"]:
+                bt["tasks"] = []
+                self._end_battle()
+                return True
+            if self.retreat_destinations():
+                self._decide(0, Phase.RETREAT_TO)  # the attacker withdraws
+                return True
         if bt.get("dip_round") == bt["round"] or not self._battle_ceasefire_possible():
             return False
         bt["dip_round"] = bt["round"]
@@ -360,10 +388,10 @@ class DiplomacyMixin:
     def _battle_ceasefire_possible(self) -> bool:
         bt = self.bt
         att, dfn = bt["owners"]
-        if not self.config.diplomacy_offers or att < 0 or dfn < 0 or bt["naval"] or self.in_ceasefire(att, dfn):
+        if not self.config.diplomacy_offers or att < 0 or dfn < 0 or self.in_ceasefire(att, dfn):
             return False
         at_war = self.at_war[att][dfn] or self.war_declared[att][dfn] or self.war_declared[dfn][att]
-        return bool(at_war) and bool(self.retreat_destinations())
+        return bool(at_war) and (bt["naval"] or bool(self.retreat_destinations()))
 
     # --------------------------------------------------------------------- moves ----
     def diplomacy_moves(self) -> list[tuple[int, int]]:
@@ -374,23 +402,24 @@ class DiplomacyMixin:
                                                                             key=lambda q: (q - p) % n)]
         o = self.offer
         if self.phase == Phase.OFFER_ANSWER:
-            if o["amount"] and o["payer"] == o["to"] and self.money[o["to"]] < o["amount"]:
+            if o["amount"] and o["payer"] != o["from"] and self.money[p] < o["amount"]:
                 return [(Head.CTRL, Ctrl.REJECT)]
             return [(Head.CTRL, Ctrl.ACCEPT), (Head.CTRL, Ctrl.REJECT)]
         step = o["step"]
         if step == "kind":
             return [(Head.TREATY, k) for k in self._offer_kinds(p, o["to"])]
-        if step == "term":
-            return [(Head.DURATION, d) for d in range(MAX_TERM + 1)]
+        if step == "term":  # or one more party first (a treaty of several parties)
+            return [(Head.DURATION, d) for d in range(MAX_TERM + 1)] + [
+                (Head.PLAYER, (q - p) % n - 1) for q in sorted(self._joinable(o), key=lambda q: (q - p) % n)]
         if step == "fee":
             return [DONE, (Head.CTRL, Ctrl.SALE_FEE)]
         if step == "payment":
             moves = [] if o["kind"] == Treaty.PAYMENT else [DONE]
-            if self.money[p] >= 1:
+            if self.money[p] >= 1 + len(o["also"]):  # at least 1 fl to each addressee
                 moves.append((Head.CTRL, Ctrl.PAY))
             return moves + [(Head.CTRL, Ctrl.DEMAND)]
         if step == "amount":
-            limit = self.money[p] if o["payer"] == p else DEMAND_CEILING
+            limit = self.money[p] // (1 + len(o["also"])) if o["payer"] == p else DEMAND_CEILING  # to each addressee
             moves = [DONE] if o["amount"] else []
             return moves + [(Head.COIN, i) for i, c in enumerate(COINS) if o["amount"] + c <= limit]
         return [DONE, (Head.CTRL, Ctrl.SECRET)]  # step "secret"
@@ -403,13 +432,17 @@ class DiplomacyMixin:
                 self._close_diplomacy_turn()
                 return
             q = (p + arg + 1) % self.num_players
-            self.offer = {"from": p, "to": q, "kind": -1, "term": -1, "fee": 0, "payer": -1, "amount": 0,
-                          "secret": False, "step": "kind", "ending": False}
+            self.offer = {"from": p, "to": q, "also": [], "kind": -1, "term": -1, "fee": 0, "payer": -1,
+                          "amount": 0, "secret": False, "step": "kind", "ending": False, "waiting": []}
             self.phase = Phase.OFFER
             return
         o = self.offer
         if self.phase == Phase.OFFER_ANSWER:
             if arg == Ctrl.ACCEPT:
+                o["waiting"].pop(0)
+                if o["waiting"]:  # a treaty of several parties: every addressee must agree
+                    self.actor = o["waiting"][0]
+                    return
                 self._conclude(o)
             self._after_offer()
             return
@@ -421,7 +454,12 @@ class DiplomacyMixin:
                 self._after_offer()
                 return
             o["ending"] = arg in STATE_TREATIES and self.has_treaty(p, o["to"], arg)
+            if o["ending"]:  # "falls alle beteiligten Spieler dem zustimmen": every party of that treaty
+                parties = self._treaty_of(arg, p, o["to"])["parties"]
+                o["also"] = [r for r in parties if r not in (p, o["to"]) and not self.eliminated[r]]
             o["step"] = "term" if arg in STATE_TREATIES and not o["ending"] else "payment"
+        elif step == "term" and head == Head.PLAYER:
+            o["also"].append((p + arg + 1) % self.num_players)
         elif step == "term":
             o["term"] = arg
             o["step"] = "fee" if o["kind"] == Treaty.TRADE else "payment"
@@ -451,8 +489,22 @@ class DiplomacyMixin:
 
     def _send_offer(self, o: dict) -> None:
         o["step"] = "answer"
+        o["waiting"] = [o["to"]] + o["also"]  # they answer in this order
         self.actor = o["to"]
         self.phase = Phase.OFFER_ANSWER
+
+    def _joinable(self, o: dict) -> list[int]:
+        """Seats that may join the state treaty being drafted as further parties (rulebook: "Ein formaler
+        Vertrag zwischen 2 oder mehr Spielern"): in the game, at peace with every party so far (no war, no
+        declaration pending), and without a treaty of that kind with any of them (one of each kind per pair)."""
+        parties = [o["from"], o["to"]] + o["also"]
+        kind = o["kind"]
+        return [r for r in range(self.num_players) if r not in parties and not self.eliminated[r] and not any(
+            self.at_war[x][r] or self.war_declared[x][r] or self.war_declared[r][x] or self.has_treaty(x, r, kind)
+            for x in parties)]
+
+    def _treaty_of(self, kind: int, p: int, q: int) -> dict:
+        return next(t for t in self.treaties if t["kind"] == kind and p in t["parties"] and q in t["parties"])
 
     def _after_offer(self) -> None:
         p = self.offer["from"]
@@ -471,9 +523,12 @@ class DiplomacyMixin:
 
     def _conclude(self, o: dict) -> None:
         p, q, kind = o["from"], o["to"], o["kind"]
-        if o["amount"]:
-            payer = o["payer"]
-            self._transfer(payer, q if payer == p else p, o["amount"])
+        if o["amount"]:  # the proposer pays each addressee, or each addressee pays the proposer
+            for r in [q] + o["also"]:
+                if o["payer"] == p:
+                    self._transfer(p, r, o["amount"])
+                else:
+                    self._transfer(r, p, o["amount"])
         if kind == Treaty.CEASEFIRE:
             self.ceasefires.add((min(p, q), max(p, q)))
         elif kind == Treaty.PEACE:
@@ -486,12 +541,12 @@ class DiplomacyMixin:
                     if k:
                         self.prisoners[captor][owner][t] = 0
                         self.unit_supply[owner][min(t, 4)] += k
-        elif o.get("ending"):  # both agree: it ends like a treaty whose term is over
-            self._end_treaties([t for t in self.treaties if t["kind"] == kind and set(t["parties"]) == {p, q}])
+        elif o.get("ending"):  # all parties agree: it ends like a treaty whose term is over
+            self._end_treaties([self._treaty_of(kind, p, q)])
         elif kind in STATE_TREATIES:
             until = 0 if o["term"] == UNTIL_END else self.round + o["term"]  # term index 0 = 1 round
-            self.treaties.append({"kind": kind, "parties": (p, q), "until": until, "secret": o["secret"],
-                                  "fee": o["fee"]})
+            self.treaties.append({"kind": kind, "parties": (p, q, *o["also"]), "until": until,
+                                  "secret": o["secret"], "fee": o["fee"]})
             self._refresh_treaty_index()
 
     # ------------------------------------------------------------------ team game ----
@@ -514,7 +569,7 @@ class DiplomacyMixin:
 # ------------------------------------------------------------------------- observation ----
 def diplomacy_fields(n: int) -> list:
     """Observation fields (appended by the encoder): public treaties and war states, the observer's
-    secret treaties, the offer in progress (its two parties only) and the teams."""
+    secret treaties, the offer in progress (its parties only) and the teams."""
     from ..core.encoder import Field
     k = len(STATE_TREATIES)
     return [
@@ -524,8 +579,9 @@ def diplomacy_fields(n: int) -> list:
         Field("war_declared", n * n, "relative seat i declared war on j this round (war from the next round)"),
         Field("ceasefire", n * n, "relative seats i and j agreed a ceasefire this round"),
         Field("offer", 2 * n + len(TREATY_NAMES) + MAX_TERM + 1 + 4, "the offer in progress, seen by its proposer "
-              "and its addressee only: proposer and addressee one-hot, kind one-hot, term one-hot, sale fee, sum "
-              "paid by the proposer / 5000, sum paid by the addressee / 5000, secret"),
+              "and its addressees only: proposer one-hot, addressees (several for a treaty of more parties), kind "
+              "one-hot, term one-hot, sale fee, sum paid by the proposer to each addressee / 5000, sum paid by each "
+              "addressee / 5000, secret"),
         Field("teams", n * n, "relative seats i and j play in the same team (variant 8.4)"),
     ]
 
@@ -542,11 +598,11 @@ def encode_diplomacy(e, seat: int, out, L, rel: list[int], to_rel: list[int]) ->
     tv = out[L["treaties"]].reshape(n, n, k + 1)
     tv[:] = 0
     for t in e.treaties:
-        a, b = t["parties"]
-        if t["secret"] and seat not in (a, b):
+        if t["secret"] and seat not in t["parties"]:
             continue  # spec 7.1: secret treaties are seen by their parties only
         term = 1.0 if not t["until"] else min(1.0, (t["until"] - e.round + 1) / 12)
-        for i, j in ((to_rel[a], to_rel[b]), (to_rel[b], to_rel[a])):
+        for a, b in permutations(t["parties"], 2):  # a treaty of several parties: every pair of them
+            i, j = to_rel[a], to_rel[b]
             tv[i, j, STATE_TREATIES.index(t["kind"])] = term
             if t["fee"]:
                 tv[i, j, k] = 1
@@ -567,7 +623,7 @@ def encode_diplomacy(e, seat: int, out, L, rel: list[int], to_rel: list[int]) ->
 def offer_sources(e, seat: int):
     """The offer ``seat`` sees (its parties only), or None: what ``encode_offer`` reads."""
     o = e.offer
-    return o if o is not None and seat in (o["from"], o["to"]) else None
+    return o if o is not None and (seat in (o["from"], o["to"]) or seat in o["also"]) else None
 
 
 def encode_offer(e, seat: int, ov, to_rel: list[int]) -> None:
@@ -577,7 +633,8 @@ def encode_offer(e, seat: int, ov, to_rel: list[int]) -> None:
     if o is not None:
         n = e.num_players
         ov[to_rel[o["from"]]] = 1
-        ov[n + to_rel[o["to"]]] = 1
+        for q in [o["to"]] + o["also"]:
+            ov[n + to_rel[q]] = 1
         base = 2 * n
         if o["kind"] >= 0:
             ov[base + o["kind"]] = 1

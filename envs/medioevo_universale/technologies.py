@@ -25,11 +25,10 @@ unit of effect). This module holds
     is assigned: Taktik;
   - after the mover won the battle its entry started: the movement goes on with the carrier (its
     units may board again), so that Kartografie can give it 1 MP (the rulebook's example);
-  - W-INVADE, before another player's army takes over a region of the deciding seat without a fight:
-    Kartografie (one own unit from an adjacent region comes in, G70 / G72; the takeover becomes a battle).
-
-Not built (docs list it): Kartografie for an ally's battle (G70: the ally's unit would fight inside
-another player's side).
+  - W-INVADE, before another player's army takes over a region of the controller without a fight or
+    fights there: the controller (when it has no army there), then each of its allies in turn order:
+    Kartografie (one own unit from an adjacent region comes in, G70 / G72; the takeover becomes a battle,
+    or the newcomer one more opponent of the multi-party sequence).
 """
 from __future__ import annotations
 
@@ -431,13 +430,9 @@ class TechnologyMixin:
         if window == "battle":
             self._battle_run()
             return
-        if window == "invade":  # no unit came: the battles or the takeover go on (movement._entry_effects)
-            self.phase, self.actor = use["return_phase"], use["invader"]
-            if use["opponents"]:
-                self._attack_all(use["invader"], use["node"], use["opponents"])
-                return
-            self._remove_markers(use["node"])
-            self._start_conquest(use["node"], use["invader"], p, buildings=True)
+        if window == "invade":  # the next ally's window, or the battles or the takeover go on
+            self.phase = use["return_phase"]
+            self._next_invasion_window(use)
             return
         if window == "taktik":  # the rest of the combat result is assigned by the loser
             self._push(("damage", use["loser"], use["points"], True))
@@ -774,35 +769,68 @@ class TechnologyMixin:
 
     def kartografie_invasion_window(self, node: int, invader: int, controller: int,
                                     opponents: list[int] | tuple = ()) -> bool:
-        """W-INVADE (G70): an army of ``invader`` enters ``node`` of ``controller``, who has no army there:
-        a takeover, or battles against the armies of the controller's treaty guests there (``opponents``),
-        which conquer the region from it (movement.region_conquered, ASSUMPTION). Before that, the controller
-        may bring one own unit in from an adjacent region with Kartografie: the takeover becomes a battle,
-        or the controller one more opponent of the battle sequence (spec 5.15). True when the window is open."""
-        if controller < 0 or controller == invader or self.bt is not None or self.army[controller][node] \
-                or self.may_pass(invader, controller):
+        """W-INVADE (G70): an army of ``invader`` enters ``node`` of ``controller``: a takeover, or battles
+        against the armies there (``opponents``, spec 5.15). Before that, with Kartografie, each may bring one
+        own unit in from an adjacent region, in this order: the controller when it has no army there (the
+        takeover becomes a battle, or the controller one more opponent of the battle sequence; its battles
+        against guests there conquer the region from it, movement.region_conquered, ASSUMPTION), then in turn
+        order its allies (the rulebook's example: "Gelb überfällt ein grünes Gebiet. Blau ist mit Grün
+        verbündet, zahlt [1 blue TP] und bewegt 1 Reiterei aus einem angrenzenden Gebiet in das
+        Kriegsgebiet"). ASSUMPTION: an ally is a seat whose army may stand in the controller's regions (right
+        of way or stationing, G24), already at war with the invader (its unit starts no war), not its treaty
+        or ceasefire partner, without an army there; its unit is one more army of the region that the invader
+        fights in the sequence (MEHRPARTEIENKRIEG: "Man muss nacheinander mit jedem Gegner kämpfen"; battle
+        sides have one owner each). True when a window is open."""
+        if controller < 0 or controller == invader or self.bt is not None or self.may_pass(invader, controller):
             return False  # no other player's region to take from it (G35: a partner's is a normal move)
-        return self._open_tech_window(controller, "invade", {"node": node, "invader": invader,
-                                                             "opponents": list(opponents)})
+        deciders = [] if self.army[controller][node] else [controller]
+        deciders += [a for a in self.order if a not in (invader, controller) and not self.eliminated[a]
+                     and self._guest_allowed(a, controller) and self.at_war[a][invader]
+                     and not self.army[a][node] and not self.peaceful(invader, a)]
+        if not deciders:
+            return False
+        ctx = {"node": node, "invader": invader, "controller": controller, "opponents": list(opponents),
+               "deciders": deciders}
+        self.tech_ctx = ctx
+        return self._next_invasion_window(ctx, start=True)
+
+    def _next_invasion_window(self, ctx: dict, start: bool = False) -> bool:
+        """Open the next decider's W-INVADE window; when none is left (and the window sequence had begun),
+        the entry goes on: the battles against the opponents and the units brought in, or the takeover.
+        True when a window is open."""
+        ctx = {k: ctx[k] for k in ("node", "invader", "controller", "opponents", "deciders")}
+        ctx["deciders"] = list(ctx["deciders"])
+        while ctx["deciders"]:
+            p = ctx["deciders"].pop(0)
+            if self._open_tech_window(p, "invade", ctx):
+                return True
+        if start:
+            return False  # nobody can bring a unit: the caller goes on as usual
+        node, invader = ctx["node"], ctx["invader"]
+        self.actor = invader
+        if ctx["opponents"]:
+            self._attack_all(invader, node, ctx["opponents"])  # one battle, or one after another (movement.py)
+            return False
+        self._remove_markers(node)
+        self._start_conquest(node, invader, ctx["controller"], buildings=True)
+        return False
 
     def _kartografie_invade_options(self, p: int) -> list[tuple]:
         """Per blue TP one own unstopped unit of an adjacent land region steps into the invaded region."""
         return self._kartografie_unit_into(p, self.tech_ctx["node"])
 
     def _kartografie_defends(self, p: int, moves: tuple) -> bool:
-        """G72: the unit is an army of 1 entering its own region (stopped); the invader meets it there:
-        the battle of an invasion (W-INVADE of the cards, then battle round 1)."""
+        """G72: the unit is an army of 1 entering the region (stopped) as the controller's or a guest of it;
+        the invader will meet it there: one more opponent (the battle of an invasion, W-INVADE of the cards,
+        when it is the only one). The next decider's window follows."""
         use, self.tech_use = self.tech_use, None
-        n, invader = use["node"], use["invader"]
+        n = use["node"]
         x, t = moves[0][1], moves[1][1]
         self._add_units(p, x, t, -1)
         self._add_units(p, n, t, 1)
         self.stopped[p][n * NT + t] += 1
-        self.phase, self.actor = use["return_phase"], invader
-        if use["opponents"]:  # beside its guests: one battle after another (movement.py)
-            self._attack_all(invader, n, use["opponents"] + [p])
-        else:
-            self._invaded(n, invader, p)
+        self.phase = use["return_phase"]
+        self._next_invasion_window(dict(use, opponents=use["opponents"] + [p]))
         return True
 
     def _kartografie_unit_options(self, p: int) -> list[tuple]:
@@ -1224,7 +1252,8 @@ def encode_appointments(e, out, slices: dict) -> None:
 
 def invasion_fields(num_nodes: int) -> list[Field]:
     return [Field("tech_invaded", num_nodes, "W-INVADE: the region another player's army is about to take over "
-                  "while its controller decides whether Kartografie brings a unit in, one-hot")]
+                  "or fight in while its controller or an ally of it decides whether Kartografie brings a unit in, "
+                  "one-hot")]
 
 
 def encode_invasion(e, out, slices: dict) -> None:

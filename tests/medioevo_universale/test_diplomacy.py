@@ -9,16 +9,18 @@ from envs.core.errors import ConfigError, IllegalActionError
 from envs.core.rewards import team_rank_rewards
 from envs.medioevo_universale import SPEC, MedioevoConfig, MedioevoEncoder, MedioevoEngine
 from envs.medioevo_universale.constants import (
-    AR, CARAVAN, COINS, HI, LI, WAR_WAGON, Ctrl, Head, Phase, Purchase, Stage,
+    AR, CARAVAN, COINS, GALLEY, HI, LI, WAR_WAGON, Ctrl, Head, Phase, Purchase, Stage,
 )
 from envs.medioevo_universale.data import game_data
-from envs.medioevo_universale.diplomacy import Treaty
+from envs.medioevo_universale.diplomacy import GUEST_TREATIES, STATE_TREATIES, TREATY_NAMES, Treaty
 
 from .forced import forced_decisions
 from .test_encoder_cache import assert_matches_fresh_encoder
+from .test_engine_caches import MINOR_MAY_CHANGE, _public_state
 from .test_fuzz import check_invariants
 from .test_rules import NT, clear_seat, engine_at_purchase, menu, new_engine, node
-from .test_war import fight, play, put, war_engine
+from .test_multi_war import crew, force_crowded_seas
+from .test_war import ScriptedRng, fight, play, put, war_engine
 
 DONE = (Head.CTRL, Ctrl.DONE)
 ACCEPT = (Head.CTRL, Ctrl.ACCEPT)
@@ -408,6 +410,84 @@ def test_no_battle_window_without_offers_war_or_a_way_out():
     assert e.bt is not None and not e._battle_ceasefire_possible()  # no treaties with barbarians
 
 
+# ----------------------------------------------------------- DW-BATTLE: ceasefire in a naval battle ----
+TYR = "Tyrrhenisches Meer (Tyrrhenian Sea)"
+TIE_AT_SEA = [1, 2, 3, 1, 2, 4]  # 3 against 4 - 1 (HUN's turn-order malus): a tie, each loses 1 LI
+
+
+def naval_battle_in_the_tyrrhenian_sea(dice, hre=2, hun=2, byz=0, hun_spare=False):
+    """HRE's level I galley sails from Genua with ``hre`` LI into the Tyrrhenian Sea, where HUN's level I
+    galley has ``hun`` LI aboard (a second one 1 LI with ``hun_spare``; BYZ's ``byz``, if any); everyone at
+    war; one battle round played."""
+    e = war_engine(order=(0, 1, 2, 3))
+    galleys = {HUN: crew(e, HUN, TYR, LI=hun)}
+    if hun_spare:
+        galleys["spare"] = crew(e, HUN, TYR, LI=1)
+    if byz:
+        galleys[BYZ] = crew(e, BYZ, TYR, LI=byz)
+    galleys[HRE] = e._new_object(HRE, GALLEY, 1, node("Genua"))
+    put(e, HRE, "Genua", LI=hre)
+    e.unit_supply[HRE][LI] -= hre
+    for p in range(4):
+        e.at_war[p] = [q != p for q in range(4)]
+    e._start_war()
+    e.config = dataclasses.replace(e.config, diplomacy_offers=1)  # after the war phase's own window
+    e.rng = ScriptedRng(dice)
+    play(e, (Head.OBJECT, 0), *[(Head.LOAD, LI)] * hre, (Head.NODE, node(TYR)))
+    if byz:
+        play(e, (Head.PLAYER, 0))  # HUN first
+    play(e, (Head.DICE, 0), (Head.DICE, 0))
+    return e, galleys
+
+
+def test_ceasefire_in_a_naval_battle_ends_it_and_both_fleets_stay():
+    """DW-BATTLE at sea. Rulebook C: "Waffenstillstand (gegenseitige Übereinkunft): Beendet alle Kämpfe
+    zwischen den Partnern bis zum Ende der Spielrunde"; SEEKRIEG has no retreat. ASSUMPTION: the battle
+    ends, the crews go back aboard, and both fleets stay in the sea zone as ceasefire partners' galleys
+    may (they are not hostile to each other, spec 5.13); nobody takes ships, the mover's movement ends."""
+    e, galleys = naval_battle_in_the_tyrrhenian_sea(TIE_AT_SEA)
+    tyr = node(TYR)
+    assert e.bt["naval"] and e.phase == Phase.DIPLOMACY and e.actor == HRE
+    assert e.legal_moves() == [DONE, (Head.PLAYER, 0)]
+    play(e, (Head.PLAYER, 0))
+    assert e.legal_moves() == [(Head.TREATY, Treaty.CEASEFIRE)]
+    money = list(e.money)
+    play(e, (Head.TREATY, Treaty.CEASEFIRE), DEMAND, coin(50), DONE, ACCEPT)
+    assert e.bt is None and e.in_ceasefire(HRE, HUN)
+    assert e.money[HRE] == money[HRE] + 50 and e.money[HUN] == money[HUN] - 50
+    assert e.cargo[galleys[HRE]][LI] == 1 and e.cargo[galleys[HUN]][LI] == 1  # survivors back aboard
+    assert all(e.objs[galleys[p]][0] == p and e.objs[galleys[p]][3] == tyr for p in (HRE, HUN))
+    assert not any(e.army[p][tyr] for p in range(4))
+    assert e.phase == Phase.WAR_TURN and e.actor == HUN and not e._hostile_galleys(HRE, tyr)  # the next war turn
+
+
+def test_a_galley_that_lost_its_crew_rolls_to_sink_when_a_ceasefire_ends_the_battle():
+    """SEEKRIEG: "Verliert deine Galeere alle Einheiten, die sie an Bord hat, wirfst du 1W8: Bei einer 1-3
+    sinkt die Galeere", also when a ceasefire ends the battle: HUN's crews of 2 + 1 LI lose 1 LI, the 2
+    survivors board the first galley, the second is left empty and rolls (1: it sinks, 5: it stays). The
+    dice tie at 3: HUN's 3 - 1 (turn-order malus) + 1 (galley levels 2 against 1)."""
+    for roll, sinks in ((1, True), (5, False)):
+        e, galleys = naval_battle_in_the_tyrrhenian_sea([1, 2, 3, 1, 2, 3, roll], hun_spare=True)
+        spare = galleys["spare"]
+        assert spare in e.bt["galleys"][1] and not sum(e.cargo[spare])
+        play(e, (Head.PLAYER, 0), (Head.TREATY, Treaty.CEASEFIRE), DONE, ACCEPT)
+        assert e.bt is None and (spare not in e.objs) == sinks and e.cargo[galleys[HUN]][LI] == 2
+
+
+def test_a_naval_ceasefire_lets_the_multi_party_sequence_go_on():
+    """Spec 5.15 at sea: after the ceasefire with HUN (its galley stays, not taken), HRE's crews still sail
+    the zone beside BYZ's hostile galley: the battle against BYZ follows at once."""
+    e, galleys = naval_battle_in_the_tyrrhenian_sea(TIE_AT_SEA + [1, 1, 8, 1, 1, 1, 5], hre=3, hun=2, byz=1)
+    assert e.bt["owners"] == [HRE, HUN] and e.multi_war["left"] == [BYZ]
+    play(e, (Head.PLAYER, 0), (Head.TREATY, Treaty.CEASEFIRE), DONE, ACCEPT)
+    assert e.bt is not None and e.bt["owners"] == [HRE, BYZ] and e.multi_war["fought"] == [HUN, BYZ]
+    assert e.objs[galleys[HUN]][0] == HUN and e.cargo[galleys[HUN]][LI] == 1
+    play(e, (Head.DICE, 0), (Head.DICE, 0))  # HRE's 8 beats BYZ's 1: BYZ's crew is destroyed, its galley afloat
+    assert e.bt is None and e.phase == Phase.CONQUEST and e.conquest["loser"] == BYZ
+    play(e, (Head.CTRL, Ctrl.PLUNDER))
+    assert e.multi_war is None and galleys[BYZ] not in e.objs and e.objs[galleys[HUN]][0] == HUN
+
+
 def force_battles(e):
     """Every seat at war with every other, every technology, 3000 fl more, 1 HI + 3 AR by each war
     wagon, and up to 8 LI in each other seat's region beside it (all units from the supplies)."""
@@ -492,3 +572,289 @@ def test_fuzz_ceasefire_in_battles_and_kartografie_defenders():
         if all(seen.values()):
             break
     assert all(seen.values()), seen
+
+
+def force_crowded_seas_with_full_crews(e):
+    """``force_crowded_seas``, then every crewed galley filled up with LI from its owner's supply, so that
+    naval battles last more than one round."""
+    force_crowded_seas(e)
+    for oid, cargo in e.cargo.items():
+        o = e.objs[oid]
+        if o[1] == GALLEY and sum(cargo):
+            k = min(e.unit_capacity(oid) - sum(cargo), e.unit_supply[o[0]][LI])
+            e.unit_supply[o[0]][LI] -= k
+            cargo[LI] += k
+
+
+def towards_naval_battles(e, legal, codec, pick):
+    """The random player's bias: galleys, loading, and steps of a crewed galley into sea zones with hostile
+    galleys (of several parties first)."""
+    def starting(*heads):
+        return [i for i in legal if codec.decode(i)[0] in heads]
+    if e.phase == Phase.WAR_TURN and starting(Head.OBJECT) and pick.random() < 0.9:
+        return starting(Head.OBJECT)
+    if e.phase == Phase.MOVE and pick.random() < 0.9:
+        opponents = {i: len(e._sea_opponents(e.actor, codec.decode(i)[1])) for i in starting(Head.NODE)
+                     if e.board.is_sea[codec.decode(i)[1]]}
+        attacks = [i for i, k in opponents.items() if k >= 2] or [i for i, k in opponents.items() if k]
+        return (attacks if sum(e.carrier_cargo()) else []) or starting(Head.LOAD) or attacks or legal
+    return legal
+
+
+def test_fuzz_ceasefire_in_naval_battles():
+    """Random play forced towards naval battles between players (``force_crowded_seas``: galleys of two or
+    three seats, all at war, in every sea zone; steps into crowded zones preferred) with diplomacy on and
+    offers and acceptance preferred inside battles. Runs until ceasefires ended naval battles, once with a
+    multi-party sequence going on to its next battle; after each, both fleets are still in the zone, and
+    the package invariants hold after every step (no unit left on a sea zone outside a battle), the offer
+    hidden from the other seats, the cached encoder equal to a fresh one around the ceasefire."""
+    seen = {"naval battle window": 0, "naval ceasefire": 0, "sequence went on": 0}
+    n = 4
+    env = TabletopEnv(SPEC, num_players=n, num_rounds=8, max_turns=100_000, diplomacy_offers=1)
+    offer = env.encoder.layout.slices["offer"]
+    board = game_data().board
+    seas = [y for y in range(board.num_nodes) if board.is_sea[y]]
+    for seed in range(30):
+        for agent, obs, pick in forced_decisions(env, seed, force_crowded_seas_with_full_crews):
+            e = env.engine
+            naval = e.bt is not None and e.bt["naval"]
+            seen["naval battle window"] += naval and e.phase == Phase.DIPLOMACY
+            legal = [int(i) for i in np.flatnonzero(obs["action_mask"])]
+            names = {i: env.action_name(i) for i in legal}
+            if naval and e.offer is not None:
+                for seat in range(n):
+                    if seat not in (e.offer["from"], e.offer["to"]):
+                        assert not env.observe(env.possible_agents[seat])["observation"][offer].any()
+            legal = preferred_moves(e, towards_naval_battles(e, legal, env.codec, pick), names, pick)
+            action = pick.choice(legal)
+            agreed = naval and e.phase == Phase.OFFER_ANSWER and names[action] == "CTRL(ACCEPT)"
+            fleets = (e.bt["node"], list(e.bt["owners"])) if agreed else None
+            env.step(action)
+            check_invariants(env)
+            if e.bt is None:
+                assert not any(e.army[p][y] for p in range(n) for y in seas), "units left on a sea zone"
+            if agreed and e.in_ceasefire(*fleets[1]):  # the battle is over; both fleets stay
+                y, owners = fleets
+                assert e.bt is None or e.bt["owners"] != owners and e.bt["node"] == y  # the sequence's next
+                assert all(e._galleys_at(p, y) for p in owners)
+                seen["naval ceasefire"] += 1
+                seen["sequence went on"] += e.multi_war is not None  # the next battle, choice or ships taken
+                assert_matches_fresh_encoder(env, {e.current_player, 0} - {-1})
+        assert env.engine.is_over
+        if all(seen.values()):
+            break
+    print(f"naval ceasefire fuzz: {seed + 1} games, {seen}")
+    assert all(seen.values()), seen
+
+
+# ------------------------------------------------------------------ treaties of several parties ----
+def test_a_treaty_of_three_parties_binds_every_pair_and_all_must_accept():
+    """Rulebook C: "Staatsvertrag: Ein formaler Vertrag zwischen 2 oder mehr Spielern"; "Nichtangriffspakt: 2
+    oder mehr Spieler dürfen sich gegenseitig nicht angreifen". HRE drafts a non-aggression pact with HUN,
+    adds BYZ (``PLAYER`` before the term) and pays each addressee 50 fl; HUN, then BYZ accept; every pair of
+    the three is bound, GH sees the public treaty in every pair."""
+    e = dip_engine()
+    money = list(e.money)
+    play(e, (Head.PLAYER, 0), (Head.TREATY, Treaty.NON_AGGRESSION))
+    assert set(e.legal_moves()) == {(Head.DURATION, d) for d in range(6)} | {(Head.PLAYER, 1), (Head.PLAYER, 2)}
+    play(e, (Head.PLAYER, 1))  # BYZ joins; GH could still join
+    assert set(e.legal_moves()) == {(Head.DURATION, d) for d in range(6)} | {(Head.PLAYER, 2)}
+    play(e, (Head.DURATION, 2), PAY, coin(50), DONE, DONE)
+    assert e.phase == Phase.OFFER_ANSWER and e.actor == HUN
+    play(e, ACCEPT)
+    assert e.phase == Phase.OFFER_ANSWER and e.actor == BYZ and e.treaties == [] and e.money == money
+    play(e, ACCEPT)
+    assert [(t["kind"], t["parties"], t["until"]) for t in e.treaties] == [(Treaty.NON_AGGRESSION, (HRE, HUN, BYZ), 3)]
+    assert e.money[HRE] == money[HRE] - 100 and e.money[HUN] == money[HUN] + 50 and e.money[BYZ] == money[BYZ] + 50
+    assert all(e.has_treaty(a, b, Treaty.NON_AGGRESSION) for a in (HRE, HUN, BYZ) for b in (HRE, HUN, BYZ) if a != b)
+    assert not any(e.has_treaty(3, b, Treaty.NON_AGGRESSION) for b in range(3))
+    enc = MedioevoEncoder(e.config, 4)
+    tv = enc.encode(e, 3)[enc.layout.slices["treaties"]].reshape(4, 4, 6)
+    assert [(i, j) for i in range(4) for j in range(4) if tv[i, j, 4]] == [  # GH is relative seat 0
+        (i, j) for i in (1, 2, 3) for j in (1, 2, 3) if i != j]
+
+
+def test_one_rejection_ends_an_offer_of_several_parties():
+    """Every party must agree: BYZ, the second addressee, rejects after HUN accepted: no treaty, no payment."""
+    e = dip_engine()
+    money = list(e.money)
+    play(e, (Head.PLAYER, 0), (Head.TREATY, Treaty.TRADE), (Head.PLAYER, 1), (Head.DURATION, 5), DONE,
+         DEMAND, coin(100), DONE, DONE, ACCEPT)
+    assert e.actor == BYZ
+    play(e, REJECT)
+    assert e.treaties == [] and e.money == money and e.offer is None
+
+
+def test_a_demand_an_addressee_cannot_pay_can_only_be_rejected_by_it():
+    e = dip_engine()
+    e.money[BYZ] = 20
+    play(e, (Head.PLAYER, 0), (Head.TREATY, Treaty.FREE_TRADE), (Head.PLAYER, 1), (Head.DURATION, 0),
+         DEMAND, coin(50), DONE, DONE)
+    assert e.legal_moves() == [ACCEPT, REJECT]  # HUN can pay
+    play(e, ACCEPT)
+    assert e.actor == BYZ and e.legal_moves() == [REJECT]
+
+
+def test_only_seats_at_peace_with_every_party_and_without_that_treaty_may_join():
+    """A seat may join when it is at war with none of the parties (nor a declaration pending) and has no
+    treaty of that kind with any of them (one of each kind per pair)."""
+    e = dip_engine(offers=2)
+    e.at_war[BYZ][HUN] = e.at_war[HUN][BYZ] = True
+    propose(e, 3, Treaty.RIGHT_OF_WAY, (Head.DURATION, 5), DONE, DONE)  # HRE and GH
+    play(e, ACCEPT)
+    play(e, (Head.PLAYER, 0), (Head.TREATY, Treaty.RIGHT_OF_WAY))  # to HUN: BYZ at war with HUN, GH has one with HRE
+    assert not any(h == Head.PLAYER for h, _ in e.legal_moves())
+    e2 = dip_engine()
+    play(e2, (Head.PLAYER, 0), (Head.TREATY, Treaty.STATIONING))
+    state = (e2.phase, e2.actor, dict(e2.offer, also=list(e2.offer["also"])))
+    e2.war_declared[3][HRE] = 1
+    assert (Head.PLAYER, 2) not in e2.legal_moves()
+    with pytest.raises(IllegalActionError):
+        e2.play((Head.PLAYER, 2))
+    assert (e2.phase, e2.actor, e2.offer) == state
+
+
+def test_a_breach_ends_a_treaty_of_several_parties_for_all_of_them():
+    """VERTRAGSBRUCH: "Der Vertrag endet dann sofort, und der vertragsbrüchige Spieler verliert 2 EP": HUN
+    declares war on BYZ; the pact of the three ends for HRE too; HUN loses 2 EP once."""
+    e = dip_engine()
+    play(e, (Head.PLAYER, 0), (Head.TREATY, Treaty.NON_AGGRESSION), (Head.PLAYER, 1), (Head.DURATION, 5),
+         DONE, DONE, ACCEPT, ACCEPT)
+    assert len(e.treaties) == 1 and e.phase == Phase.DIPLOMACY and e.actor == HUN
+    ep = e.ep[HUN]
+    propose(e, BYZ, Treaty.DECLARE_WAR)
+    assert e.treaties == [] and not e.has_treaty(HRE, HUN, Treaty.NON_AGGRESSION)
+    assert e.ep[HUN] == ep - 2 and e.ep_events[HUN]["treaty_breach"] == -2
+
+
+def test_a_treaty_of_several_parties_ends_early_only_when_all_agree():
+    """VERTRÄGE BEENDEN: "jederzeit, falls alle beteiligten Spieler dem zustimmen": HRE's offer to end the
+    right of way of the three goes to HUN and BYZ; the stationed guest leaves once both accepted."""
+    e = dip_engine(offers=3)
+    play(e, (Head.PLAYER, 0), (Head.TREATY, Treaty.RIGHT_OF_WAY), (Head.PLAYER, 1), (Head.DURATION, 5),
+         DONE, DONE, ACCEPT, ACCEPT)
+    buda = node("Buda")
+    put(e, BYZ, "Buda", HI=1)  # BYZ's guest army in HUN's region
+    e.unit_supply[BYZ][HI] -= 1
+    assert e.controller(buda) == HUN and e.actor == HRE
+    propose(e, BYZ, Treaty.RIGHT_OF_WAY)
+    assert e.offer["ending"] and e.offer["also"] == [HUN]
+    play(e, DONE, ACCEPT)
+    assert e.actor == HUN and len(e.treaties) == 1
+    play(e, REJECT)
+    assert len(e.treaties) == 1 and e.army[BYZ][buda] == 1
+    propose(e, HUN, Treaty.RIGHT_OF_WAY, DONE, ACCEPT, ACCEPT)
+    assert e.treaties == [] and e.army[BYZ][buda] == 0 and "treaty_breach" not in e.ep_events[HRE]
+
+
+def test_the_offer_and_a_secret_treaty_of_several_parties_are_seen_by_its_parties_only():
+    e = dip_engine()
+    play(e, (Head.PLAYER, 0), (Head.TREATY, Treaty.TRADE), (Head.PLAYER, 1), (Head.DURATION, 1), DONE, DONE)
+    enc = MedioevoEncoder(e.config, 4)
+    L = enc.layout.slices
+    for seat in (HRE, HUN, BYZ):
+        ov = enc.encode(e, seat)[L["offer"]]
+        assert ov[4:8].sum() == 2  # the two addressees
+    assert not enc.encode(e, 3)[L["offer"]].any()
+    play(e, (Head.CTRL, Ctrl.SECRET), ACCEPT, ACCEPT)
+    assert e.treaties[0]["secret"] and e.treaties[0]["parties"] == (HRE, HUN, BYZ)
+    hidden = e.clone()
+    hidden.treaties = []
+    hidden._refresh_treaty_index()
+    assert np.array_equal(enc.encode(e, 3), enc.encode(hidden, 3))
+    for seat in (HRE, HUN, BYZ):
+        assert enc.encode(e, seat)[L["treaties"]].sum() > enc.encode(hidden, seat)[L["treaties"]].sum()
+
+
+def towards_treaties_of_several_parties(e, legal, names, pick):
+    """The random player's bias: make offers, of state treaties, add parties, accept."""
+    if e.phase == Phase.DIPLOMACY and len(legal) > 1 and pick.random() < 0.9:
+        return [i for i in legal if names[i] != "CTRL(DONE)"]
+    if e.phase == Phase.OFFER and e.offer["step"] == "kind" and pick.random() < 0.8:
+        kinds = {f"TREATY({TREATY_NAMES[k]})" for k in STATE_TREATIES}
+        return [i for i in legal if names[i] in kinds] or legal
+    if e.phase == Phase.OFFER and e.offer["step"] == "term" and pick.random() < 0.7:
+        return [i for i in legal if names[i].startswith("PLAYER(")] or legal
+    if e.phase == Phase.OFFER_ANSWER and pick.random() < 0.85:
+        return [i for i in legal if names[i] == "CTRL(ACCEPT)"] or legal
+    return legal
+
+
+def test_fuzz_treaties_of_several_parties():
+    """Random play with 6 players and two offers per window, biased towards offers of state treaties with
+    further parties and acceptance: treaties of three and more parties are concluded, end by a breach, by
+    agreement and at the end of their term, with guests of them in their hosts' regions; the package
+    invariants after every step, each pair of parties bound while the treaty is in force, adding a party a
+    minor move (test_engine_caches.py's contract), the offer seen by its parties only, and the cached encoder
+    equal to a fresh one after each treaty change."""
+    seen = {"party added": 0, "three parties": 0, "four or more": 0, "breach": 0, "ended by agreement": 0,
+            "term over": 0, "guest army": 0}
+    n = 6
+    env = TabletopEnv(SPEC, num_players=n, num_rounds=8, max_turns=100_000, diplomacy_offers=2)
+    offer = env.encoder.layout.slices["offer"]
+    for seed in range(6):
+        for agent, obs, pick in forced_decisions(env, seed, lambda e: None):
+            e = env.engine
+            legal = [int(i) for i in np.flatnonzero(obs["action_mask"])]
+            names = {i: env.action_name(i) for i in legal}
+            if e.offer is not None and e.offer["also"]:
+                parties = {e.offer["from"], e.offer["to"], *e.offer["also"]}
+                for seat in set(range(n)) - parties:
+                    assert not env.observe(env.possible_agents[seat])["observation"][offer].any()
+            action = pick.choice(towards_treaties_of_several_parties(e, legal, names, pick))
+            adding = e.phase == Phase.OFFER and names[action].startswith("PLAYER(")  # a further party: minor
+            state, minor = (_public_state(e), e.minor_moves) if adding else (None, 0)
+            before = [t for t in e.treaties if len(t["parties"]) > 2]
+            ending = e.offer is not None and e.offer["ending"] and e.offer["also"] and e.phase == Phase.OFFER_ANSWER
+            breaches = sum(e.ep_events[p].get("treaty_breach", 0) for p in range(n))
+            rnd = e.round
+            env.step(action)
+            check_invariants(env)
+            if adding:  # the engine's contract (engine.apply): only the offer being drafted changed
+                changed = {k for k, v in _public_state(e).items() if state.get(k) != v}
+                assert e.minor_moves == minor + 1 and changed <= MINOR_MAY_CHANGE, changed
+                seen["party added"] += 1
+            after = [t for t in e.treaties if len(t["parties"]) > 2]
+            for t in after:
+                assert all(e.has_treaty(a, b, t["kind"]) for a in t["parties"] for b in t["parties"] if a != b)
+            gone = [t for t in before if t not in after]
+            if gone:
+                if sum(e.ep_events[p].get("treaty_breach", 0) for p in range(n)) < breaches:
+                    seen["breach"] += 1
+                elif ending and names[action] == "CTRL(ACCEPT)":
+                    seen["ended by agreement"] += 1
+                elif e.round != rnd:
+                    seen["term over"] += 1
+            new = [t for t in after if t not in before]
+            seen["three parties"] += any(len(t["parties"]) == 3 for t in new)
+            seen["four or more"] += any(len(t["parties"]) >= 4 for t in new)
+            seen["guest army"] += any(t["kind"] in GUEST_TREATIES and any(
+                e.army[g][i] and e.controller(i) == h for g in t["parties"] for h in t["parties"] if g != h
+                for i in e.land_nodes) for t in after)
+            if (gone or new) and e.current_player >= 0:
+                assert_matches_fresh_encoder(env, {e.current_player, 0})
+        assert env.engine.is_over
+        if all(seen.values()):
+            break
+    print(f"multi-party treaty fuzz: {seed + 1} games, {seen}")
+    assert all(seen.values()), seen
+
+
+def test_a_treaty_of_several_parties_goes_on_without_an_eliminated_party():
+    """Spec 5.6: an eliminated seat leaves the game; its treaties end at the end of the round, but a treaty
+    of several parties goes on between the two still in the game: HRE's guest army stays in HUN's Buda."""
+    e = dip_engine(offers=2)
+    play(e, (Head.PLAYER, 0), (Head.TREATY, Treaty.RIGHT_OF_WAY), (Head.PLAYER, 1), (Head.DURATION, 5),
+         DONE, DONE, ACCEPT, ACCEPT)
+    propose(e, 3, Treaty.TRADE, (Head.DURATION, 5), DONE, DONE, DONE)
+    play(e, ACCEPT)
+    buda = put(e, HRE, "Buda", HI=1)
+    e.unit_supply[HRE][HI] -= 1
+    e.eliminated[BYZ] = True
+    e._diplomacy_end_round()
+    assert [(t["kind"], t["parties"]) for t in e.treaties] == [
+        (Treaty.RIGHT_OF_WAY, (HRE, HUN)), (Treaty.TRADE, (HRE, 3))]
+    assert e.army[HRE][buda] == 1 and e.controller(buda) == HUN and not e.has_treaty(HRE, BYZ, Treaty.RIGHT_OF_WAY)
+    e.eliminated[HUN] = True
+    e._diplomacy_end_round()
+    assert [t["kind"] for t in e.treaties] == [Treaty.TRADE]

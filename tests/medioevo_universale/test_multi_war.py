@@ -27,7 +27,7 @@ LOSE = [1, 1, 1, 4, 1, 8]  # 2 LI roll 1 / 1 against 3 LI with 8 / 1: the attack
 
 
 def treaty(e, a, b, kind=Treaty.RIGHT_OF_WAY):
-    e._conclude({"from": a, "to": b, "kind": kind, "term": 5, "fee": 0, "amount": 0, "payer": -1,
+    e._conclude({"from": a, "to": b, "also": [], "kind": kind, "term": 5, "fee": 0, "amount": 0, "payer": -1,
                  "secret": False})
 
 
@@ -345,7 +345,7 @@ def towards_crowded_regions(e, legal, codec, pick):
     if e.phase == Phase.WAR_TURN and starting(Head.OBJECT) and pick.random() < 0.8:
         return starting(Head.OBJECT)
     if e.phase == Phase.TECH_USE and e.tech_use["window"] == "invade" and pick.random() < 0.9:
-        return [i for i in legal if codec.decode(i) != DONE] or legal  # the absent host comes in
+        return [i for i in legal if codec.decode(i) != DONE] or legal  # the absent host or an ally comes in
     if e.phase == Phase.MOVE:
         p = e.actor
         crowded = [i for i in starting(Head.NODE) if sum(1 for q in range(e.num_players) if q != p
@@ -363,14 +363,15 @@ def test_fuzz_multi_party_wars(n):
     """Random play forced towards regions of a host and its treaty guest (see above), the random player
     preferring carriers, loading and steps into them: multi-party wars make the attacker choose, fight a
     second battle, end in a conquest (with its EP) and end with the attacker gone, entries leave the
-    attacker beside a partner's army or alone in a partner's region (no conquest), absent hosts come in
-    by Kartografie (W-INVADE) and join the sequence, and barbarians fight a second army of a region; the
+    attacker beside a partner's army or alone in a partner's region (no conquest), absent hosts and allies
+    of the host (G70) come in by Kartografie (W-INVADE) and join the sequence, and barbarians fight a second
+    army of a region; the
     package invariants after every step (no two hostile armies share a region outside a battle, a pending
     multi-party war or W-INVADE), the cached encoder equal to a fresh one whenever a sequence is pending
-    or has just ended, and the observation in its space now and then."""
+    or has just ended or a W-INVADE window is open, and the observation in its space now and then."""
     seen = {"choice": 0, "second battle": 0, "conquered": 0, "attacker gone": 0, "beside a partner": 0,
             "barbarians fight a second army": 0, "alone in a partner's region": 0,
-            "an absent host joins by Kartografie": 0, "fresh encoder checks": 0}
+            "an absent host joins by Kartografie": 0, "an ally joins by Kartografie": 0, "fresh encoder checks": 0}
     env = TabletopEnv(SPEC, num_players=n, num_rounds=8, max_turns=100_000, diplomacy_offers=0)
     steps = 0
     for seed in range(GAMES):
@@ -384,17 +385,25 @@ def test_fuzz_multi_party_wars(n):
             conquests = sum(e.stat_conquered)
             seen["choice"] += e.phase == Phase.NEXT_OPPONENT
             use = e.tech_use
-            host_window = use is not None and use["window"] == "invade" and bool(use["opponents"])
+            window = use if use is not None and use["window"] == "invade" else None
+            present = e.army[use["seat"]][use["node"]] if window else 0
             if pick.random() < 0.02:
                 testing.observation_in_space(env, agent, obs)
             env.step(pick.choice(legal))
             steps += 1
             check_invariants(env)
             mw = e.multi_war
-            if host_window and e.tech_use is None and e.army[use["seat"]][use["node"]]:  # the host came in
-                assert mw is not None and mw["node"] == use["node"]  # one more opponent of the sequence
-                assert sorted(mw["left"] + mw["fought"]) == sorted([*use["opponents"], use["seat"]])
-                seen["an absent host joins by Kartografie"] += 1
+            if window and e.army[use["seat"]][use["node"]] > present:  # the host or an ally of it came in
+                if e.tech_use is None and use["opponents"]:  # no further window: one more opponent of the sequence
+                    assert mw is not None and mw["node"] == use["node"]
+                    assert sorted(mw["left"] + mw["fought"]) == sorted([*use["opponents"], use["seat"]])
+                elif e.tech_use is None:  # it turned the takeover into the battle of an invasion
+                    assert e.bt is not None and e.bt["owners"] == [use["invader"], use["seat"]]
+                else:  # the next decider's window, with the newcomer among the opponents
+                    assert e.tech_use["window"] == "invade" and use["seat"] in e.tech_use["opponents"]
+                key = "an absent host joins by Kartografie" if use["seat"] == use["controller"] else \
+                    "an ally joins by Kartografie"
+                seen[key] += 1
             if mw is not None:
                 seen["second battle"] += e.bt is not None and len(mw["fought"]) > 1
                 assert e.phase != Phase.NEXT_OPPONENT or len(mw["left"]) > 1 and -1 not in mw["left"]
@@ -407,7 +416,8 @@ def test_fuzz_multi_party_wars(n):
                     assert sum(e.stat_conquered) == conquests  # another army is left: no conquest
                 else:
                     seen["attacker gone"] += 1
-            if mw is not None and e.phase == Phase.NEXT_OPPONENT or before is not None and mw is None:
+            invading = e.tech_use is not None and e.tech_use["window"] == "invade"
+            if mw is not None and e.phase == Phase.NEXT_OPPONENT or before is not None and mw is None or invading:
                 assert_matches_fresh_encoder(env, {e.current_player, 0} - {-1})
                 seen["fresh encoder checks"] += 1
             war = e.barbarian_war
@@ -812,3 +822,110 @@ def test_declining_kartografie_leaves_the_battle_against_the_guest():
         if kartografie:
             play(e, DONE)
         assert e.bt["owners"] == [HRE, BYZ] and e.multi_war is None and e.army[HUN][node("Buda")] == 1
+
+
+# ------------------------------------------------------------ Kartografie for an ally (G70) ----
+def ally_engine(hun_army=True, byz_at_war=True, hun_kartografie=False):
+    """HUN's Pressburg (1 LI there, or none with ``hun_army=False``); BYZ is HUN's right-of-way partner with
+    Kartografie and 1 LI in HUN's Buda next door, at war with HRE (or not); HRE's war wagon with 3 HI enters
+    Pressburg from Prag (the rulebook's example: "Gelb überfällt ein grünes Gebiet. Blau ist mit Grün
+    verbündet, zahlt [1 blue TP] und bewegt 1 Reiterei aus einem angrenzenden Gebiet in das Kriegsgebiet")."""
+    e = war_engine()
+    treaty(e, HUN, BYZ)
+    if hun_army:
+        put(e, HUN, "Pressburg", LI=1)
+    put(e, HUN, "Buda", HI=1)
+    put(e, BYZ, "Buda", LI=1)
+    e.tech[BYZ][BLUE] = 4
+    e._bank(BYZ, 1000)
+    if hun_kartografie:
+        e.tech[HUN][BLUE] = 4
+        e._bank(HUN, 1000)
+    e.at_war[HRE][BYZ] = e.at_war[BYZ][HRE] = byz_at_war
+    e.at_war[HRE][HUN] = e.at_war[HUN][HRE] = True
+    put(e, HRE, "Prag", HI=3)
+    e._new_object(HRE, WAR_WAGON, 1, node("Prag"))
+    e._start_war()
+    e.rng = ScriptedRng(WIN * 3)
+    enter(e)
+    return e
+
+
+def fight_to_the_end(e):
+    """Keep the dice, sacrifice nothing, until the battle in progress is over."""
+    bt = e.bt
+    while e.bt is bt:
+        play(e, DONE if e.phase == Phase.SACRIFICE else (Head.DICE, 0))
+
+
+def test_kartografie_brings_an_allys_unit_into_the_invaded_region():
+    """G70, the rulebook's example: BYZ, HUN's ally (right of way) at war with HRE, pays 1 blue TP and moves 1
+    unit from the adjacent Buda into Pressburg; it is one more army there, fought in the sequence
+    (MEHRPARTEIENKRIEG, ASSUMPTION: battle sides have one owner each); HRE beats both and conquers."""
+    e = ally_engine()
+    pressburg = node("Pressburg")
+    assert e.phase == Phase.TECH_USE and e.actor == BYZ and e.tech_use["window"] == "invade" and e.bt is None
+    play(e, (Head.TECH, KARTOGRAFIE), (Head.NODE, node("Buda")), (Head.UNIT, LI), DONE)  # DONE: 100 fl for the TP
+    assert e.army[BYZ][pressburg] == 1 and e.stopped[BYZ][pressburg * NT + LI] == 1
+    assert e.phase == Phase.NEXT_OPPONENT and e.actor == HRE and sorted(e.multi_war["left"]) == [HUN, BYZ]
+    assert "undeclared_attack" not in e.ep_events[HRE]
+    play(e, (Head.PLAYER, 1))  # BYZ first
+    assert e.bt["owners"] == [HRE, BYZ]
+    fight_to_the_end(e)
+    assert e.bt["owners"] == [HRE, HUN]
+    fight_to_the_end(e)
+    assert e.multi_war is None and e.controller(pressburg) == HRE and e.ep_events[HRE]["conquest"] > 0
+
+
+def test_no_ally_window_without_war_treaty_or_kartografie_and_done_declines():
+    """Only an ally whose army may stand in the controller's region and that is at war with the invader is
+    asked (its unit starts no war); DONE leaves the single battle against HUN."""
+    for case in ("declines", "not at war", "no treaty", "no Kartografie"):
+        if case == "declines":
+            e = ally_engine()
+            play(e, DONE)
+        elif case == "not at war":
+            e = ally_engine(byz_at_war=False)
+        else:
+            e = war_engine()
+            if case == "no Kartografie":
+                treaty(e, HUN, BYZ)
+            put(e, HUN, "Pressburg", LI=1)
+            put(e, BYZ, "Buda", LI=1)
+            e.tech[BYZ][BLUE] = 4 if case == "no treaty" else 3
+            e._bank(BYZ, 1000)
+            e.at_war[HRE][BYZ] = e.at_war[BYZ][HRE] = e.at_war[HRE][HUN] = e.at_war[HUN][HRE] = True
+            put(e, HRE, "Prag", HI=3)
+            e._new_object(HRE, WAR_WAGON, 1, node("Prag"))
+            e._start_war()
+            e.rng = ScriptedRng(WIN)
+            enter(e)
+        assert e.bt is not None and e.bt["owners"] == [HRE, HUN] and e.multi_war is None, case
+        assert e.army[BYZ][node("Pressburg")] == 0, case
+
+
+def test_the_controller_and_then_its_ally_may_turn_a_takeover_into_battles():
+    """A takeover of HUN's empty Pressburg: HUN's own W-INVADE window comes first, then its ally's; both bring
+    a unit, so HRE fights both in the order it chooses; an illegal move leaves the state unchanged."""
+    e = ally_engine(hun_army=False, hun_kartografie=True)
+    pressburg = node("Pressburg")
+    assert e.phase == Phase.TECH_USE and e.actor == HUN
+    play(e, (Head.TECH, KARTOGRAFIE), (Head.NODE, node("Buda")), (Head.UNIT, HI), DONE)
+    assert e.phase == Phase.TECH_USE and e.actor == BYZ and e.army[HUN][pressburg] == 1
+    state = (e.phase, e.actor, list(e.army[BYZ]))
+    with pytest.raises(IllegalActionError):
+        e.play((Head.NODE, node("Prag")))
+    assert (e.phase, e.actor, list(e.army[BYZ])) == state
+    play(e, (Head.TECH, KARTOGRAFIE), (Head.NODE, node("Buda")), (Head.UNIT, LI), DONE)
+    assert e.phase == Phase.NEXT_OPPONENT and sorted(e.multi_war["left"]) == [HUN, BYZ]
+
+
+def test_an_allys_unit_alone_turns_the_takeover_into_a_battle():
+    """HUN has no army in Pressburg and no Kartografie: its ally's unit is the only army there; HRE beats it
+    and conquers the region from HUN (an attack on HUN as well, already at war)."""
+    e = ally_engine(hun_army=False)
+    assert e.actor == BYZ
+    play(e, (Head.TECH, KARTOGRAFIE), (Head.NODE, node("Buda")), (Head.UNIT, LI), DONE)
+    assert e.bt is not None and e.bt["owners"] == [HRE, BYZ] and e.multi_war is None
+    fight_to_the_end(e)
+    assert e.controller(node("Pressburg")) == HRE
