@@ -19,7 +19,7 @@ SPEC = GameSpec(
     new_codec=MedioevoCodec,
     new_encoder=MedioevoEncoder,
     default_max_turns=5000,
-    state_version=3,  # session 4: the engine keeps revision, minor_moves and seat_moves (MedioevoEngine.apply), multi-party war
+    state_version=4,  # session 5: the engine also counts unit_moves (MedioevoEngine.apply)
 )
 
 __all__ = ["SPEC", "Head", "MedioevoCodec", "MedioevoConfig", "MedioevoEncoder", "MedioevoEngine", "Phase", "Stage"]
