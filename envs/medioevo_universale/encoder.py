@@ -8,14 +8,15 @@ largest value, clipped). ``MedioevoEncoder(...).layout`` names every slice.
 Speed: the encoder keeps each seat's last observation and rewrites only the blocks whose engine inputs
 changed, told by comparing the live inputs with copies taken when the block was written (``_changed``;
 by content, so no rule has to report its changes). The blocks shared by all observers (board, seat rows,
-supply) are built once in absolute seats and cached (``_versions``, ``_cached``); each call returns a
-copy. Which blocks are looked at depends on the moves made since the seat's last call, as the engine
-counts them (``MedioevoEngine.apply``): after minor moves only the turn, the private fields, the choice
-in progress and the offer; after seat moves also the seat rows, money and goals; after any other move,
-or after no move at all, every block (so state edited from outside the rules between two calls with no
-move in between is seen; an edit made after a minor or seat move is not, unless ``engine.revision`` is
-made a new object). tests/medioevo_universale/test_encoder_cache.py checks the result against a fresh
-encoder at every step of random games.
+supply) are built once in absolute seats and cached (``_versions``, ``_cached``; a seat's row is patched
+where its numbers changed, ``_seat_rows``); each call returns a copy. Which blocks are looked at depends
+on the moves made since the seat's last call, as the engine counts them (``MedioevoEngine.apply``): after
+minor moves only the turn, the private fields, the choice in progress and the offer; after seat moves
+also the seat rows, money and goals; after unit moves also the board; after any other move, or after no
+move at all, every block (so state edited from outside the rules between two calls with no move in
+between is seen; an edit made after a counted move is not, unless ``engine.revision`` is made a new
+object). tests/medioevo_universale/test_encoder_cache.py and test_encoder_incremental.py check the result
+against a fresh encoder at every step of random games.
 """
 from __future__ import annotations
 
@@ -75,6 +76,7 @@ def _snapshot(value):
 
 
 _SCALARS = (int, bool, float, str, type(None))
+_CARGO_INPUT = 20  # the input of ``_seat_rows`` that is not a list per seat (cargo per carrier)
 _FLAT = (int, bool, float, str)
 
 
@@ -267,15 +269,26 @@ class MedioevoEncoder(ObservationEncoder):
         scaling += [(0, 10, -inf, 1)] * NT  # capitulated
         self._row_scaling = tuple(np.array(column, dtype=np.float64) for column in zip(*scaling))
         assert len(scaling) == self._hand_offset
+        self._row_parts = self._row_part_writers()
         head_fields = ("phase", "stage", "round", "acting_seat", "turn_order", "horde", "supply", "revealed_bids")
         self._head_offsets = {name: slices[name].start for name in head_fields}
         self._head_size = slices["revealed_bids"].stop
         self._turn_size = slices["turn_order"].start  # phase .. acting_seat
         assert slices["phase"].start == 0 and self._head_size == slices["seat0_ep"].start
         self._memo: dict = {}  # blocks shared by all observers (see _cached)
+        self._seat_inputs: tuple | None = None  # (copies of the engine lists, rows) of _seat_rows
         self._version = 0  # the last version number given (see _versions)
         # per seat: its last observation, updated in place, and what each block was written from
         self._outputs: dict[int, tuple[np.ndarray, dict]] = {}
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        del state["_row_parts"]  # functions made in __init__: made again on loading
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._row_parts = self._row_part_writers()
 
     def encode(self, engine, seat: int) -> np.ndarray:
         e = engine
@@ -291,8 +304,9 @@ class MedioevoEncoder(ObservationEncoder):
         phase = e.phase
         # the public head (phase .. revealed_bids): the turn's one-hots, then the rest filled as a list
         at = self._head_offsets
-        if _changed(seen, "turn", (phase if mine else Phase.GAME_OVER, e.stage, e.round, e.num_rounds, e.ep_limit,
-                                   acting)):
+        turn = (phase if mine else Phase.GAME_OVER, e.stage, e.round, e.num_rounds, e.ep_limit, acting)
+        if seen.get("turn") != turn:  # numbers only: kept as they are
+            seen["turn"] = turn
             out[:self._turn_size] = 0
             out[at["phase"] + (phase if mine else Phase.GAME_OVER)] = 1.0
             out[at["stage"] + e.stage] = 1.0
@@ -303,7 +317,9 @@ class MedioevoEncoder(ObservationEncoder):
         # seat move can change after one, the rest only after a major move, or when no move was made since this
         # seat's last call (so that changes made from outside the rules, as tests do, are seen).
         bid = e.bids[seat] if phase in (Phase.BID, Phase.TIE_BID) else 0
-        if _changed(seen, "private", (bid, e.tie_extra[seat], e.tax_pending[seat], e.tax_rates, e.tp[seat])):
+        private = (bid, e.tie_extra[seat], e.tax_pending[seat], e.tax_rates, *e.tp[seat])
+        if seen.get("private") != private:
+            seen["private"] = private
             out[L["my_bid"]] = (min(1.0, bid / BID_SCALE), min(1.0, e.tie_extra[seat] / BID_SCALE))
             tax = out[L["my_tax_choice"]]
             tax[:] = 0
@@ -322,14 +338,16 @@ class MedioevoEncoder(ObservationEncoder):
         if self._variants_on or e.auction_round:
             out[self._variant_region] = 0
             encode_variants(e, seat, out, L, rel, to_rel)
-        revision, minor, seat_moves = e.revision, e.minor_moves, e.seat_moves
-        if seen.get("revision") is not revision or (seen.get("minor") == minor and seen.get("seat") == seat_moves):
+        revision, moves = e.revision, (e.minor_moves, e.seat_moves, e.unit_moves)
+        last = seen.get("moves")
+        if seen.get("revision") is not revision or last == moves:
             seen["revision"] = revision
             self._encode_rest(e, seat, out, seen, mine, phase, rel, to_rel)
-        elif seen.get("seat") != seat_moves:
+        elif last[2] != moves[2]:
+            self._encode_board(e, seat, out, seen, rel)
+        elif last[1] != moves[1]:
             self._encode_seats(e, seat, out, seen, rel, seen["board"])
-        seen["minor"] = minor
-        seen["seat"] = seat_moves
+        seen["moves"] = moves
         obs = out.copy()  # callers may keep observations: later calls must not change them
         if self.config.hidden_purchases:
             show_purchase_snapshot(e, seat, obs, L, rel, to_rel)
@@ -341,10 +359,12 @@ class MedioevoEncoder(ObservationEncoder):
         n, nn = self.num_players, self.nn
         L = self.layout.slices
         at = self._head_offsets
-        supply = self._cached("supply", (e.building_supply, e.vehicle_supply, e.siege_supply, e.barb_supply,
-                                         e.token_supply, len(e.deck), len(e.event_deck)),
-                              lambda: self._supply_block(e))[1]
-        if _changed(seen, "public", (e.position, e.horde, e.barb_dice, e.bids_revealed, supply)):
+        head = self._cached("head", (e.position, e.horde, e.barb_dice, e.bids_revealed, e.building_supply,
+                                     e.vehicle_supply, e.siege_supply, e.barb_supply, e.token_supply, len(e.deck),
+                                     len(e.event_deck)), lambda: self._supply_block(e))
+        if seen.get("head") is not head:
+            seen["head"] = head
+            supply = head[1]
             start = self._turn_size
             public = [0.0] * (self._head_size - start)
             for i, p in enumerate(rel):
@@ -355,16 +375,7 @@ class MedioevoEncoder(ObservationEncoder):
             public[at["revealed_bids"] - start:at["revealed_bids"] - start + n] = [
                 min(1.0, e.bids_revealed[p] / BID_SCALE) for p in rel]
             out[start:self._head_size] = public
-        control = e.control_map()  # cached by the engine
-        board = self._versions("board", (
-            control, e.playable, e.units, e.stopped, e.barb, e.marker, e.cubes, e.objs, e.goods, e.cargo,
-            e.land_nodes, e.civil, e.civil_owner, e.civil_dmg, e.mil, e.mil_owner, e.mil_dmg, e.cath_owner,
-            e.cath_dmg, e.home_owner))  # home_owner: read by no board block, but by the goals below
-        self._encode_seats(e, seat, out, seen, rel, board)
-        last = seen.get("board")
-        if last is not board:
-            seen["board"] = board
-            self._fill_board(e, seat, out, seen, board[1], None if last is None else last[1], control)
+        self._encode_board(e, seat, out, seen, rel)
         # The blocks below are rewritten (zeroed first) when their inputs changed, or, for the blocks used
         # only in some phases, while they are in use and once more to clear them.
         trading = phase == Phase.TRADE or phase == Phase.PLACE_CUBE
@@ -519,6 +530,20 @@ class MedioevoEncoder(ObservationEncoder):
         if _changed(seen, "multi_war", multi_war_sources(e)):
             encode_multi_war(e, out, L, to_rel)
 
+    def _encode_board(self, e, seat: int, out: np.ndarray, seen: dict, rel: list[int]) -> None:
+        """The per-node blocks and what ``_encode_seats`` writes: all a unit move changes (see
+        ``MedioevoEngine.apply``)."""
+        control = e._cached_control_map()  # kept by the engine, never changed afterwards: no copy needed
+        board = self._versions("board", (
+            control, e.playable, e.units, e.stopped, e.barb, e.marker, e.cubes, e.objs, e.goods, e.cargo,
+            e.land_nodes, e.civil, e.civil_owner, e.civil_dmg, e.mil, e.mil_owner, e.mil_dmg, e.cath_owner,
+            e.cath_dmg, e.home_owner))  # home_owner: read by no board block, but by the goals below
+        self._encode_seats(e, seat, out, seen, rel, board)
+        last = seen.get("board")
+        if last is not board:
+            seen["board"] = board
+            self._fill_board(e, seat, out, seen, board[1], None if last is None else last[1], control)
+
     def _encode_seats(self, e, seat: int, out: np.ndarray, seen: dict, rel: list[int], board: tuple) -> None:
         """The seat rows, the visible money and the observer's goals: all a seat move changes (see
         ``MedioevoEngine.apply``). ``board``: the board's entry (see ``_versions``)."""
@@ -528,14 +553,15 @@ class MedioevoEncoder(ObservationEncoder):
         stride = self._seat_stride
         rows = seen.get("rows")
         if rows is None:
-            rows = seen["rows"] = [None] * n  # the cached (numbers, row) written for each relative seat
+            rows = seen["rows"] = [None] * n  # the shared row written for each relative seat
         rows_written = False
+        shared = self._seat_rows(e)
         for i, p in enumerate(rel):
-            entry = self._seat_row(e, p)
-            if rows[i] is not entry:
-                rows[i] = entry
+            row = shared[p]
+            if rows[i] is not row:
+                rows[i] = row
                 base = self._seat_start + i * stride
-                out[base:base + stride] = entry[1]
+                out[base:base + stride] = row
                 rows_written = True  # its money slots hold 0 again
         # money (and money_known) is kept out of the cached rows: it changes at many steps
         money = [e.money[rel[i]] for i in self._money_seats]
@@ -686,17 +712,89 @@ class MedioevoEncoder(ObservationEncoder):
         if any(changed[10:]):
             put(out, seen, seat, "node_buildings", tuple(versions[10:]), lambda: self._building_block(e).ravel())
 
-    def _seat_row(self, e, p: int) -> tuple:
-        """``(numbers, row)``: seat p's block (ep .. rotated) with its money hidden, cached while the numbers it
-        is built from are unchanged (a flat tuple, compared and kept at C speed)."""
-        key = (e.ep[p], e.loans[p], e.loan_taken[p], e.loan_repaid[p], e.tax_rate[p], e.markers_left[p],
-               e.eliminated[p], e.missed_interest[p], e.units_bought[p], e.card_bought[p], e.empire_of[p],
-               e.total_units(p), *e.slots[p], *e.tech[p], *e.tech_bought[p], *e.tokens[p],
-               *e.tokens_flipped[p], *e.capitulated[p], *e.hand[p], None, *e.rotated[p])
-        entry = self._memo.get(("seat", p))
-        if entry is None or entry[0] != key:
-            entry = self._memo[("seat", p)] = (key, self._build_seat_row(e, p))
-        return entry
+    def _seat_rows(self, e) -> list:
+        """Each seat's block (ep .. rotated) with its money hidden, shared by all observers; a seat's block is a
+        new array whenever one of its numbers changed. The engine lists it is built from are compared with
+        copies as a whole (at C speed); only a list that differs is compared seat by seat, and only the
+        entries it feeds are written again, into a copy of the seat's block."""
+        inputs = (e.ep, e.loans, e.loan_taken, e.loan_repaid, e.tax_rate, e.markers_left, e.eliminated,
+                  e.missed_interest, e.units_bought, e.card_bought, e.empire_of, e.army, e.slots, e.tech,
+                  e.tech_bought, e.tokens, e.tokens_flipped, e.capitulated, e.hand, e.rotated,
+                  e.cargo, e.tax_rates)  # the last two are not per seat
+        kept = self._seat_inputs
+        if kept is not None and kept[0] == inputs:
+            return kept[1]
+        n = self.num_players
+        if kept is None or kept[0][-1] != e.tax_rates:
+            rows = [self._build_seat_row(e, p) for p in range(n)]
+            self._seat_inputs = (tuple(_snapshot(x) for x in inputs), rows)
+            return rows
+        copies, rows = list(kept[0]), kept[1]
+        copied: set = set()  # the seats whose block is a new copy
+        for k, (live, old) in enumerate(zip(inputs, copies)):
+            if live != old:
+                copies[k] = _snapshot(live)
+                for p in range(n) if k == _CARGO_INPUT else [p for p in range(n) if live[p] != old[p]]:
+                    if p not in copied:
+                        copied.add(p)
+                        rows[p] = rows[p].copy()
+                    self._row_parts[k](e, p, rows[p])
+        self._seat_inputs = (tuple(copies), rows)
+        return rows
+
+    def _row_part_writers(self) -> list:
+        """Per input of ``_seat_rows`` (in its order), a function writing the entries of a seat's block that
+        the input feeds, scaled as ``_build_seat_row`` does."""
+        at = {name: self.layout.slices[f"seat0_{name}"].start - self._seat_start for name in (
+            "ep", "loans", "loan_flags", "tax", "tech", "tech_bought", "tokens", "tokens_flipped", "cards",
+            "markers_left", "status", "purchases", "empire", "pieces", "capitulated")}
+        offset, scale, low, high = (column.tolist() for column in self._row_scaling)
+
+        def put(row, start, values):
+            for j, x in enumerate(values, start):
+                v = (x + offset[j]) / scale[j]
+                row[j] = high[j] if v > high[j] else low[j] if v < low[j] else v
+
+        def one_hot(row, start, size, index):
+            row[start:start + size] = 0
+            if index >= 0:
+                row[start + index] = 1
+
+        def cards(row, start, held):
+            row[start:start + 72] = 0
+            for c in held:
+                row[start + c] = 1
+
+        def pieces(e, p, row):
+            put(row, at["pieces"], (e.total_units(p), len(e.own_objects(p))))
+
+        def hand(e, p, row):
+            put(row, at["cards"], (len(e.hand[p]),))
+            cards(row, self._hand_offset, e.hand[p])
+
+        return [
+            lambda e, p, row: put(row, at["ep"], (e.ep[p],)),
+            lambda e, p, row: put(row, at["loans"], (e.loans[p],)),
+            lambda e, p, row: put(row, at["loan_flags"], (e.loan_taken[p],)),
+            lambda e, p, row: put(row, at["loan_flags"] + 1, (e.loan_repaid[p],)),
+            lambda e, p, row: one_hot(row, at["tax"], 5, e.tax_rates.index(e.tax_rate[p])),
+            lambda e, p, row: put(row, at["markers_left"], (e.markers_left[p],)),
+            lambda e, p, row: put(row, at["status"], (e.eliminated[p],)),
+            lambda e, p, row: put(row, at["status"] + 1, (e.missed_interest[p],)),
+            lambda e, p, row: put(row, at["purchases"], (e.units_bought[p],)),
+            lambda e, p, row: put(row, at["purchases"] + 1, (e.card_bought[p],)),
+            lambda e, p, row: one_hot(row, at["empire"], self._num_empires, e.empire_of[p]),
+            pieces,  # army
+            pieces,  # slots
+            lambda e, p, row: put(row, at["tech"], e.tech[p]),
+            lambda e, p, row: put(row, at["tech_bought"], e.tech_bought[p]),
+            lambda e, p, row: put(row, at["tokens"], e.tokens[p]),
+            lambda e, p, row: put(row, at["tokens_flipped"], e.tokens_flipped[p]),
+            lambda e, p, row: put(row, at["capitulated"], e.capitulated[p]),
+            hand,
+            lambda e, p, row: cards(row, self._rotated_offset, e.rotated[p]),
+            pieces,  # cargo: units aboard
+        ]
 
     def _build_seat_row(self, e, p: int) -> np.ndarray:
         """The raw numbers, then (value + offset) / scale clipped to [low, high] per entry, all at once (in
