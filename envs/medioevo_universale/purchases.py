@@ -8,6 +8,8 @@ are paid automatically, pool first.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from .data import BUILDING_NAMES
 from .constants import (
     BLUE, BUILDING_CLASS, CATHEDRAL, CIVIL, COMBAT_B, CONSTRUCTION_B, CP1, GREEN, MILITARY,
@@ -40,9 +42,8 @@ class PurchaseMixin:
                 opts += [((Head.CARD, c), (Head.COLOUR, alt[0])) for alt in alts]
         return opts
 
-    def _goal_claim_options(self, p: int) -> list[tuple]:
+    def _goal_claim_options(self, p: int) -> Iterator[tuple]:
         """Spec 5.8 C / G31: an unrotated card whose goal is met, while a fitting token is left."""
-        opts = []
         rotated = self.rotated[p]
         for c in self.hand[p]:
             if c in rotated or not self.goal_met(p, self.goal_of[c]):
@@ -51,10 +52,9 @@ class PurchaseMixin:
             avail = [k for k in colours if self.token_supply[k] > 0]
             if len(colours) == 1:
                 if avail:
-                    opts.append(((Head.CTRL, Ctrl.CLAIM_GOAL), (Head.CARD, c)))
+                    yield (Head.CTRL, Ctrl.CLAIM_GOAL), (Head.CARD, c)
             else:
-                opts += [((Head.CTRL, Ctrl.CLAIM_GOAL), (Head.CARD, c), (Head.COLOUR, k)) for k in avail]
-        return opts
+                yield from [((Head.CTRL, Ctrl.CLAIM_GOAL), (Head.CARD, c), (Head.COLOUR, k)) for k in avail]
 
     # ---------------------------------------------------------------- the menu ----
     def _start_purchases(self) -> None:
@@ -75,7 +75,7 @@ class PurchaseMixin:
         self.card_bought[p] = False
         self.tp[p] = [0] * 6
         self.phase = Phase.PURCHASE
-        self._open_tree(self._purchase_options(p))
+        self._open_purchase_menu(p)
 
     def _after_purchases(self) -> None:
         if self.config.hidden_purchases:
@@ -83,54 +83,90 @@ class PurchaseMixin:
             return
         self._start_war()
 
+    # The menu's larger parts, each by its first move: the method listing its options (an iterable, so
+    # that whether there is one is known from the first). Every option of such a part starts with its move.
+    _MENU_GROUPS = (
+        ((Head.CTRL, Ctrl.CLAIM_GOAL), "_goal_claim_options"),
+        ((P, Purchase.TECH), "_tech_options"),
+        ((P, Purchase.BUILD), "_build_options"),
+        ((P, Purchase.REPAIR), "_repair_options"),
+        ((P, Purchase.VEHICLE), "_vehicle_options"),
+        ((P, Purchase.UPGRADE_VEHICLE), "_vehicle_upgrade_options"),
+        ((P, Purchase.UNIT), "_unit_options"),
+        ((P, Purchase.UPGRADE_CAPTAIN), "_captain_upgrade_options"),
+        ((P, Purchase.REDEPLOY), "_redeploy_options"),
+        ((P, Purchase.RANSOM), "_ransom_options"),
+        ((Head.CTRL, Ctrl.PLAY_CARD), "_card_play_purchase_options"),  # W-PURCHASE (cards.py)
+        ((Head.CTRL, Ctrl.REMOVE), "_removal_options"),  # spec 5.17
+        ((P, Purchase.CARD), "_card_purchase_options"),
+    )
+    _MENU_GROUP_METHODS = dict(_MENU_GROUPS)
+
+    def _open_purchase_menu(self, p: int) -> None:
+        """Open p's purchase menu. The options of its larger parts (``_MENU_GROUPS``) are listed only
+        when the part is chosen: most menus are left by DONE, a loan or TP after a look at the parts."""
+        hidden = self.config.hidden_purchases
+        parts = tuple(first for first, method in self._MENU_GROUPS
+                      if (self._menu_group(p, first) if hidden else next(iter(getattr(self, method)(p)), None)))
+        self._open_tree(self._menu_small_options(p), parts)
+
     def _purchase_options(self, p: int) -> list[tuple]:
+        """Every complete option of p's purchase menu (the menu ``_open_purchase_menu`` opens, listed whole)."""
+        opts = self._menu_small_options(p)
+        for first, _ in self._MENU_GROUPS:
+            opts += self._menu_group(p, first)
+        return opts
+
+    def _menu_small_options(self, p: int) -> list[tuple]:
+        """The options of p's purchase menu outside ``_MENU_GROUPS``: DONE, loans, TP, technology activations."""
         opts: list[tuple] = [((Head.CTRL, Ctrl.DONE),)]
         opts += [((Head.CTRL, c),) for _, c in self.loan_moves(p)]
         opts += self._card_tp_options(p)
         opts += [((Head.COLOUR, k),) for k in range(6) if self.tokens[p][k] > self.tokens_flipped[p][k]]
-        opts += self._goal_claim_options(p)
-        opts += self._tech_options(p)
-        opts += self._build_options(p)
-        opts += self._repair_options(p)
-        opts += self._vehicle_options(p)
-        opts += self._vehicle_upgrade_options(p)
-        opts += self._unit_options(p)
-        opts += self._captain_upgrade_options(p)
-        opts += self._redeploy_options(p)
-        opts += self._ransom_options(p)
         opts += self.purchase_tech_options(p)  # technology activations (technologies.py)
-        opts += self._card_play_options(p, "purchase")  # W-PURCHASE (cards.py)
-        opts += self._removal_options(p)  # spec 5.17
-        if (not self.card_bought[p] and self.deck
-                and self.money[p] >= self.card_price(p)):
-            opts.append(((P, Purchase.CARD),))
+        return opts
+
+    def _menu_group(self, p: int, first: tuple[int, int]) -> list[tuple]:
+        """The options of p's purchase menu that start with ``first``, one of ``_MENU_GROUPS``."""
+        opts = list(getattr(self, self._MENU_GROUP_METHODS[first])(p))
         if self.config.hidden_purchases:
             return self._hide_placements(p, opts)
         return opts
+
+    def _lazy_tree_options(self, first: tuple[int, int]) -> list[tuple]:
+        """The options of the open menu that start with ``first`` (economy.py; the purchase menu is the
+        only lazy one)."""
+        return self._menu_group(self.actor, first)
+
+    def _card_play_purchase_options(self, p: int) -> Iterator[tuple]:
+        for group in self._card_play_groups(p, "purchase"):
+            yield from group
+
+    def _card_purchase_options(self, p: int) -> list[tuple]:
+        if not self.card_bought[p] and self.deck and self.money[p] >= self.card_price(p):
+            return [((P, Purchase.CARD),)]
+        return []
 
     def card_price(self, p: int) -> int:
         cp = self.comp.raw["card_price"]
         return cp["base"] + cp["per_card_held"] * len(self.hand[p])
 
     # ------------------------------------------------------------ technologies ----
-    def _tech_options(self, p: int) -> list[tuple]:
-        opts = []
+    def _tech_options(self, p: int) -> Iterator[tuple]:
         for b in range(6):
             level = self.tech[p][b] + 1
             if level <= 4 and not self.tech_bought[p][b] and self.money[p] >= self.tech_price * level:
-                opts.append(((P, Purchase.TECH), (Head.TECH, b * 4 + level - 1)))
-        return opts
+                yield (P, Purchase.TECH), (Head.TECH, b * 4 + level - 1)
 
     # --------------------------------------------------------------- buildings ----
-    def _build_options(self, p: int, card: int = -1, reserve: int = 0) -> list[tuple]:
+    def _build_options(self, p: int, card: int = -1, reserve: int = 0) -> Iterator[tuple]:
         """New buildings and upgrades (also by two levels): TP and fl of the level difference.
         ``card``: an Architekt discount (cards.py); ``reserve``: fl already committed elsewhere."""
         comp = self.comp
         tech = self.tech[p]
-        opts = []
         can = (tech[CONSTRUCTION_B] >= 1, tech[CONSTRUCTION_B] >= 2, tech[RELIGION_B] >= 1)
         if not any(can):
-            return opts
+            return
         owned = None  # owned_levels(p), computed at the first marker check
         buildable: dict[tuple[int, int], list] = {}  # (class, current) -> the BUILD moves: alike everywhere
         category = (P, Purchase.BUILD)
@@ -174,8 +210,7 @@ class PurchaseMixin:
                             moves.append((Head.BUILD, k))
                 if moves:
                     place = (Head.NODE, n)
-                    opts += [(category, move, place) for move in moves]
-        return opts
+                    yield from [(category, move, place) for move in moves]
 
     def build_cost(self, kind: int, current: int) -> tuple[int, int]:
         """(fl, TP) to build ``kind`` where ``current`` (a BUILD index or -1) stands."""
@@ -242,25 +277,22 @@ class PurchaseMixin:
                 return
         self.markers_to_place = 0  # the rest go back (spec 5.7)
         self.phase = Phase.PURCHASE
-        self._open_tree(self._purchase_options(p))
+        self._open_purchase_menu(p)
 
-    def _repair_options(self, p: int) -> list[tuple]:
+    def _repair_options(self, p: int) -> Iterator[tuple]:
         if self.money[p] < self.repair_price:
-            return []
-        opts = []
+            return
         for n in self._seat_regions()[p]:
             for cls, dmg in ((0, self.civil_dmg), (1, self.mil_dmg), (2, self.cath_dmg)):
                 if dmg[n] and self.building_owner_at(n, cls) == p:
-                    opts.append(((P, Purchase.REPAIR), (Head.NODE, n), (Head.BUILD, self.building_kind_at(n, cls))))
-        return opts
+                    yield (P, Purchase.REPAIR), (Head.NODE, n), (Head.BUILD, self.building_kind_at(n, cls))
 
     # ---------------------------------------------------------------- vehicles ----
-    def _vehicle_options(self, p: int) -> list[tuple]:
+    def _vehicle_options(self, p: int) -> Iterator[tuple]:
         tech = self.tech[p]
         kinds = ([0, 1, 2, 3] if tech[TRANSPORT_B] >= 1 else []) + ([SIEGE] if tech[CONSTRUCTION_B] >= 3 else [])
         if not kinds or self.free_slot(p) < 0:
-            return []
-        opts = []
+            return
         owned = None  # owned_levels(p), computed at the first marker check
         fits: dict[tuple[int, int], bool] = {}  # (colour, level) -> affordable within the markers
         category = (P, Purchase.VEHICLE)
@@ -285,12 +317,10 @@ class PurchaseMixin:
             places = [(Head.NODE, n) for n in self.vehicle_places(p, kind)]
             for level in levels:
                 vehicle = (Head.VEHICLE, kind * 3 + level - 1)
-                opts += [(category, vehicle, place) for place in places]
-        return opts
+                yield from [(category, vehicle, place) for place in places]
 
-    def _vehicle_upgrade_options(self, p: int) -> list[tuple]:
+    def _vehicle_upgrade_options(self, p: int) -> Iterator[tuple]:
         tech = self.tech[p]
-        opts = []
         owned = None  # owned_levels(p), computed at the first marker check
         for s, oid in enumerate(self.slots[p]):
             if oid < 0:
@@ -310,31 +340,27 @@ class PurchaseMixin:
                 if owned is None:
                     owned = self.owned_levels(p)
                 if self.markers_allow(p, target, level, owned):
-                    opts.append(((P, Purchase.UPGRADE_VEHICLE), (Head.OBJECT, s),
-                                 (Head.VEHICLE, kind * 3 + target - 1)))
-        return opts
+                    yield (P, Purchase.UPGRADE_VEHICLE), (Head.OBJECT, s), (Head.VEHICLE, kind * 3 + target - 1)
 
     # ------------------------------------------------------------------- units ----
-    def _unit_options(self, p: int) -> list[tuple]:
+    def _unit_options(self, p: int) -> Iterator[tuple]:
         if self.units_bought[p] >= self.unit_limit(p):
-            return []
+            return
         nodes = self.unit_places(p)
         if not nodes:
-            return []
-        opts = []
+            return
         sup = self.unit_supply[p]
         category = (P, Purchase.UNIT)
         places = [(Head.NODE, n) for n in nodes]
         for t in range(4):
             if sup[t] > 0 and self.money[p] >= self.comp.unit_cost[t]:
                 unit = (Head.UNIT, t)
-                opts += [(category, unit, place) for place in places]
+                yield from [(category, unit, place) for place in places]
         if self.tech[p][COMBAT_B] >= 1 and sup[4] > 0:
             for level in (1, 2, 3):
                 if self.affordable(p, self.comp.unit_cost[CP1 + level - 1], RED, level):
                     unit = (Head.UNIT, CP1 + level - 1)
-                    opts += [(category, unit, place) for place in places]
-        return opts
+                    yield from [(category, unit, place) for place in places]
 
     def _redeploy_options(self, p: int) -> list[tuple]:
         """Spec 5.7 / 5.14: capitulated units return from the next round on, free, within the unit
@@ -363,13 +389,12 @@ class PurchaseMixin:
         nodes = self.unit_places(p)
         return [((P, Purchase.RANSOM), (Head.UNIT, t), (Head.NODE, n)) for t in types for n in nodes]
 
-    def _captain_upgrade_options(self, p: int) -> list[tuple]:
+    def _captain_upgrade_options(self, p: int) -> Iterator[tuple]:
         if self.tech[p][COMBAT_B] < 1:
-            return []
-        opts = []
+            return
         u = self.units[p]
         if not (any(u[4::NT]) or any(u[5::NT])):  # no CP1 or CP2 anywhere
-            return opts
+            return
         cost = self.comp.unit_cost
         for n in self.unit_places(p):
             base = n * NT
@@ -380,8 +405,7 @@ class PurchaseMixin:
                     continue
                 for to in range(frm + 1, 7):
                     if self.affordable(p, cost[to] - cost[frm], RED, to - frm):
-                        opts.append(((P, Purchase.UPGRADE_CAPTAIN), (Head.NODE, n), (Head.UNIT, frm), (Head.UNIT, to)))
-        return opts
+                        yield (P, Purchase.UPGRADE_CAPTAIN), (Head.NODE, n), (Head.UNIT, frm), (Head.UNIT, to)
 
     # ------------------------------------------------------------------ apply ----
     def _apply_purchase_option(self, opt: tuple) -> None:
@@ -419,7 +443,7 @@ class PurchaseMixin:
             if self.phase != Phase.PURCHASE:  # marker placement or card choice pending
                 return
         if self.phase == Phase.PURCHASE:
-            self._open_tree(self._purchase_options(p))
+            self._open_purchase_menu(p)
 
     def _do_purchase(self, p: int, cat: int, opt: tuple) -> None:
         comp = self.comp
@@ -511,10 +535,10 @@ class PurchaseMixin:
         self.deck[:0] = rest
         self.drawn = []
         self.phase = Phase.PURCHASE
-        self._open_tree(self._purchase_options(p))
+        self._open_purchase_menu(p)
 
     # ------------------------------------------------------------------ removal (5.17) ----
-    def _removal_options(self, p: int) -> list[tuple]:
+    def _removal_options(self, p: int) -> Iterator[tuple]:
         """Spec 5.17: in the own turn a player may put own units (``UNIT``, ``NODE``), transports and
         siege engines (``OBJECT``) and goods cubes (``GOOD``, ``OBJECT`` of the vehicle) back into the
         supply, one at a time; never units in a battle (there is none in phase 4). ASSUMPTION: offered
@@ -522,13 +546,14 @@ class PurchaseMixin:
         cargo space before phase 6). Units aboard go with their carrier."""
         remove = (Head.CTRL, Ctrl.REMOVE)
         u = self.units[p]
-        opts = [(remove, (Head.UNIT, t), (Head.NODE, n)) for n, size in enumerate(self.army[p]) if size
-                for t in range(NT) if u[n * NT + t]]
+        for n, size in enumerate(self.army[p]):
+            if size:
+                yield from [(remove, (Head.UNIT, t), (Head.NODE, n)) for t in range(NT) if u[n * NT + t]]
         for s, oid in enumerate(self.slots[p]):
             if oid >= 0:
-                opts.append((remove, (Head.OBJECT, s)))
-                opts += [(remove, (Head.GOOD, g), (Head.OBJECT, s)) for g, k in enumerate(self.goods.get(oid, ())) if k]
-        return opts
+                yield remove, (Head.OBJECT, s)
+                cubes = self.goods.get(oid, ())
+                yield from [(remove, (Head.GOOD, g), (Head.OBJECT, s)) for g, k in enumerate(cubes) if k]
 
     def _remove_own(self, p: int, moves: tuple) -> None:
         head, arg = moves[0]
