@@ -42,8 +42,9 @@ class PurchaseMixin:
                 opts += [((Head.CARD, c), (Head.COLOUR, alt[0])) for alt in alts]
         return opts
 
-    def _goal_claim_options(self, p: int) -> Iterator[tuple]:
+    def _goal_claim_options(self, p: int) -> list[tuple]:
         """Spec 5.8 C / G31: an unrotated card whose goal is met, while a fitting token is left."""
+        opts = []
         rotated = self.rotated[p]
         for c in self.hand[p]:
             if c in rotated or not self.goal_met(p, self.goal_of[c]):
@@ -52,9 +53,10 @@ class PurchaseMixin:
             avail = [k for k in colours if self.token_supply[k] > 0]
             if len(colours) == 1:
                 if avail:
-                    yield (Head.CTRL, Ctrl.CLAIM_GOAL), (Head.CARD, c)
+                    opts.append(((Head.CTRL, Ctrl.CLAIM_GOAL), (Head.CARD, c)))
             else:
-                yield from [((Head.CTRL, Ctrl.CLAIM_GOAL), (Head.CARD, c), (Head.COLOUR, k)) for k in avail]
+                opts += [((Head.CTRL, Ctrl.CLAIM_GOAL), (Head.CARD, c), (Head.COLOUR, k)) for k in avail]
+        return opts
 
     # ---------------------------------------------------------------- the menu ----
     def _start_purchases(self) -> None:
@@ -83,80 +85,85 @@ class PurchaseMixin:
             return
         self._start_war()
 
-    # The menu's larger parts, each by its first move: the method listing its options (an iterable, so
-    # that whether there is one is known from the first). Every option of such a part starts with its move.
-    _MENU_GROUPS = (
-        ((Head.CTRL, Ctrl.CLAIM_GOAL), "_goal_claim_options"),
-        ((P, Purchase.TECH), "_tech_options"),
-        ((P, Purchase.BUILD), "_build_options"),
-        ((P, Purchase.REPAIR), "_repair_options"),
-        ((P, Purchase.VEHICLE), "_vehicle_options"),
-        ((P, Purchase.UPGRADE_VEHICLE), "_vehicle_upgrade_options"),
-        ((P, Purchase.UNIT), "_unit_options"),
-        ((P, Purchase.UPGRADE_CAPTAIN), "_captain_upgrade_options"),
-        ((P, Purchase.REDEPLOY), "_redeploy_options"),
-        ((P, Purchase.RANSOM), "_ransom_options"),
-        ((Head.CTRL, Ctrl.PLAY_CARD), "_card_play_purchase_options"),  # W-PURCHASE (cards.py)
-        ((Head.CTRL, Ctrl.REMOVE), "_removal_options"),  # spec 5.17
-        ((P, Purchase.CARD), "_card_purchase_options"),
-    )
-    _MENU_GROUP_METHODS = dict(_MENU_GROUPS)
+    # The menu's larger parts by their first move: listed by the method named only once chosen.
+    _MENU_PARTS = {
+        (P, Purchase.BUILD): "_build_options",
+        (P, Purchase.VEHICLE): "_vehicle_options",
+        (P, Purchase.UNIT): "_unit_options",
+        (Head.CTRL, Ctrl.PLAY_CARD): "_card_play_purchase_options",  # W-PURCHASE (cards.py)
+        (Head.CTRL, Ctrl.REMOVE): "_removal_options",  # spec 5.17
+    }
 
     def _open_purchase_menu(self, p: int) -> None:
-        """Open p's purchase menu. The options of its larger parts (``_MENU_GROUPS``) are listed only
-        when the part is chosen: most menus are left by DONE, a loan or TP after a look at the parts."""
-        hidden = self.config.hidden_purchases
-        parts = tuple(first for first, method in self._MENU_GROUPS
-                      if (self._menu_group(p, first) if hidden else next(iter(getattr(self, method)(p)), None)))
-        self._open_tree(self._menu_small_options(p), parts)
+        """Open p's purchase menu. The options of its larger parts (``_MENU_PARTS``) are listed only once
+        the part is chosen (``_lazy_tree_options``): most menus are left by DONE, a loan, TP or another part."""
+        if self.config.hidden_purchases:  # variant 8.5: whether a part is left once its places are hidden
+            parts = tuple(first for first in self._MENU_PARTS if self._menu_part(p, first))
+        else:
+            offered = (next(iter(self._build_options(p)), None) is not None, self._can_buy_vehicle(p),
+                       self._can_buy_unit(p), self._can_play_card(p, "purchase"), self._can_remove(p))
+            parts = tuple(first for first, ok in zip(self._MENU_PARTS, offered) if ok)
+        self._open_tree(self._menu_listed_options(p), parts)
 
     def _purchase_options(self, p: int) -> list[tuple]:
-        """Every complete option of p's purchase menu (the menu ``_open_purchase_menu`` opens, listed whole)."""
-        opts = self._menu_small_options(p)
-        for first, _ in self._MENU_GROUPS:
-            opts += self._menu_group(p, first)
+        """Every complete option of p's purchase menu (``_open_purchase_menu``'s menu, listed whole)."""
+        opts = self._menu_listed_options(p)
+        for first in self._MENU_PARTS:
+            opts += self._menu_part(p, first)
         return opts
 
-    def _menu_small_options(self, p: int) -> list[tuple]:
-        """The options of p's purchase menu outside ``_MENU_GROUPS``: DONE, loans, TP, technology activations."""
+    def _menu_listed_options(self, p: int) -> list[tuple]:
+        """The options of p's purchase menu outside ``_MENU_PARTS``, listed when the menu opens."""
         opts: list[tuple] = [((Head.CTRL, Ctrl.DONE),)]
         opts += [((Head.CTRL, c),) for _, c in self.loan_moves(p)]
         opts += self._card_tp_options(p)
         opts += [((Head.COLOUR, k),) for k in range(6) if self.tokens[p][k] > self.tokens_flipped[p][k]]
+        opts += self._goal_claim_options(p)
+        opts += self._tech_options(p)
+        opts += self._repair_options(p)
+        opts += self._vehicle_upgrade_options(p)
+        opts += self._captain_upgrade_options(p)
+        opts += self._redeploy_options(p)
+        opts += self._ransom_options(p)
         opts += self.purchase_tech_options(p)  # technology activations (technologies.py)
+        if (not self.card_bought[p] and self.deck
+                and self.money[p] >= self.card_price(p)):
+            opts.append(((P, Purchase.CARD),))
+        if self.config.hidden_purchases:
+            return self._hide_placements(p, opts)
         return opts
 
-    def _menu_group(self, p: int, first: tuple[int, int]) -> list[tuple]:
-        """The options of p's purchase menu that start with ``first``, one of ``_MENU_GROUPS``."""
-        opts = list(getattr(self, self._MENU_GROUP_METHODS[first])(p))
+    def _menu_part(self, p: int, first: tuple[int, int]) -> list[tuple]:
+        """The options of p's purchase menu that start with ``first``, one of ``_MENU_PARTS``."""
+        opts = list(getattr(self, self._MENU_PARTS[first])(p))
         if self.config.hidden_purchases:
             return self._hide_placements(p, opts)
         return opts
 
     def _lazy_tree_options(self, first: tuple[int, int]) -> list[tuple]:
-        """The options of the open menu that start with ``first`` (economy.py; the purchase menu is the
-        only lazy one)."""
-        return self._menu_group(self.actor, first)
+        """The options of the open tree that start with ``first`` (economy.py): the purchase menu is the
+        only lazy one."""
+        return self._menu_part(self.actor, first)
 
-    def _card_play_purchase_options(self, p: int) -> Iterator[tuple]:
-        for group in self._card_play_groups(p, "purchase"):
-            yield from group
+    def _card_play_purchase_options(self, p: int) -> list[tuple]:
+        return self._card_play_options(p, "purchase")
 
-    def _card_purchase_options(self, p: int) -> list[tuple]:
-        if not self.card_bought[p] and self.deck and self.money[p] >= self.card_price(p):
-            return [((P, Purchase.CARD),)]
-        return []
+    def _can_remove(self, p: int) -> bool:
+        """Whether ``_removal_options`` is not empty: an own unit (``army`` counts them) or object."""
+        return any(self.army[p]) or any(oid >= 0 for oid in self.slots[p])
 
     def card_price(self, p: int) -> int:
         cp = self.comp.raw["card_price"]
         return cp["base"] + cp["per_card_held"] * len(self.hand[p])
 
     # ------------------------------------------------------------ technologies ----
-    def _tech_options(self, p: int) -> Iterator[tuple]:
+    def _tech_options(self, p: int) -> list[tuple]:
+        opts = []
         for b in range(6):
             level = self.tech[p][b] + 1
             if level <= 4 and not self.tech_bought[p][b] and self.money[p] >= self.tech_price * level:
-                yield (P, Purchase.TECH), (Head.TECH, b * 4 + level - 1)
+                opts.append(((P, Purchase.TECH), (Head.TECH, b * 4 + level - 1)))
+        return opts
 
     # --------------------------------------------------------------- buildings ----
     def _build_options(self, p: int, card: int = -1, reserve: int = 0) -> Iterator[tuple]:
@@ -279,23 +286,41 @@ class PurchaseMixin:
         self.phase = Phase.PURCHASE
         self._open_purchase_menu(p)
 
-    def _repair_options(self, p: int) -> Iterator[tuple]:
+    def _repair_options(self, p: int) -> list[tuple]:
         if self.money[p] < self.repair_price:
-            return
+            return []
+        opts = []
         for n in self._seat_regions()[p]:
             for cls, dmg in ((0, self.civil_dmg), (1, self.mil_dmg), (2, self.cath_dmg)):
                 if dmg[n] and self.building_owner_at(n, cls) == p:
-                    yield (P, Purchase.REPAIR), (Head.NODE, n), (Head.BUILD, self.building_kind_at(n, cls))
+                    opts.append(((P, Purchase.REPAIR), (Head.NODE, n), (Head.BUILD, self.building_kind_at(n, cls))))
+        return opts
 
     # ---------------------------------------------------------------- vehicles ----
-    def _vehicle_options(self, p: int) -> Iterator[tuple]:
+    def _vehicle_options(self, p: int) -> list[tuple]:
+        opts = []
+        category = (P, Purchase.VEHICLE)
+        for kind, levels in self._vehicle_levels(p):
+            places = [(Head.NODE, n) for n in self.vehicle_places(p, kind)]
+            for level in levels:
+                vehicle = (Head.VEHICLE, kind * 3 + level - 1)
+                opts += [(category, vehicle, place) for place in places]
+        return opts
+
+    def _can_buy_vehicle(self, p: int) -> bool:
+        """Whether ``_vehicle_options`` is not empty."""
+        return any(self.vehicle_places(p, kind) for kind, _ in self._vehicle_levels(p))
+
+    def _vehicle_levels(self, p: int) -> list[tuple[int, list[int]]]:
+        """(kind, levels) of the new vehicles p may buy (technology, a free slot, supply, price,
+        ownership markers), leaving out kinds without a level; where is not asked."""
         tech = self.tech[p]
         kinds = ([0, 1, 2, 3] if tech[TRANSPORT_B] >= 1 else []) + ([SIEGE] if tech[CONSTRUCTION_B] >= 3 else [])
         if not kinds or self.free_slot(p) < 0:
-            return
+            return []
+        out = []
         owned = None  # owned_levels(p), computed at the first marker check
         fits: dict[tuple[int, int], bool] = {}  # (colour, level) -> affordable within the markers
-        category = (P, Purchase.VEHICLE)
         for kind in kinds:
             colour = GREEN if kind == SIEGE else BLUE
             levels = []
@@ -312,15 +337,13 @@ class PurchaseMixin:
                     fits[(colour, level)] = ok
                 if ok:
                     levels.append(level)
-            if not levels:
-                continue
-            places = [(Head.NODE, n) for n in self.vehicle_places(p, kind)]
-            for level in levels:
-                vehicle = (Head.VEHICLE, kind * 3 + level - 1)
-                yield from [(category, vehicle, place) for place in places]
+            if levels:
+                out.append((kind, levels))
+        return out
 
-    def _vehicle_upgrade_options(self, p: int) -> Iterator[tuple]:
+    def _vehicle_upgrade_options(self, p: int) -> list[tuple]:
         tech = self.tech[p]
+        opts = []
         owned = None  # owned_levels(p), computed at the first marker check
         for s, oid in enumerate(self.slots[p]):
             if oid < 0:
@@ -340,27 +363,33 @@ class PurchaseMixin:
                 if owned is None:
                     owned = self.owned_levels(p)
                 if self.markers_allow(p, target, level, owned):
-                    yield (P, Purchase.UPGRADE_VEHICLE), (Head.OBJECT, s), (Head.VEHICLE, kind * 3 + target - 1)
+                    opts.append(((P, Purchase.UPGRADE_VEHICLE), (Head.OBJECT, s),
+                                 (Head.VEHICLE, kind * 3 + target - 1)))
+        return opts
 
     # ------------------------------------------------------------------- units ----
-    def _unit_options(self, p: int) -> Iterator[tuple]:
-        if self.units_bought[p] >= self.unit_limit(p):
-            return
-        nodes = self.unit_places(p)
-        if not nodes:
-            return
-        sup = self.unit_supply[p]
+    def _unit_options(self, p: int) -> list[tuple]:
+        types = self._unit_types(p)
+        if not types:
+            return []
         category = (P, Purchase.UNIT)
-        places = [(Head.NODE, n) for n in nodes]
-        for t in range(4):
-            if sup[t] > 0 and self.money[p] >= self.comp.unit_cost[t]:
-                unit = (Head.UNIT, t)
-                yield from [(category, unit, place) for place in places]
+        places = [(Head.NODE, n) for n in self.unit_places(p)]
+        return [(category, (Head.UNIT, t), place) for t in types for place in places]
+
+    def _can_buy_unit(self, p: int) -> bool:
+        """Whether ``_unit_options`` is not empty."""
+        return bool(self._unit_types(p)) and bool(self.unit_places(p))
+
+    def _unit_types(self, p: int) -> list[int]:
+        """The unit types p may buy now (supply, price, the unit limit); where is not asked."""
+        sup = self.unit_supply[p]
+        cost = self.comp.unit_cost
+        types = [t for t in range(4) if sup[t] > 0 and self.money[p] >= cost[t]]
         if self.tech[p][COMBAT_B] >= 1 and sup[4] > 0:
-            for level in (1, 2, 3):
-                if self.affordable(p, self.comp.unit_cost[CP1 + level - 1], RED, level):
-                    unit = (Head.UNIT, CP1 + level - 1)
-                    yield from [(category, unit, place) for place in places]
+            types += [CP1 + level - 1 for level in (1, 2, 3) if self.affordable(p, cost[CP1 + level - 1], RED, level)]
+        if types and self.units_bought[p] >= self.unit_limit(p):
+            return []
+        return types
 
     def _redeploy_options(self, p: int) -> list[tuple]:
         """Spec 5.7 / 5.14: capitulated units return from the next round on, free, within the unit
@@ -389,12 +418,13 @@ class PurchaseMixin:
         nodes = self.unit_places(p)
         return [((P, Purchase.RANSOM), (Head.UNIT, t), (Head.NODE, n)) for t in types for n in nodes]
 
-    def _captain_upgrade_options(self, p: int) -> Iterator[tuple]:
+    def _captain_upgrade_options(self, p: int) -> list[tuple]:
         if self.tech[p][COMBAT_B] < 1:
-            return
+            return []
+        opts = []
         u = self.units[p]
         if not (any(u[4::NT]) or any(u[5::NT])):  # no CP1 or CP2 anywhere
-            return
+            return opts
         cost = self.comp.unit_cost
         for n in self.unit_places(p):
             base = n * NT
@@ -405,7 +435,8 @@ class PurchaseMixin:
                     continue
                 for to in range(frm + 1, 7):
                     if self.affordable(p, cost[to] - cost[frm], RED, to - frm):
-                        yield (P, Purchase.UPGRADE_CAPTAIN), (Head.NODE, n), (Head.UNIT, frm), (Head.UNIT, to)
+                        opts.append(((P, Purchase.UPGRADE_CAPTAIN), (Head.NODE, n), (Head.UNIT, frm), (Head.UNIT, to)))
+        return opts
 
     # ------------------------------------------------------------------ apply ----
     def _apply_purchase_option(self, opt: tuple) -> None:
@@ -538,7 +569,7 @@ class PurchaseMixin:
         self._open_purchase_menu(p)
 
     # ------------------------------------------------------------------ removal (5.17) ----
-    def _removal_options(self, p: int) -> Iterator[tuple]:
+    def _removal_options(self, p: int) -> list[tuple]:
         """Spec 5.17: in the own turn a player may put own units (``UNIT``, ``NODE``), transports and
         siege engines (``OBJECT``) and goods cubes (``GOOD``, ``OBJECT`` of the vehicle) back into the
         supply, one at a time; never units in a battle (there is none in phase 4). ASSUMPTION: offered
@@ -546,14 +577,13 @@ class PurchaseMixin:
         cargo space before phase 6). Units aboard go with their carrier."""
         remove = (Head.CTRL, Ctrl.REMOVE)
         u = self.units[p]
-        for n, size in enumerate(self.army[p]):
-            if size:
-                yield from [(remove, (Head.UNIT, t), (Head.NODE, n)) for t in range(NT) if u[n * NT + t]]
+        opts = [(remove, (Head.UNIT, t), (Head.NODE, n)) for n, size in enumerate(self.army[p]) if size
+                for t in range(NT) if u[n * NT + t]]
         for s, oid in enumerate(self.slots[p]):
             if oid >= 0:
-                yield remove, (Head.OBJECT, s)
-                cubes = self.goods.get(oid, ())
-                yield from [(remove, (Head.GOOD, g), (Head.OBJECT, s)) for g, k in enumerate(cubes) if k]
+                opts.append((remove, (Head.OBJECT, s)))
+                opts += [(remove, (Head.GOOD, g), (Head.OBJECT, s)) for g, k in enumerate(self.goods.get(oid, ())) if k]
+        return opts
 
     def _remove_own(self, p: int, moves: tuple) -> None:
         head, arg = moves[0]

@@ -30,7 +30,7 @@ def check_menu(e) -> int:
         firsts = {opt[0] for opt in e.tree}
         for first in e.tree_lazy:
             assert first not in firsts, first
-            part = e._menu_group(e.actor, first)
+            part = e._menu_part(e.actor, first)
             assert part and all(opt[0] == first for opt in part), first
             listed += part
     assert sorted(listed) == fresh
