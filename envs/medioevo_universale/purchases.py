@@ -23,9 +23,6 @@ P = Head.PURCHASE
 
 class PurchaseMixin:
     # --------------------------------------------------------------------------- TP ----
-    def affordable(self, p: int, fl: int, colour: int = 0, tp: int = 0) -> bool:
-        return self.tp_affordable_one(p, fl, colour, tp)  # technologies.py (Mönchtum, G15)
-
     def _pay(self, p: int, fl: int, colour: int = 0, tp: int = 0) -> None:
         self.tp_pay(p, fl, ((colour, tp),))
 
@@ -208,7 +205,7 @@ class PurchaseMixin:
                     for k in targets:
                         fl, tp = self.card_build_cost(card, *self.build_cost(k, cur))
                         colour = VIOLET if k == CATHEDRAL else GREEN
-                        if not (self.building_supply[k] > 0 and self.affordable(p, fl + reserve, colour, tp)):
+                        if not (self.building_supply[k] > 0 and self.tp_affordable_one(p, fl + reserve, colour, tp)):
                             continue
                         if owned is None:
                             owned = self.owned_levels(p)
@@ -287,7 +284,7 @@ class PurchaseMixin:
         self._open_purchase_menu(p)
 
     def _repair_options(self, p: int) -> list[tuple]:
-        if self.money[p] < self.repair_price:
+        if self.money[p] < self.repair_price or not (any(self.civil_dmg) or any(self.mil_dmg) or any(self.cath_dmg)):
             return []
         opts = []
         for n in self._seat_regions()[p]:
@@ -329,7 +326,7 @@ class PurchaseMixin:
                     continue
                 ok = fits.get((colour, level))
                 if ok is None:  # the price depends on the colour and level only
-                    ok = self.affordable(p, self.vehicle_cost_per_level * level, colour, level)
+                    ok = self.tp_affordable_one(p, self.vehicle_cost_per_level * level, colour, level)
                     if ok:
                         if owned is None:
                             owned = self.owned_levels(p)
@@ -358,7 +355,7 @@ class PurchaseMixin:
                 diff = target - level
                 if (kind == SIEGE and self.siege_supply[target - 1] <= 0):
                     continue
-                if not self.affordable(p, self.vehicle_cost_per_level * diff, colour, diff):
+                if not self.tp_affordable_one(p, self.vehicle_cost_per_level * diff, colour, diff):
                     continue
                 if owned is None:
                     owned = self.owned_levels(p)
@@ -386,7 +383,8 @@ class PurchaseMixin:
         cost = self.comp.unit_cost
         types = [t for t in range(4) if sup[t] > 0 and self.money[p] >= cost[t]]
         if self.tech[p][COMBAT_B] >= 1 and sup[4] > 0:
-            types += [CP1 + level - 1 for level in (1, 2, 3) if self.affordable(p, cost[CP1 + level - 1], RED, level)]
+            affordable = self.tp_affordable_one  # fl and TP of one colour, Mönchtum included (technologies.py)
+            types += [CP1 + lv - 1 for lv in (1, 2, 3) if affordable(p, cost[CP1 + lv - 1], RED, lv)]
         if types and self.units_bought[p] >= self.unit_limit(p):
             return []
         return types
@@ -407,7 +405,7 @@ class PurchaseMixin:
     def _ransom_options(self, p: int) -> list[tuple]:
         """Spec 5.7: own captured units at twice their price, paid to the captor (G28, G83); within
         the unit limit; placed in an own military building or controlled inhabited region."""
-        if not any(any(self.prisoners[c][p]) for c in range(self.num_players)):
+        if not any(any(held[p]) for held in self.prisoners):
             return []
         if self.units_bought[p] >= self.unit_limit(p):
             return []
@@ -434,7 +432,7 @@ class PurchaseMixin:
                 if not u[base + frm]:
                     continue
                 for to in range(frm + 1, 7):
-                    if self.affordable(p, cost[to] - cost[frm], RED, to - frm):
+                    if self.tp_affordable_one(p, cost[to] - cost[frm], RED, to - frm):
                         opts.append(((P, Purchase.UPGRADE_CAPTAIN), (Head.NODE, n), (Head.UNIT, frm), (Head.UNIT, to)))
         return opts
 

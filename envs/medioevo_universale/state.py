@@ -28,16 +28,14 @@ NT = NUM_UNIT_TYPES
 
 
 def positions(values: list, x) -> list[int]:
-    """The indices where ``values`` holds x, found by ``list.index`` (a C scan): fast for sparse lists
-    such as building owners."""
+    """The indices where ``values`` holds x, found by ``list.count`` and ``list.index`` (C scans): fast for
+    sparse lists such as building owners. Counted first: a missing value's ValueError costs more."""
     out = []
     i = -1
-    try:
-        while True:
-            i = values.index(x, i + 1)
-            out.append(i)
-    except ValueError:
-        return out
+    for _ in range(values.count(x)):
+        i = values.index(x, i + 1)
+        out.append(i)
+    return out
 
 
 def vehicle_treaty(kind: int) -> int:
