@@ -147,7 +147,7 @@ class PurchaseMixin:
 
     def _can_remove(self, p: int) -> bool:
         """Whether ``_removal_options`` is not empty: an own unit (``army`` counts them) or object."""
-        return any(self.army[p]) or any(oid >= 0 for oid in self.slots[p])
+        return any(self.army[p]) or max(self.slots[p]) >= 0
 
     def card_price(self, p: int) -> int:
         cp = self.comp.raw["card_price"]
@@ -320,9 +320,10 @@ class PurchaseMixin:
         fits: dict[tuple[int, int], bool] = {}  # (colour, level) -> affordable within the markers
         for kind in kinds:
             colour = GREEN if kind == SIEGE else BLUE
+            in_supply = self.siege_supply if kind == SIEGE else (self.vehicle_supply[kind],) * 3  # by level
             levels = []
             for level in (1, 2, 3):
-                if self.vehicles_in_supply(kind, level) <= 0:
+                if in_supply[level - 1] <= 0:
                     continue
                 ok = fits.get((colour, level))
                 if ok is None:  # the price depends on the colour and level only
