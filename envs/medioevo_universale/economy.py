@@ -360,21 +360,37 @@ class EconomyMixin:
             self.tokens_flipped[p][c] = 0
 
     # ------------------------------------------------------------ generic choices ----
-    def _open_tree(self, options: list[tuple]) -> None:
+    # First moves whose options are listed only once chosen (``_lazy_tree_options``; the purchase menu). A
+    # class default: engines saved before it held every option in ``tree`` and still load.
+    tree_lazy: tuple = ()
+
+    def _open_tree(self, options: list[tuple], lazy: tuple = ()) -> None:
         """A decision made of sequential sub-decisions: ``options`` lists every complete choice as
-        a tuple of moves; each step offers the distinct next moves of the options still open."""
+        a tuple of moves; each step offers the distinct next moves of the options still open.
+        ``lazy``: further first moves, each with at least one option, whose options are not in
+        ``options`` but listed by ``_lazy_tree_options`` when the move is chosen."""
         self.tree = options
+        self.tree_lazy = lazy
         self.prefix = ()
 
     def tree_moves(self) -> list[tuple[int, int]]:
         depth = len(self.prefix)
+        if depth == 0 and self.tree_lazy:
+            return sorted({opt[0] for opt in self.tree}.union(self.tree_lazy))
         return sorted({opt[depth] for opt in self.tree})
 
     def _tree_step(self, move: tuple[int, int]):
         """Advance the open choice; returns the complete option once it is determined."""
         depth = len(self.prefix)
         self.prefix = self.prefix + (move,)
-        self.tree = [opt for opt in self.tree if opt[depth] == move]
+        if self.tree_lazy:
+            lazy, self.tree_lazy = self.tree_lazy, ()
+            if move in lazy:
+                self.tree = self._lazy_tree_options(move)
+            else:
+                self.tree = [opt for opt in self.tree if opt[0] == move]
+        else:
+            self.tree = [opt for opt in self.tree if opt[depth] == move]
         if len(self.tree) == 1 and len(self.tree[0]) == depth + 1:
             return self.tree[0]
         return None

@@ -8,6 +8,8 @@ are paid automatically, pool first.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from .data import BUILDING_NAMES
 from .constants import (
     BLUE, BUILDING_CLASS, CATHEDRAL, CIVIL, COMBAT_B, CONSTRUCTION_B, CP1, GREEN, MILITARY,
@@ -21,9 +23,6 @@ P = Head.PURCHASE
 
 class PurchaseMixin:
     # --------------------------------------------------------------------------- TP ----
-    def affordable(self, p: int, fl: int, colour: int = 0, tp: int = 0) -> bool:
-        return self.tp_affordable_one(p, fl, colour, tp)  # technologies.py (Mönchtum, G15)
-
     def _pay(self, p: int, fl: int, colour: int = 0, tp: int = 0) -> None:
         self.tp_pay(p, fl, ((colour, tp),))
 
@@ -75,7 +74,7 @@ class PurchaseMixin:
         self.card_bought[p] = False
         self.tp[p] = [0] * 6
         self.phase = Phase.PURCHASE
-        self._open_tree(self._purchase_options(p))
+        self._open_purchase_menu(p)
 
     def _after_purchases(self) -> None:
         if self.config.hidden_purchases:
@@ -83,30 +82,72 @@ class PurchaseMixin:
             return
         self._start_war()
 
+    # The menu's larger parts by their first move: listed by the method named only once chosen.
+    _MENU_PARTS = {
+        (P, Purchase.BUILD): "_build_options",
+        (P, Purchase.VEHICLE): "_vehicle_options",
+        (P, Purchase.UNIT): "_unit_options",
+        (Head.CTRL, Ctrl.PLAY_CARD): "_card_play_purchase_options",  # W-PURCHASE (cards.py)
+        (Head.CTRL, Ctrl.REMOVE): "_removal_options",  # spec 5.17
+    }
+
+    def _open_purchase_menu(self, p: int) -> None:
+        """Open p's purchase menu. The options of its larger parts (``_MENU_PARTS``) are listed only once
+        the part is chosen (``_lazy_tree_options``): most menus are left by DONE, a loan, TP or another part."""
+        if self.config.hidden_purchases:  # variant 8.5: whether a part is left once its places are hidden
+            parts = tuple(first for first in self._MENU_PARTS if self._menu_part(p, first))
+        else:
+            offered = (next(iter(self._build_options(p)), None) is not None, self._can_buy_vehicle(p),
+                       self._can_buy_unit(p), self._can_play_card(p, "purchase"), self._can_remove(p))
+            parts = tuple(first for first, ok in zip(self._MENU_PARTS, offered) if ok)
+        self._open_tree(self._menu_listed_options(p), parts)
+
     def _purchase_options(self, p: int) -> list[tuple]:
+        """Every complete option of p's purchase menu (``_open_purchase_menu``'s menu, listed whole)."""
+        opts = self._menu_listed_options(p)
+        for first in self._MENU_PARTS:
+            opts += self._menu_part(p, first)
+        return opts
+
+    def _menu_listed_options(self, p: int) -> list[tuple]:
+        """The options of p's purchase menu outside ``_MENU_PARTS``, listed when the menu opens."""
         opts: list[tuple] = [((Head.CTRL, Ctrl.DONE),)]
         opts += [((Head.CTRL, c),) for _, c in self.loan_moves(p)]
         opts += self._card_tp_options(p)
         opts += [((Head.COLOUR, k),) for k in range(6) if self.tokens[p][k] > self.tokens_flipped[p][k]]
         opts += self._goal_claim_options(p)
         opts += self._tech_options(p)
-        opts += self._build_options(p)
         opts += self._repair_options(p)
-        opts += self._vehicle_options(p)
         opts += self._vehicle_upgrade_options(p)
-        opts += self._unit_options(p)
         opts += self._captain_upgrade_options(p)
         opts += self._redeploy_options(p)
         opts += self._ransom_options(p)
         opts += self.purchase_tech_options(p)  # technology activations (technologies.py)
-        opts += self._card_play_options(p, "purchase")  # W-PURCHASE (cards.py)
-        opts += self._removal_options(p)  # spec 5.17
         if (not self.card_bought[p] and self.deck
                 and self.money[p] >= self.card_price(p)):
             opts.append(((P, Purchase.CARD),))
         if self.config.hidden_purchases:
             return self._hide_placements(p, opts)
         return opts
+
+    def _menu_part(self, p: int, first: tuple[int, int]) -> list[tuple]:
+        """The options of p's purchase menu that start with ``first``, one of ``_MENU_PARTS``."""
+        opts = list(getattr(self, self._MENU_PARTS[first])(p))
+        if self.config.hidden_purchases:
+            return self._hide_placements(p, opts)
+        return opts
+
+    def _lazy_tree_options(self, first: tuple[int, int]) -> list[tuple]:
+        """The options of the open tree that start with ``first`` (economy.py): the purchase menu is the
+        only lazy one."""
+        return self._menu_part(self.actor, first)
+
+    def _card_play_purchase_options(self, p: int) -> list[tuple]:
+        return self._card_play_options(p, "purchase")
+
+    def _can_remove(self, p: int) -> bool:
+        """Whether ``_removal_options`` is not empty: an own unit (``army`` counts them) or object."""
+        return any(self.army[p]) or max(self.slots[p]) >= 0
 
     def card_price(self, p: int) -> int:
         cp = self.comp.raw["card_price"]
@@ -122,15 +163,14 @@ class PurchaseMixin:
         return opts
 
     # --------------------------------------------------------------- buildings ----
-    def _build_options(self, p: int, card: int = -1, reserve: int = 0) -> list[tuple]:
+    def _build_options(self, p: int, card: int = -1, reserve: int = 0) -> Iterator[tuple]:
         """New buildings and upgrades (also by two levels): TP and fl of the level difference.
         ``card``: an Architekt discount (cards.py); ``reserve``: fl already committed elsewhere."""
         comp = self.comp
         tech = self.tech[p]
-        opts = []
         can = (tech[CONSTRUCTION_B] >= 1, tech[CONSTRUCTION_B] >= 2, tech[RELIGION_B] >= 1)
         if not any(can):
-            return opts
+            return
         owned = None  # owned_levels(p), computed at the first marker check
         buildable: dict[tuple[int, int], list] = {}  # (class, current) -> the BUILD moves: alike everywhere
         category = (P, Purchase.BUILD)
@@ -165,7 +205,7 @@ class PurchaseMixin:
                     for k in targets:
                         fl, tp = self.card_build_cost(card, *self.build_cost(k, cur))
                         colour = VIOLET if k == CATHEDRAL else GREEN
-                        if not (self.building_supply[k] > 0 and self.affordable(p, fl + reserve, colour, tp)):
+                        if not (self.building_supply[k] > 0 and self.tp_affordable_one(p, fl + reserve, colour, tp)):
                             continue
                         if owned is None:
                             owned = self.owned_levels(p)
@@ -174,8 +214,7 @@ class PurchaseMixin:
                             moves.append((Head.BUILD, k))
                 if moves:
                     place = (Head.NODE, n)
-                    opts += [(category, move, place) for move in moves]
-        return opts
+                    yield from [(category, move, place) for move in moves]
 
     def build_cost(self, kind: int, current: int) -> tuple[int, int]:
         """(fl, TP) to build ``kind`` where ``current`` (a BUILD index or -1) stands."""
@@ -242,10 +281,10 @@ class PurchaseMixin:
                 return
         self.markers_to_place = 0  # the rest go back (spec 5.7)
         self.phase = Phase.PURCHASE
-        self._open_tree(self._purchase_options(p))
+        self._open_purchase_menu(p)
 
     def _repair_options(self, p: int) -> list[tuple]:
-        if self.money[p] < self.repair_price:
+        if self.money[p] < self.repair_price or not (any(self.civil_dmg) or any(self.mil_dmg) or any(self.cath_dmg)):
             return []
         opts = []
         for n in self._seat_regions()[p]:
@@ -256,23 +295,39 @@ class PurchaseMixin:
 
     # ---------------------------------------------------------------- vehicles ----
     def _vehicle_options(self, p: int) -> list[tuple]:
+        opts = []
+        category = (P, Purchase.VEHICLE)
+        for kind, levels in self._vehicle_levels(p):
+            places = [(Head.NODE, n) for n in self.vehicle_places(p, kind)]
+            for level in levels:
+                vehicle = (Head.VEHICLE, kind * 3 + level - 1)
+                opts += [(category, vehicle, place) for place in places]
+        return opts
+
+    def _can_buy_vehicle(self, p: int) -> bool:
+        """Whether ``_vehicle_options`` is not empty."""
+        return any(self.vehicle_places(p, kind) for kind, _ in self._vehicle_levels(p))
+
+    def _vehicle_levels(self, p: int) -> list[tuple[int, list[int]]]:
+        """(kind, levels) of the new vehicles p may buy (technology, a free slot, supply, price,
+        ownership markers), leaving out kinds without a level; where is not asked."""
         tech = self.tech[p]
         kinds = ([0, 1, 2, 3] if tech[TRANSPORT_B] >= 1 else []) + ([SIEGE] if tech[CONSTRUCTION_B] >= 3 else [])
         if not kinds or self.free_slot(p) < 0:
             return []
-        opts = []
+        out = []
         owned = None  # owned_levels(p), computed at the first marker check
         fits: dict[tuple[int, int], bool] = {}  # (colour, level) -> affordable within the markers
-        category = (P, Purchase.VEHICLE)
         for kind in kinds:
             colour = GREEN if kind == SIEGE else BLUE
+            in_supply = self.siege_supply if kind == SIEGE else (self.vehicle_supply[kind],) * 3  # by level
             levels = []
             for level in (1, 2, 3):
-                if self.vehicles_in_supply(kind, level) <= 0:
+                if in_supply[level - 1] <= 0:
                     continue
                 ok = fits.get((colour, level))
                 if ok is None:  # the price depends on the colour and level only
-                    ok = self.affordable(p, self.vehicle_cost_per_level * level, colour, level)
+                    ok = self.tp_affordable_one(p, self.vehicle_cost_per_level * level, colour, level)
                     if ok:
                         if owned is None:
                             owned = self.owned_levels(p)
@@ -280,13 +335,9 @@ class PurchaseMixin:
                     fits[(colour, level)] = ok
                 if ok:
                     levels.append(level)
-            if not levels:
-                continue
-            places = [(Head.NODE, n) for n in self.vehicle_places(p, kind)]
-            for level in levels:
-                vehicle = (Head.VEHICLE, kind * 3 + level - 1)
-                opts += [(category, vehicle, place) for place in places]
-        return opts
+            if levels:
+                out.append((kind, levels))
+        return out
 
     def _vehicle_upgrade_options(self, p: int) -> list[tuple]:
         tech = self.tech[p]
@@ -305,7 +356,7 @@ class PurchaseMixin:
                 diff = target - level
                 if (kind == SIEGE and self.siege_supply[target - 1] <= 0):
                     continue
-                if not self.affordable(p, self.vehicle_cost_per_level * diff, colour, diff):
+                if not self.tp_affordable_one(p, self.vehicle_cost_per_level * diff, colour, diff):
                     continue
                 if owned is None:
                     owned = self.owned_levels(p)
@@ -316,25 +367,28 @@ class PurchaseMixin:
 
     # ------------------------------------------------------------------- units ----
     def _unit_options(self, p: int) -> list[tuple]:
-        if self.units_bought[p] >= self.unit_limit(p):
+        types = self._unit_types(p)
+        if not types:
             return []
-        nodes = self.unit_places(p)
-        if not nodes:
-            return []
-        opts = []
-        sup = self.unit_supply[p]
         category = (P, Purchase.UNIT)
-        places = [(Head.NODE, n) for n in nodes]
-        for t in range(4):
-            if sup[t] > 0 and self.money[p] >= self.comp.unit_cost[t]:
-                unit = (Head.UNIT, t)
-                opts += [(category, unit, place) for place in places]
+        places = [(Head.NODE, n) for n in self.unit_places(p)]
+        return [(category, (Head.UNIT, t), place) for t in types for place in places]
+
+    def _can_buy_unit(self, p: int) -> bool:
+        """Whether ``_unit_options`` is not empty."""
+        return bool(self._unit_types(p)) and bool(self.unit_places(p))
+
+    def _unit_types(self, p: int) -> list[int]:
+        """The unit types p may buy now (supply, price, the unit limit); where is not asked."""
+        sup = self.unit_supply[p]
+        cost = self.comp.unit_cost
+        types = [t for t in range(4) if sup[t] > 0 and self.money[p] >= cost[t]]
         if self.tech[p][COMBAT_B] >= 1 and sup[4] > 0:
-            for level in (1, 2, 3):
-                if self.affordable(p, self.comp.unit_cost[CP1 + level - 1], RED, level):
-                    unit = (Head.UNIT, CP1 + level - 1)
-                    opts += [(category, unit, place) for place in places]
-        return opts
+            affordable = self.tp_affordable_one  # fl and TP of one colour, Mönchtum included (technologies.py)
+            types += [CP1 + lv - 1 for lv in (1, 2, 3) if affordable(p, cost[CP1 + lv - 1], RED, lv)]
+        if types and self.units_bought[p] >= self.unit_limit(p):
+            return []
+        return types
 
     def _redeploy_options(self, p: int) -> list[tuple]:
         """Spec 5.7 / 5.14: capitulated units return from the next round on, free, within the unit
@@ -352,7 +406,7 @@ class PurchaseMixin:
     def _ransom_options(self, p: int) -> list[tuple]:
         """Spec 5.7: own captured units at twice their price, paid to the captor (G28, G83); within
         the unit limit; placed in an own military building or controlled inhabited region."""
-        if not any(any(self.prisoners[c][p]) for c in range(self.num_players)):
+        if not any(any(held[p]) for held in self.prisoners):
             return []
         if self.units_bought[p] >= self.unit_limit(p):
             return []
@@ -379,7 +433,7 @@ class PurchaseMixin:
                 if not u[base + frm]:
                     continue
                 for to in range(frm + 1, 7):
-                    if self.affordable(p, cost[to] - cost[frm], RED, to - frm):
+                    if self.tp_affordable_one(p, cost[to] - cost[frm], RED, to - frm):
                         opts.append(((P, Purchase.UPGRADE_CAPTAIN), (Head.NODE, n), (Head.UNIT, frm), (Head.UNIT, to)))
         return opts
 
@@ -419,7 +473,7 @@ class PurchaseMixin:
             if self.phase != Phase.PURCHASE:  # marker placement or card choice pending
                 return
         if self.phase == Phase.PURCHASE:
-            self._open_tree(self._purchase_options(p))
+            self._open_purchase_menu(p)
 
     def _do_purchase(self, p: int, cat: int, opt: tuple) -> None:
         comp = self.comp
@@ -511,7 +565,7 @@ class PurchaseMixin:
         self.deck[:0] = rest
         self.drawn = []
         self.phase = Phase.PURCHASE
-        self._open_tree(self._purchase_options(p))
+        self._open_purchase_menu(p)
 
     # ------------------------------------------------------------------ removal (5.17) ----
     def _removal_options(self, p: int) -> list[tuple]:

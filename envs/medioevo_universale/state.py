@@ -16,7 +16,7 @@ No RL terms here; the engine in ``engine.py`` adds the phase machine.
 from __future__ import annotations
 
 from .constants import (
-    BUILDING_CLASS, CARAVAN, CATHEDRAL, CIVIL, GALLEY, MERCHANT_SHIP, MILITARY, NUM_SLOTS, NUM_UNIT_TYPES,
+    BUILDING_CLASS, CARAVAN, CATHEDRAL, CIVIL, GALLEY, MERCHANT_SHIP, MILITARY, NUM_UNIT_TYPES,
     O_KIND, O_LEVEL, O_NODE, O_OWNER, SIEGE, WAR_WAGON,
 )
 from .data import markers_feasible
@@ -28,16 +28,14 @@ NT = NUM_UNIT_TYPES
 
 
 def positions(values: list, x) -> list[int]:
-    """The indices where ``values`` holds x, found by ``list.index`` (a C scan): fast for sparse lists
-    such as building owners."""
+    """The indices where ``values`` holds x, found by ``list.count`` and ``list.index`` (C scans): fast for
+    sparse lists such as building owners. Counted first: a missing value's ValueError costs more."""
     out = []
     i = -1
-    try:
-        while True:
-            i = values.index(x, i + 1)
-            out.append(i)
-    except ValueError:
-        return out
+    for _ in range(values.count(x)):
+        i = values.index(x, i + 1)
+        out.append(i)
+    return out
 
 
 def vehicle_treaty(kind: int) -> int:
@@ -145,11 +143,8 @@ class StateMixin:
         return markers_feasible(tuple(levels))
 
     def free_slot(self, p: int) -> int:
-        slots = self.slots[p]
-        for i in range(NUM_SLOTS):
-            if slots[i] < 0:
-                return i
-        return -1
+        slots = self.slots[p]  # object ids, -1 where free
+        return slots.index(-1) if -1 in slots else -1
 
     def own_objects(self, p: int) -> list[int]:
         return [oid for oid in self.slots[p] if oid >= 0]
