@@ -197,7 +197,7 @@ def test_minor_and_seat_moves_change_only_what_they_may(num_players, seed, optio
             assert e.revision is revision
             allowed = SEAT_MOVE_MAY_CHANGE if counted[1] else UNIT_MOVE_MAY_CHANGE
             assert changed <= allowed, changed - allowed
-            for k in changed - {"prefix", "tree", "tree_lazy", "seat_moves", "unit_moves"}:  # the mover's own entries only
+            for k in changed - {"prefix", "tree", "tree_lazy", "seat_moves", "unit_moves"}:  # the mover only
                 assert all(before[k][p] == after[k][p] for p in range(num_players) if p != mover), k
             seat_seen += counted[1]
             unit_seen += counted[2]
