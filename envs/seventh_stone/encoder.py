@@ -36,6 +36,7 @@ PER_PLAYER = (  # public, cached per public version
       ("mercenaries", "equipment", "movement", "tournament")],
 )
 _HIDDEN = (0,) * 8  # other seats' allocations before the reveal
+_NO_ALLOCS = ((),) * 4  # per seat the allocation in a row's inputs before the reveal
 PER_PLAYER_BOARD = (  # from the map, cached per board version
     ("ts", TS_MAX, "tear stones"),
     ("production", BIG, "P, resource stones owned (clipped at 255)"), ("upkeep", BIG, "U, living military units"),
@@ -222,6 +223,22 @@ class SeventhStoneEncoder(ObservationEncoder):
         self._seat_parts = ((1, 1 + n, 1, 2 + n), (2 + n, 2 + 2 * n, 1, 7 + 2 * n),
                             (7 + 2 * n, 7 + 10 * n, 8, 8 + 10 * n), (8 + 10 * n, 8 + 11 * n, 1, 8 + 11 * n))
         self._rules_raw = bytes(self._rules)
+        self._new_scratch()
+
+    def _new_scratch(self) -> None:
+        """The buffer an observation's raw values are put together in, and a uint8 array over it (one numpy
+        call less per observation)."""
+        self._scratch = bytearray(self.layout.size)
+        self._scratch_values = np.frombuffer(self._scratch, np.uint8)
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()  # a copied array would no longer show the buffer: made anew
+        del state["_scratch"], state["_scratch_values"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._new_scratch()
 
     def unscale(self, observation: np.ndarray) -> np.ndarray:
         """Raw integer values (counts, flags) of an observation, e.g. for rule-based agents."""
@@ -421,17 +438,15 @@ class SeventhStoneEncoder(ObservationEncoder):
                 order[n * n + e.double_mover] = 1
             pub.order = bytes(order)
         revealed = e.revealed
-        all_wins, all_tear, all_budget, all_stones = e.tourn_wins, e.tear_bought, e.budget, e.tstones
-        all_builds, all_units, all_mercs, hands = e.pend_build, e.pend_units, e.pend_mercs, e.hands
-        committed, alloc, ranks = e.committed, e.alloc, e.market_rank
         row_keys, rows = pub.row_keys, pub.rows
-        for p in range(n):
-            # the row's inputs (the allocation only once revealed)
-            key = (all_wins[p], all_tear[p], all_budget[p], all_stones[p], all_builds[p], *all_units[p],
-                   all_mercs[p], sum(hands[p]), committed[p], *ranks[p], *(alloc[p] if revealed else ()))
+        # per seat the row's inputs (the allocation only once revealed), copied: the lists change in place
+        keys = zip(e.tourn_wins, e.tear_bought, e.budget, e.tstones, e.pend_build, map(tuple, e.pend_units),
+                   e.pend_mercs, map(sum, e.hands), e.committed, map(tuple, e.market_rank),
+                   map(tuple, e.alloc) if revealed else _NO_ALLOCS)
+        for p, key in enumerate(keys):
             if key != row_keys[p]:
                 row_keys[p] = key
-                rows[p] = self._player_row(key, revealed)
+                rows[p] = self._player_row(key)
         if e.offer[:4] != pub.offer_shown:
             pub.offer_shown = e.offer[:4]
             offer = bytearray(4 * NUM_KINDS)
@@ -456,9 +471,9 @@ class SeventhStoneEncoder(ObservationEncoder):
                          for i, st in enumerate(statuses)]).ljust(16, b"\0")
 
     @staticmethod
-    def _player_row(key: tuple, revealed: bool) -> bytes:
+    def _player_row(key: tuple) -> bytes:
         """A seat's PER_PLAYER raw values from its inputs as listed in ``_shared_public``."""
-        wins, tear, budget, stones, builds, m, r, c, mercs, hand, committed, *rest = key
+        wins, tear, budget, stones, builds, (m, r, c), mercs, hand, committed, ranks, alloc = key
         tear = 1 if tear else 0
         perm = wins + tear
         # clamped to the caps of PER_PLAYER where a value can exceed them (flags, mercenaries, hand size
@@ -468,8 +483,8 @@ class SeventhStoneEncoder(ObservationEncoder):
             stones if stones < STONES_MAX else STONES_MAX, wins if wins < TS_MAX else TS_MAX, tear,
             builds if builds < STONES_MAX else STONES_MAX, m if m < STONES_MAX else STONES_MAX,
             r if r < STONES_MAX else STONES_MAX, c if c < STONES_MAX else STONES_MAX, mercs, hand,
-            1 if committed else 0, *([x if x < BIG else BIG for x in rest[4:]] if revealed else _HIDDEN),
-            rest[0] + 1, rest[1] + 1, rest[2] + 1, rest[3] + 1))
+            1 if committed else 0, *([x if x < BIG else BIG for x in alloc] if alloc else _HIDDEN),
+            ranks[0] + 1, ranks[1] + 1, ranks[2] + 1, ranks[3] + 1))
 
     def _public(self, e, seat: int) -> bytes:
         """The public part between the live part and the board part as raw values."""
@@ -518,10 +533,10 @@ class SeventhStoneEncoder(ObservationEncoder):
         ph = e.phase
         acting = -1 if ph == _GAME_OVER else e.actor  # e.current_player
         mine_to_act = acting == seat
+        raw = self._scratch
+        raw[:] = view.raw  # the same size: the buffer keeps its place
         if f is not None:
-            raw = self._fight_part(f, seat, mine_to_act and ph == Phase.DICE_ALLOC) + view.raw[self._live_size:]
-        else:
-            raw = view.raw[:]
+            raw[:self._live_size] = self._fight_part(f, seat, mine_to_act and ph == Phase.DICE_ALLOC)
         raw[ph if mine_to_act else NUM_PHASES - 1] = 1
         n = self.num_players
         if acting >= 0:
@@ -549,7 +564,7 @@ class SeventhStoneEncoder(ObservationEncoder):
             o = off["movement"]
             raw[o] = min(len(e.checkpoints), STONES_MAX)
             raw[o + 1] = min(e.broken_depth, 7)
-        out = np.frombuffer(raw, np.uint8).astype(np.float32)
+        out = self._scratch_values.astype(np.float32)
         out *= self._scale
         return out
 

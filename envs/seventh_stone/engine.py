@@ -404,13 +404,13 @@ class SeventhStoneEngine(RulesEngine):
         if k >= 0:
             value = self.yield_rs[cell]
             if self.capital_of[cell] >= 0:
-                value += R["capital_rs"]
-                ts += R["capital_ts"]
+                value += _CAPITAL_RS
+                ts += _CAPITAL_TS
             if self.board.terrain[cell] == TEMPLE:
                 ts += 1
             for b in self.buildings[cell]:
                 if b[0] == MANUFACTORY:
-                    value += R["manufactory_rs"]
+                    value += _MANUFACTORY_RS
         return k, ts, value, tuple([(a.owner, len(a.mil), a.utype) for a in self.armies[cell]])
 
     def army_stats(self) -> tuple[list[int], list[list[int]]]:
@@ -483,18 +483,15 @@ class SeventhStoneEngine(RulesEngine):
         """Section 4.4: army, mercenary, unit, equipment and army-count maximums for player p."""
         per_type = [0, 0, 0]
         unit_max = self.unit_max
-        for cell in filter(None, self.armies):
-            seen = False
-            for a in cell:
-                if a.owner != p:
-                    continue
-                if seen:
-                    return False
-                seen = True
-                m, s = len(a.mil), len(a.merc)
-                if s > m or m + s > unit_max or (stones_too and len(a.stones) > 1):
-                    return False
-                per_type[a.utype] += 1
+        last = -1  # the cell of the previous army of p (they come in cell order)
+        for c, a in [(c, a) for c, here in enumerate(self.armies) if here for a in here if a.owner == p]:
+            if c == last:
+                return False
+            last = c
+            m, s = len(a.mil), len(a.merc)
+            if s > m or m + s > unit_max or (stones_too and len(a.stones) > 1):
+                return False
+            per_type[a.utype] += 1
         return max(per_type) <= MAX_ARMIES
 
     # -------------------------------------------------------------------------- legality ----
@@ -1133,7 +1130,8 @@ class SeventhStoneEngine(RulesEngine):
                     a.teleport = a.agile = False
 
     def _movable(self, a: Army) -> bool:
-        return any(mp > 0 for mp in a.mil) or any(mp > 0 for mp in a.merc)
+        # a unit with points left (movement points are never negative)
+        return a.mil.count(0) < len(a.mil) or a.merc.count(0) < len(a.merc)
 
     def _sel_army(self) -> Army:
         return self.army_at(self.sel_cell, self.actor, self.sel_type)
