@@ -226,6 +226,28 @@ class Fight:
 
 
 class SeventhStoneEngine(RulesEngine):
+    # every attribute in a slot: faster reads than the instance dict, which its size keeps from sharing keys
+    __slots__ = (
+        "config", "num_players", "rng", "board", "gap_rows", "win_ts", "merc_key", "tourn_key", "offer_size",
+        "yield_rs",
+        # map state
+        "controller", "capital_of", "buildings", "lava", "armies", "conflicts",
+        # players
+        "unit_max", "tourn_wins", "tear_bought", "tstones", "hands", "budget", "alloc", "committed", "revealed",
+        "pend_build", "pend_units", "pend_mercs", "market_rank",
+        # equipment stacks, offer, discard
+        "stacks", "discard", "offer", "offer_status", "offer_taker", "stack_rotation",
+        # year and order
+        "year", "turn", "round_counter", "event", "order", "double_mover", "winners", "winner",
+        # decision state
+        "stage", "phase", "actor", "setup_order", "idx", "ranking", "draft_step", "order_slots", "assignee",
+        "sel_item", "sel_cell", "sel_type", "sel_mil", "sel_merc", "sel_stone", "placed_at", "checkpoints",
+        "broken_depth", "undos", "pending_control", "moved_done", "debt_queue", "fight", "fight_picker", "keep_cell",
+        # versions and caches
+        "version", "apply_count", "touched", "rev_all", "pversion", "manufactory_rev", "_legal", "_open_nbr",
+        "_reach", "_crossed", "_select_moves", "_undone_moves", "obs_cache",
+    )
+
     def __init__(self, config: SeventhStoneConfig, num_players: int, rng: np.random.Generator,
                  board: Board | None = None):
         validate_config(config, num_players)
