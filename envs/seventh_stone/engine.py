@@ -133,6 +133,15 @@ _NO_PUBLIC_CHANGE_PHASES = frozenset((
 _MOVEMENT_PHASES = frozenset((
     Phase.MOVE_SELECT, Phase.MOVE_TYPE, Phase.MOVE_COUNT_MIL, Phase.MOVE_COUNT_MERC, Phase.MOVE_TAKE_STONE,
     Phase.MOVE_DEST, Phase.KEEP_STONE))
+# hot-path copies of some Phase, Op and Stage members: a module global is read through a cache, a class
+# attribute by a lookup at every use (CPython 3.11)
+_GAME_OVER, _PLACE_ITEM, _KEEP_STONE = Phase.GAME_OVER, Phase.PLACE_ITEM, Phase.KEEP_STONE
+_MOVE_SELECT, _MOVE_TYPE, _MOVE_COUNT_MIL, _MOVE_COUNT_MERC, _MOVE_TAKE_STONE, _MOVE_DEST = (
+    Phase.MOVE_SELECT, Phase.MOVE_TYPE, Phase.MOVE_COUNT_MIL, Phase.MOVE_COUNT_MERC, Phase.MOVE_TAKE_STONE,
+    Phase.MOVE_DEST)
+_OP_CELL, _OP_REVEAL, _OP_OVERRUN, _OP_ITEM, _OP_DONE, _OP_UNDO, _OP_ALLOC1, _OP_ALLOC5 = (
+    Op.CELL, Op.REVEAL, Op.OVERRUN, Op.ITEM, Op.DONE, Op.UNDO, Op.ALLOC1, Op.ALLOC5)
+_STAGE_MOVE = Stage.MOVE
 PHASE_NAMES = tuple(sorted((k for k, v in vars(Phase).items() if isinstance(v, int)),
                            key=lambda k: getattr(Phase, k)))
 NUM_PHASES = len(PHASE_NAMES)
@@ -362,11 +371,11 @@ class SeventhStoneEngine(RulesEngine):
     # ---------------------------------------------------------------- RulesEngine protocol ----
     @property
     def current_player(self) -> int:
-        return -1 if self.phase == Phase.GAME_OVER else self.actor
+        return -1 if self.phase == _GAME_OVER else self.actor
 
     @property
     def is_over(self) -> bool:
-        return self.phase == Phase.GAME_OVER
+        return self.phase == _GAME_OVER
 
     def placement_scores(self) -> list[float]:
         return [1.0 if p in self.winners else 0.0 for p in range(self.num_players)]
@@ -523,7 +532,7 @@ class SeventhStoneEngine(RulesEngine):
         return self._legal
 
     def _compute_legal(self) -> list[tuple[int, int]]:
-        if self.phase == Phase.GAME_OVER:
+        if self.phase == _GAME_OVER:
             return []
         return _LEGAL_BY_PHASE[self.phase](self, self.actor)
 
@@ -539,9 +548,9 @@ class SeventhStoneEngine(RulesEngine):
             moves = [DONE]
             for f in range(8):
                 if ALLOC_COSTS[f] <= left:
-                    moves.append((Op.ALLOC1, f))
+                    moves.append((_OP_ALLOC1, f))
                 if 5 * ALLOC_COSTS[f] <= left:
-                    moves.append((Op.ALLOC5, f))
+                    moves.append((_OP_ALLOC5, f))
             moves = _ALLOC_MOVES[left] = tuple(moves)
         return list(moves)
 
@@ -552,10 +561,10 @@ class SeventhStoneEngine(RulesEngine):
         return [(Op.CHOICE, i) for i in range(self.num_players) if self.order_slots[i] < 0]
 
     def _place_item_moves(self, p: int) -> list[tuple[int, int]]:
-        return [DONE] + [(Op.ITEM, it) for it in self._placeable_items(p)]
+        return [DONE] + [(_OP_ITEM, it) for it in self._placeable_items(p)]
 
     def _place_cell_moves(self, p: int) -> list[tuple[int, int]]:
-        return [(Op.CELL, c) for c in self._place_cells(p, self.sel_item)]
+        return [(_OP_CELL, c) for c in self._place_cells(p, self.sel_item)]
 
     def _two_choices(self, p: int) -> list[tuple[int, int]]:
         return [(Op.CHOICE, 0), (Op.CHOICE, 1)]
@@ -579,7 +588,7 @@ class SeventhStoneEngine(RulesEngine):
         return AMOUNTS[lo:min(k, MAX_AMOUNT) + 1]
 
     def _move_dest_moves(self, p: int) -> list[tuple[int, int]]:
-        return [(Op.CELL, c) for c in self._move_destinations(p)]
+        return [(_OP_CELL, c) for c in self._move_destinations(p)]
 
     def _keep_stone_moves(self, p: int) -> list[tuple[int, int]]:
         a = self._double_stone_army(p)
@@ -624,7 +633,7 @@ class SeventhStoneEngine(RulesEngine):
         self.apply_count += 1
         self._apply_one(move)
         self._legal = None
-        while self.phase != Phase.GAME_OVER:
+        while self.phase != _GAME_OVER:
             legal = self.legal_moves()
             if len(legal) != 1:
                 break
@@ -635,8 +644,8 @@ class SeventhStoneEngine(RulesEngine):
         op, arg = move
         ph = self.phase
         p = self.actor
-        if not (ph in _NO_PUBLIC_CHANGE_PHASES or op == Op.ALLOC1 or op == Op.ALLOC5
-                or (op == Op.ITEM and ph == Phase.PLACE_ITEM)):
+        if not (ph in _NO_PUBLIC_CHANGE_PHASES or op == _OP_ALLOC1 or op == _OP_ALLOC5
+                or (op == _OP_ITEM and ph == _PLACE_ITEM)):
             self.pversion += 1  # these may change the observation's cached public part
         if ph in _MOVEMENT_PHASES:  # the most frequent decisions first
             if not self._apply_movement(p, op, arg):
@@ -655,11 +664,11 @@ class SeventhStoneEngine(RulesEngine):
             self.buildings[arg].append([BARRACKS, 1])  # G30: ready in year 1
             self.idx += 1
         elif ph == Phase.ALLOC:
-            if op == Op.DONE:
+            if op == _OP_DONE:
                 self.committed[p] = True
                 self.idx += 1
             else:
-                self.alloc[p][arg] += 1 if op == Op.ALLOC1 else 5
+                self.alloc[p][arg] += 1 if op == _OP_ALLOC1 else 5
                 return
         elif ph == Phase.DRAFT_PICK:
             self._take_offer(p, arg)
@@ -679,8 +688,8 @@ class SeventhStoneEngine(RulesEngine):
             self.idx += 1
         elif ph == Phase.ORDER_ASSIGN:
             self.order_slots[arg] = self.assignee
-        elif ph == Phase.PLACE_ITEM:
-            if op == Op.DONE:
+        elif ph == _PLACE_ITEM:
+            if op == _OP_DONE:
                 self._end_placement(p)
             else:
                 self.sel_item = arg
@@ -695,12 +704,12 @@ class SeventhStoneEngine(RulesEngine):
         elif ph == Phase.PLACE_REPLACE:
             self._place(p, self.sel_item, self.sel_cell, arg)
         elif ph == Phase.POST_OVERRUN:
-            if op == Op.DONE:
+            if op == _OP_DONE:
                 self.idx += 1
             else:
                 self._start_overrun(p, arg)
         elif ph == Phase.SUPPORT_ARMY:
-            if op == Op.DONE:
+            if op == _OP_DONE:
                 self.idx += 1
             else:
                 self.sel_cell = arg
@@ -708,7 +717,7 @@ class SeventhStoneEngine(RulesEngine):
                 return
         elif ph == Phase.SUPPORT_TARGET:
             # DONE declines: that army supports nobody this year (so declaring always ends)
-            self.army_at(self.sel_cell, p).support = arg if op != Op.DONE else -2
+            self.army_at(self.sel_cell, p).support = arg if op != _OP_DONE else -2
             self.version += 1
             self.touched.append(self.sel_cell)
         elif ph == Phase.FIGHT_PICK:
@@ -751,7 +760,7 @@ class SeventhStoneEngine(RulesEngine):
         st = self.stage
         n = self.num_players
         # the movement stage first: most decisions are taken there
-        if st == Stage.MOVE:
+        if st == _STAGE_MOVE:
             if self.idx < n:
                 p = self.order[self.idx]
                 if not self.moved_done:  # p's movement phase starts: a hard checkpoint
@@ -761,7 +770,7 @@ class SeventhStoneEngine(RulesEngine):
                     self.pending_control = set()
                     self.broken_depth = 0
                     self.undos = 0
-                self.phase, self.actor = Phase.MOVE_SELECT, p
+                self.phase, self.actor = _MOVE_SELECT, p
                 return True
             self.stage, self.idx = Stage.POST, 0
             return False
@@ -795,9 +804,9 @@ class SeventhStoneEngine(RulesEngine):
             return self._order_run()
         if st == Stage.PLACE:
             if self.idx < n:
-                self.phase, self.actor = Phase.PLACE_ITEM, self.order[self.idx]
+                self.phase, self.actor = _PLACE_ITEM, self.order[self.idx]
                 return True
-            self.stage, self.idx = Stage.MOVE, 0
+            self.stage, self.idx = _STAGE_MOVE, 0
             self._begin_movement()
             return False
         if st == Stage.POST:
@@ -827,7 +836,7 @@ class SeventhStoneEngine(RulesEngine):
             return False
         if st == Stage.YEAR_END:
             self._end_year()
-            return self.phase == Phase.GAME_OVER
+            return self.phase == _GAME_OVER
         raise AssertionError(f"unknown stage {st}")
 
     # ---------------------------------------------------------------- year start (6.1, 6.2) ----
@@ -1193,11 +1202,11 @@ class SeventhStoneEngine(RulesEngine):
                     and (mil.count(0) < len(mil) or merc.count(0) < len(merc))):
                 # a free neighbouring land cell is always a destination; otherwise search
                 if open_nbr[c] or self._destinations(p, c, 1, a.teleport, a.agile, a.utype, True):
-                    moves.append((Op.CELL, c))
+                    moves.append((_OP_CELL, c))
             if a.stones and (not reveals or reveals[-1][1] != c):
                 for k in a.stones:
                     if KINDS[k].is_movement:
-                        reveals.append((Op.REVEAL, c))
+                        reveals.append((_OP_REVEAL, c))
                         break
         if ok and max(per_type) > MAX_ARMIES:
             ok = False
@@ -1205,7 +1214,7 @@ class SeventhStoneEngine(RulesEngine):
             moves.append(DONE)
             moves += reveals  # a hard checkpoint: only from a legal state (13.4)
             if single_stones and conflicts:
-                moves += [(Op.OVERRUN, c) for c in self._overrun_cells(p)]
+                moves += [(_OP_OVERRUN, c) for c in self._overrun_cells(p)]
         if self.checkpoints:
             moves.append(UNDO)
         moves.sort()
@@ -1275,24 +1284,24 @@ class SeventhStoneEngine(RulesEngine):
     def _apply_movement(self, p: int, op: int, arg: int) -> bool:
         """Returns True while the move order waits for a further sub-decision."""
         ph = self.phase
-        if ph == Phase.MOVE_SELECT:
-            if op == Op.DONE:
+        if ph == _MOVE_SELECT:
+            if op == _OP_DONE:
                 if self._double_stone_army(p) is not None:
-                    self.phase = Phase.KEEP_STONE
+                    self.phase = _KEEP_STONE
                     return True
                 self._end_movement(p)
                 return False
-            if op == Op.UNDO:
+            if op == _OP_UNDO:
                 moves = self._restore(self.checkpoints.pop())
                 self.undos += 1
                 if moves is not None:  # the state is again the one where these moves were legal
                     self._undone_moves = (self.version, moves)
                 return False
-            if op == Op.REVEAL:
+            if op == _OP_REVEAL:
                 self._reveal(p, arg)
                 self.checkpoints = []  # a revealed stone is public: hard checkpoint
                 return False
-            if op == Op.OVERRUN:
+            if op == _OP_OVERRUN:
                 self.checkpoints = []
                 self._start_overrun(p, arg)
                 return False
@@ -1300,36 +1309,36 @@ class SeventhStoneEngine(RulesEngine):
             self._select_moves = self._legal  # computed for this state (None if apply() came first)
             types = [a.utype for a in self.armies[arg] if a.owner == p and self._movable(a)]
             if len(types) > 1:
-                self.phase = Phase.MOVE_TYPE
+                self.phase = _MOVE_TYPE
                 return True
             self.sel_type = types[0]
-            self.phase = Phase.MOVE_COUNT_MIL
+            self.phase = _MOVE_COUNT_MIL
             return True
-        if ph == Phase.MOVE_TYPE:
+        if ph == _MOVE_TYPE:
             self.sel_type = arg
-            self.phase = Phase.MOVE_COUNT_MIL
+            self.phase = _MOVE_COUNT_MIL
             return True
-        if ph == Phase.MOVE_COUNT_MIL:
+        if ph == _MOVE_COUNT_MIL:
             self.sel_mil = arg
-            self.phase = Phase.MOVE_COUNT_MERC
+            self.phase = _MOVE_COUNT_MERC
             return True
-        if ph == Phase.MOVE_COUNT_MERC:
+        if ph == _MOVE_COUNT_MERC:
             self.sel_merc = arg
             a = self._sel_army()
             self.sel_stone = True
             if a.stones and self.sel_mil + self.sel_merc < a.size:
-                self.phase = Phase.MOVE_TAKE_STONE
+                self.phase = _MOVE_TAKE_STONE
                 return True
-            self.phase = Phase.MOVE_DEST
+            self.phase = _MOVE_DEST
             return True
-        if ph == Phase.MOVE_TAKE_STONE:
+        if ph == _MOVE_TAKE_STONE:
             self.sel_stone = arg == 0
-            self.phase = Phase.MOVE_DEST
+            self.phase = _MOVE_DEST
             return True
-        if ph == Phase.MOVE_DEST:
+        if ph == _MOVE_DEST:
             self._move(p, arg)
             return False
-        if ph == Phase.KEEP_STONE:
+        if ph == _KEEP_STONE:
             a = self._double_stone_army(p)
             keep = arg - ITEM_STONE
             for k in a.stones:
