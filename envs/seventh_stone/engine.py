@@ -514,15 +514,18 @@ class SeventhStoneEngine(RulesEngine):
         """Section 4.4: army, mercenary, unit, equipment and army-count maximums for player p."""
         per_type = [0, 0, 0]
         unit_max = self.unit_max
-        last = -1  # the cell of the previous army of p (they come in cell order)
-        for c, a in [(c, a) for c, here in enumerate(self.armies) if here for a in here if a.owner == p]:
-            if c == last:
-                return False
-            last = c
-            m, s = len(a.mil), len(a.merc)
-            if s > m or m + s > unit_max or (stones_too and len(a.stones) > 1):
-                return False
-            per_type[a.utype] += 1
+        for cell in filter(None, self.armies):
+            seen = False
+            for a in cell:
+                if a.owner != p:
+                    continue
+                if seen:
+                    return False
+                seen = True
+                m, s = len(a.mil), len(a.merc)
+                if s > m or m + s > unit_max or (stones_too and len(a.stones) > 1):
+                    return False
+                per_type[a.utype] += 1
         return max(per_type) <= MAX_ARMIES
 
     # -------------------------------------------------------------------------- legality ----
