@@ -45,7 +45,6 @@ PER_PLAYER_BOARD = (  # from the map, cached per board version
 _SEL_CELL_PHASES = frozenset((9, 11, 12, 13, 14, 15, 19))
 _SEL_ITEM_PHASES = frozenset((8, 9))
 _PHASES_WITH_LIVE_VALUES = _SEL_CELL_PHASES | _SEL_ITEM_PHASES | {2, 12, 13, 14, 15}  # (mover's view)
-_GAME_OVER = Phase.GAME_OVER
 CELL_STATIC = len(TERRAINS) + len(PRINTED) + len(PORTALS) - 1
 _ONE_HOT4 = [bytes(1 if i == j else 0 for j in range(4)) for i in range(4)]
 _MEMO_MAX = 1 << 13  # entries per seat of the rotated-block memo (all full hold about 7 MB)
@@ -531,7 +530,7 @@ class SeventhStoneEncoder(ObservationEncoder):
         # value is scaled at once
         f = e.fight
         ph = e.phase
-        acting = -1 if ph == _GAME_OVER else e.actor  # e.current_player
+        acting = e.current_player
         mine_to_act = acting == seat
         raw = self._scratch
         raw[:] = view.raw  # the same size: the buffer keeps its place

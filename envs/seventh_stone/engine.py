@@ -249,7 +249,7 @@ class SeventhStoneEngine(RulesEngine):
         # year and order
         "year", "turn", "round_counter", "event", "order", "double_mover", "winners", "winner",
         # decision state
-        "stage", "phase", "actor", "setup_order", "idx", "ranking", "draft_step", "order_slots", "assignee",
+        "stage", "phase", "actor", "current_player", "is_over", "setup_order", "idx", "ranking", "draft_step", "order_slots", "assignee",
         "sel_item", "sel_cell", "sel_type", "sel_mil", "sel_merc", "sel_stone", "placed_at", "checkpoints",
         "broken_depth", "undos", "pending_control", "moved_done", "debt_queue", "fight", "fight_picker", "keep_cell",
         # versions and caches
@@ -330,7 +330,8 @@ class SeventhStoneEngine(RulesEngine):
         # decision state
         self.stage = Stage.SETUP_CAPITAL
         self.phase = Phase.SETUP_CAPITAL
-        self.actor = 0
+        self.actor = self.current_player = 0
+        self.is_over = False
         self.setup_order = [int(x) for x in rng.permutation(n)]  # G29: d6 with re-rolls = uniform order
         self.idx = 0  # position within the current stage's player sequence
         self.ranking: list[int] = []  # current market ranking
@@ -369,13 +370,9 @@ class SeventhStoneEngine(RulesEngine):
         self._run()
 
     # ---------------------------------------------------------------- RulesEngine protocol ----
-    @property
-    def current_player(self) -> int:
-        return -1 if self.phase == _GAME_OVER else self.actor
-
-    @property
-    def is_over(self) -> bool:
-        return self.phase == _GAME_OVER
+    # current_player and is_over are plain attributes (slots) rather than properties, as the adapter reads
+    # them at every step: the seat that decides (the actor, -1 once the game is over) and whether the game
+    # is over, set wherever the actor or the end is set
 
     def placement_scores(self) -> list[float]:
         return [1.0 if p in self.winners else 0.0 for p in range(self.num_players)]
@@ -750,7 +747,8 @@ class SeventhStoneEngine(RulesEngine):
                 if self.upkeep(p) <= self.production(p) or not self._disband_cells(p):
                     self.debt_queue.pop(0)
                     continue
-                self.phase, self.actor = Phase.DISBAND, p
+                self.phase = Phase.DISBAND
+                self.actor = self.current_player = p
                 return
             if self.fight is not None:
                 if self._fight_run():
@@ -773,19 +771,22 @@ class SeventhStoneEngine(RulesEngine):
                     self.pending_control = set()
                     self.broken_depth = 0
                     self.undos = 0
-                self.phase, self.actor = _MOVE_SELECT, p
+                self.phase = _MOVE_SELECT
+                self.actor = self.current_player = p
                 return True
             self.stage, self.idx = Stage.POST, 0
             return False
         if st == Stage.SETUP_CAPITAL:
             if self.idx < n:
-                self.phase, self.actor = Phase.SETUP_CAPITAL, self.setup_order[self.idx]
+                self.phase = Phase.SETUP_CAPITAL
+                self.actor = self.current_player = self.setup_order[self.idx]
                 return True
             self.stage, self.idx = Stage.SETUP_BARRACKS, 0
             return False
         if st == Stage.SETUP_BARRACKS:
             if self.idx < n:
-                self.phase, self.actor = Phase.SETUP_BARRACKS, self.setup_order[n - 1 - self.idx]
+                self.phase = Phase.SETUP_BARRACKS
+                self.actor = self.current_player = self.setup_order[n - 1 - self.idx]
                 return True
             self.stage = Stage.EVENT
             return False
@@ -795,7 +796,8 @@ class SeventhStoneEngine(RulesEngine):
             return False
         if st == Stage.ALLOC:
             if self.idx < n:
-                self.phase, self.actor = Phase.ALLOC, self.idx
+                self.phase = Phase.ALLOC
+                self.actor = self.current_player = self.idx
                 return True
             self._reveal_and_mercenaries()
             self.stage, self.idx, self.draft_step = Stage.DRAFT, 0, 0
@@ -807,20 +809,23 @@ class SeventhStoneEngine(RulesEngine):
             return self._order_run()
         if st == Stage.PLACE:
             if self.idx < n:
-                self.phase, self.actor = _PLACE_ITEM, self.order[self.idx]
+                self.phase = _PLACE_ITEM
+                self.actor = self.current_player = self.order[self.idx]
                 return True
             self.stage, self.idx = _STAGE_MOVE, 0
             self._begin_movement()
             return False
         if st == Stage.POST:
             if self.idx < n:
-                self.phase, self.actor = Phase.POST_OVERRUN, self.order[self.idx]
+                self.phase = Phase.POST_OVERRUN
+                self.actor = self.current_player = self.order[self.idx]
                 return True
             self.stage, self.idx = Stage.SUPPORT, 0
             return False
         if st == Stage.SUPPORT:
             if self.idx < n:
-                self.phase, self.actor = Phase.SUPPORT_ARMY, self.order[self.idx]
+                self.phase = Phase.SUPPORT_ARMY
+                self.actor = self.current_player = self.order[self.idx]
                 return True
             self.stage, self.idx = Stage.FIGHTS, 0
             return False
@@ -828,7 +833,8 @@ class SeventhStoneEngine(RulesEngine):
             while self.idx < n:
                 p = self.order[self.idx]
                 if self._open_conflicts_of(p):
-                    self.phase, self.actor = Phase.FIGHT_PICK, p
+                    self.phase = Phase.FIGHT_PICK
+                    self.actor = self.current_player = p
                     return True
                 self.idx += 1
             if self.conflicts:  # conflicts with nobody left in the field (G40)
@@ -968,7 +974,8 @@ class SeventhStoneEngine(RulesEngine):
         while self.idx < len(self.ranking):
             if not any(st == 0 for st in self.offer_status):
                 break
-            self.phase, self.actor = Phase.DRAFT_PICK, self.ranking[self.idx]
+            self.phase = Phase.DRAFT_PICK
+            self.actor = self.current_player = self.ranking[self.idx]
             return True
         for i, st in enumerate(self.offer_status):
             if st == 0:
@@ -990,13 +997,15 @@ class SeventhStoneEngine(RulesEngine):
     def _order_run(self) -> bool:
         """Section 6.2.7: bidders pick positions; rank 1 seats the excluded players."""
         if self.idx < len(self.ranking):
-            self.phase, self.actor = Phase.ORDER_PICK, self.ranking[self.idx]
+            self.phase = Phase.ORDER_PICK
+            self.actor = self.current_player = self.ranking[self.idx]
             return True
         seated = set(self.order_slots)
         for q in range(self.num_players):
             if q not in seated:
                 self.assignee = q
-                self.phase, self.actor = Phase.ORDER_ASSIGN, self.ranking[0]
+                self.phase = Phase.ORDER_ASSIGN
+                self.actor = self.current_player = self.ranking[0]
                 return True
         self.assignee = -1
         self.pversion += 1  # the turn order, the tournament ranking and stones are public
@@ -1669,7 +1678,8 @@ class SeventhStoneEngine(RulesEngine):
                 while f.equip_queue:
                     q = f.equip_queue[0]
                     if any(a.owner == q and any(KINDS[k].is_combat for k in a.stones) for a in self.armies[f.cell]):
-                        self.phase, self.actor = Phase.USE_EQUIPMENT, q
+                        self.phase = Phase.USE_EQUIPMENT
+                        self.actor = self.current_player = q
                         return True
                     f.equip_queue.pop(0)
                 f.stage = 1
@@ -1681,7 +1691,8 @@ class SeventhStoneEngine(RulesEngine):
                     f.absorb_mountain[d] = 1  # G34
             if f.stage == 1:  # step 3: walls
                 if f.walls_left > 0:
-                    self.phase, self.actor = Phase.USE_WALL, f.defender
+                    self.phase = Phase.USE_WALL
+                    self.actor = self.current_player = f.defender
                     return True
                 f.stage = 2
             if f.stage == 2:
@@ -1691,7 +1702,8 @@ class SeventhStoneEngine(RulesEngine):
                 if f.roll_phase == 1 and f.aim_round != f.rounds:
                     self._plan_aims(f)
                 if f.aim_queue:
-                    self.phase, self.actor = Phase.DICE_ALLOC, f.aim_queue[0][0]
+                    self.phase = Phase.DICE_ALLOC
+                    self.actor = self.current_player = f.aim_queue[0][0]
                     return True
                 self._roll(f)
                 f.stage = 3
@@ -1710,7 +1722,8 @@ class SeventhStoneEngine(RulesEngine):
                         else:
                             self._remove_all(q)
                         continue
-                    self.phase, self.actor = Phase.CASUALTY, q
+                    self.phase = Phase.CASUALTY
+                    self.actor = self.current_player = q
                     return True
                 f.roll_phase = 2 if f.roll_phase == 1 else 1
                 if f.roll_phase == 1:
@@ -2017,8 +2030,9 @@ class SeventhStoneEngine(RulesEngine):
             self.winners = [p for p in rich if self.permanent_ts(p) == perm]
             self.winner = self.winners[0]
             self.phase = Phase.GAME_OVER
+            self.is_over = True
             self.stage = Stage.OVER
-            self.actor = -1
+            self.actor = self.current_player = -1
             return
         self.stage = Stage.EVENT
 
