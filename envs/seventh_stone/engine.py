@@ -1547,9 +1547,7 @@ class SeventhStoneEngine(RulesEngine):
             if dest not in self.conflicts:
                 self.conflicts[dest] = self._defender(dest, p)
         elif self.board.controllable[dest] and self.controller[dest] != p:
-            q = self.controller[dest]
-            self._set_control(dest, p)
-            if q >= 0 and self.upkeep(q) > self.production(q):
+            if self._set_control(dest, p):
                 self.checkpoints = []  # the other player's disbanding cannot be undone (13.4)
 
     def _defender(self, cell: int, mover: int) -> int:
@@ -1561,13 +1559,16 @@ class SeventhStoneEngine(RulesEngine):
                 return a.owner
         return mover
 
-    def _set_control(self, cell: int, p: int) -> None:
+    def _set_control(self, cell: int, p: int) -> bool:
+        """p takes control of cell; returns whether that leaves its former controller in debt (queued)."""
         q = self.controller[cell]
         self.controller[cell] = p
         self.version += 1
         self.touched.append(cell)
         if q >= 0 and q != p and self.upkeep(q) > self.production(q):
             self.debt_queue.append(q)
+            return True
+        return False
 
     def _end_movement(self, p: int) -> None:
         for c in sorted(self.pending_control):
