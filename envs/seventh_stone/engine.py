@@ -634,7 +634,7 @@ class SeventhStoneEngine(RulesEngine):
         self._apply_one(move)
         self._legal = None
         while self.phase != _GAME_OVER:
-            legal = self.legal_moves()
+            legal = self._legal = _LEGAL_BY_PHASE[self.phase](self, self.actor)  # legal_moves(), inlined
             if len(legal) != 1:
                 break
             self._apply_one(legal[0])  # a forced decision (spec 13.1.3)
