@@ -73,10 +73,12 @@ class _SharedBoard:
     """The board part's pieces that do not depend on the observer, kept up to date from the engine's log of
     changed cells (one per engine, in its ``obs_cache``): per cell its ``_cell_block`` (absolute seats)
     and its share of the per-seat totals (``engine.cell_holdings``); per seat TS from control, P, U and
-    armies per type (``control_stats`` and ``army_stats``); the per-seat stats as raw bytes (None when
-    stale) with the tournament wins and tear stones they show."""
+    armies per type (``control_stats`` and ``army_stats``); the per-seat stats as raw bytes, per seat (None
+    when stale) and all together (None when a seat's are stale), with the tournament wins and tear stones
+    they show."""
 
-    __slots__ = ("rev_all", "logged", "blocks", "held", "cts", "prod", "upk", "types", "stats", "wins", "tear")
+    __slots__ = ("rev_all", "logged", "blocks", "held", "cts", "prod", "upk", "types", "seat_stats", "stats",
+                 "wins", "tear")
 
     def __init__(self, e, blocks: list):
         self.rev_all = e.rev_all
@@ -85,26 +87,33 @@ class _SharedBoard:
         self.held = [e.cell_holdings(c) for c in range(NUM_CELLS)]
         self.cts, self.prod = e.control_stats()
         self.upk, self.types = e.army_stats()
+        self.seat_stats: list[bytes | None] = [None] * e.num_players
         self.stats: bytes | None = None
         self.wins: list[int] = []
         self.tear: list[bool] = []
 
     def move_holdings(self, old: tuple, now: tuple) -> None:
-        """A cell's holdings changed from old to now: the totals follow, the stats are stale."""
+        """A cell's holdings changed from old to now: the totals follow, the stats of the seats involved
+        are stale."""
+        stale = self.seat_stats
         k, ts, value, armies = old
         if k >= 0:
             self.cts[k] -= ts
             self.prod[k] -= value
+            stale[k] = None
         for p, mil, t in armies:
             self.upk[p] -= mil
             self.types[p][t] -= 1
+            stale[p] = None
         k, ts, value, armies = now
         if k >= 0:
             self.cts[k] += ts
             self.prod[k] += value
+            stale[k] = None
         for p, mil, t in armies:
             self.upk[p] += mil
             self.types[p][t] += 1
+            stale[p] = None
         self.stats = None
 
 
@@ -282,22 +291,26 @@ class SeventhStoneEncoder(ObservationEncoder):
                     board.move_holdings(old, now)
                     held[c] = now
             board.logged = len(log)
-        if board.stats is None or board.wins != e.tourn_wins or board.tear != e.tear_bought:
-            board.stats = self._stats_raw(e, board)
+        if board.wins != e.tourn_wins or board.tear != e.tear_bought:
+            board.wins, board.tear = e.tourn_wins[:], e.tear_bought[:]
+            board.seat_stats = [None] * self.num_players
+            board.stats = None
+        if board.stats is None:
+            seat_stats = board.seat_stats
+            for p, row in enumerate(seat_stats):
+                if row is None:
+                    seat_stats[p] = self._seat_stats(board, p)
+            board.stats = b"".join(seat_stats)
         return board
 
-    def _stats_raw(self, e, board: "_SharedBoard") -> bytes:
-        """Per absolute seat the PER_PLAYER_BOARD values, clipped to their caps."""
-        wins, tear = e.tourn_wins, e.tear_bought
-        board.wins, board.tear = wins[:], tear[:]
-        cts, prod, upk, types = board.cts, board.prod, board.upk, board.types
-        raw = []
-        for p in range(self.num_players):
-            m, r, c = types[p]
-            ts = cts[p] + wins[p] + (1 if tear[p] else 0)
-            raw += (ts if ts < TS_MAX else TS_MAX, prod[p] if prod[p] < BIG else BIG,
-                    upk[p] if upk[p] < BIG else BIG, m if m < 15 else 15, r if r < 15 else 15, c if c < 15 else 15)
-        return bytes(raw)
+    @staticmethod
+    def _seat_stats(board: "_SharedBoard", p: int) -> bytes:
+        """Seat p's PER_PLAYER_BOARD values, clipped to their caps."""
+        m, r, c = board.types[p]
+        ts = board.cts[p] + board.wins[p] + (1 if board.tear[p] else 0)
+        prod, upk = board.prod[p], board.upk[p]
+        return bytes((ts if ts < TS_MAX else TS_MAX, prod if prod < BIG else BIG, upk if upk < BIG else BIG,
+                      m if m < 15 else 15, r if r < 15 else 15, c if c < 15 else 15))
 
     def _cell_block(self, e, c: int) -> tuple[bytes, bytes | None]:
         """One cell's public block with absolute seats (``_rotated`` turns it to an observer's view), and
