@@ -489,7 +489,8 @@ class SeventhStoneEngine(RulesEngine):
     def ready_barracks(self, cell: int) -> int:
         if self.capital_of[cell] >= 0:
             return _CAPITAL_BARRACKS
-        return len([b for b in self.buildings[cell] if b[0] == BARRACKS and b[1]])
+        blds = self.buildings[cell]
+        return len([b for b in blds if b[0] == BARRACKS and b[1]]) if blds else 0
 
     def stone_count(self) -> int:
         """Every equipment stone: stacks, offer, hands, under armies, discard, the bought tear stone."""
