@@ -226,6 +226,7 @@ class SeventhStoneEncoder(ObservationEncoder):
         self._stats_at, self._static_at = lay["seat0_ts"].start, lay["cell_static"].start
         self._dynamic_at, self._stones_at = lay["cell_dynamic"].start, lay["my_stones"].start
         self._alloc_at = lay["my_allocation"].start
+        self._assignee_at, self._movement_at = lay["assignee"].start, lay["movement"].start
         # (start, stop, width per seat, end of the following seat-free values) of the cell block's
         # per-seat parts: controller, capital people, armies, defender
         self._seat_parts = ((1, 1 + n, 1, 2 + n), (2 + n, 2 + 2 * n, 1, 7 + 2 * n),
@@ -553,8 +554,8 @@ class SeventhStoneEncoder(ObservationEncoder):
         n = self.num_players
         if acting >= 0:
             raw[NUM_PHASES + (acting - seat) % n] = 1
-        off = self._off
         if mine_to_act and ph in _PHASES_WITH_LIVE_VALUES:
+            off = self._off
             if ph in _SEL_CELL_PHASES and e.sel_cell >= 0:
                 raw[off["selected_cell"] + e.sel_cell] = 1
             if ph in _SEL_ITEM_PHASES and e.sel_item >= 0:
@@ -571,9 +572,9 @@ class SeventhStoneEncoder(ObservationEncoder):
             if ph == 2:
                 raw[off["my_budget_left"]] = max(0, min(e.budget_left(seat), BIG))
         if e.assignee >= 0:
-            raw[off["assignee"] + (e.assignee - seat) % n] = 1
+            raw[self._assignee_at + (e.assignee - seat) % n] = 1
         if e.checkpoints or e.broken_depth:
-            o = off["movement"]
+            o = self._movement_at
             raw[o] = min(len(e.checkpoints), STONES_MAX)
             raw[o + 1] = min(e.broken_depth, 7)
         out = self._scratch_values.astype(np.float32)

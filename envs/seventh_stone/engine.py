@@ -135,7 +135,7 @@ _MOVEMENT_PHASES = frozenset((
     Phase.MOVE_DEST, Phase.KEEP_STONE))
 # hot-path copies of some Phase, Op and Stage members: a module global is read through a cache, a class
 # attribute by a lookup at every use (CPython 3.11)
-_GAME_OVER, _PLACE_ITEM, _KEEP_STONE = Phase.GAME_OVER, Phase.PLACE_ITEM, Phase.KEEP_STONE
+_GAME_OVER, _ALLOC, _PLACE_ITEM, _KEEP_STONE = Phase.GAME_OVER, Phase.ALLOC, Phase.PLACE_ITEM, Phase.KEEP_STONE
 _MOVE_SELECT, _MOVE_TYPE, _MOVE_COUNT_MIL, _MOVE_COUNT_MERC, _MOVE_TAKE_STONE, _MOVE_DEST = (
     Phase.MOVE_SELECT, Phase.MOVE_TYPE, Phase.MOVE_COUNT_MIL, Phase.MOVE_COUNT_MERC, Phase.MOVE_TAKE_STONE,
     Phase.MOVE_DEST)
@@ -652,7 +652,14 @@ class SeventhStoneEngine(RulesEngine):
             if not self._apply_movement(p, op, arg):
                 self._run()
             return
-        if ph == Phase.SETUP_CAPITAL:
+        if ph == _ALLOC:  # the next most frequent decisions
+            if op == _OP_DONE:
+                self.committed[p] = True
+                self.idx += 1
+            else:
+                self.alloc[p][arg] += 1 if op == _OP_ALLOC1 else 5
+                return
+        elif ph == Phase.SETUP_CAPITAL:
             self.version += 1
             self.touched.append(arg)
             self.controller[arg] = p
@@ -664,13 +671,6 @@ class SeventhStoneEngine(RulesEngine):
             self.controller[arg] = p
             self.buildings[arg].append([BARRACKS, 1])  # G30: ready in year 1
             self.idx += 1
-        elif ph == Phase.ALLOC:
-            if op == _OP_DONE:
-                self.committed[p] = True
-                self.idx += 1
-            else:
-                self.alloc[p][arg] += 1 if op == _OP_ALLOC1 else 5
-                return
         elif ph == Phase.DRAFT_PICK:
             self._take_offer(p, arg)
             if self.num_players < 4 and self.draft_step == 0:
