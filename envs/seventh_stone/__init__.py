@@ -14,7 +14,8 @@ SPEC = GameSpec(
     new_codec=SeventhStoneCodec,
     new_encoder=SeventhStoneEncoder,
     default_max_turns=30,  # a turn is a year here: G41's year limit, a truncation
-    state_version=4,  # 3: the encoder's cached frames and the undo stack; 4: the shared public part's pieces
+    state_version=5,  # 3: the encoder's cached frames and the undo stack; 4: the shared public part's pieces;
+    # 5: the engine keeps its attributes in slots
 )
 
 __all__ = ["SPEC", "Op", "Phase", "SeventhStoneCodec", "SeventhStoneConfig", "SeventhStoneEncoder",

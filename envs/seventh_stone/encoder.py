@@ -36,6 +36,7 @@ PER_PLAYER = (  # public, cached per public version
       ("mercenaries", "equipment", "movement", "tournament")],
 )
 _HIDDEN = (0,) * 8  # other seats' allocations before the reveal
+_NO_ALLOCS = ((),) * 4  # per seat the allocation in a row's inputs before the reveal
 PER_PLAYER_BOARD = (  # from the map, cached per board version
     ("ts", TS_MAX, "tear stones"),
     ("production", BIG, "P, resource stones owned (clipped at 255)"), ("upkeep", BIG, "U, living military units"),
@@ -44,7 +45,6 @@ PER_PLAYER_BOARD = (  # from the map, cached per board version
 _SEL_CELL_PHASES = frozenset((9, 11, 12, 13, 14, 15, 19))
 _SEL_ITEM_PHASES = frozenset((8, 9))
 _PHASES_WITH_LIVE_VALUES = _SEL_CELL_PHASES | _SEL_ITEM_PHASES | {2, 12, 13, 14, 15}  # (mover's view)
-_GAME_OVER = Phase.GAME_OVER
 CELL_STATIC = len(TERRAINS) + len(PRINTED) + len(PORTALS) - 1
 _ONE_HOT4 = [bytes(1 if i == j else 0 for j in range(4)) for i in range(4)]
 _MEMO_MAX = 1 << 13  # entries per seat of the rotated-block memo (all full hold about 7 MB)
@@ -73,10 +73,12 @@ class _SharedBoard:
     """The board part's pieces that do not depend on the observer, kept up to date from the engine's log of
     changed cells (one per engine, in its ``obs_cache``): per cell its ``_cell_block`` (absolute seats)
     and its share of the per-seat totals (``engine.cell_holdings``); per seat TS from control, P, U and
-    armies per type (``control_stats`` and ``army_stats``); the per-seat stats as raw bytes (None when
-    stale) with the tournament wins and tear stones they show."""
+    armies per type (``control_stats`` and ``army_stats``); the per-seat stats as raw bytes, per seat (None
+    when stale) and all together (None when a seat's are stale), with the tournament wins and tear stones
+    they show."""
 
-    __slots__ = ("rev_all", "logged", "blocks", "held", "cts", "prod", "upk", "types", "stats", "wins", "tear")
+    __slots__ = ("rev_all", "logged", "blocks", "held", "cts", "prod", "upk", "types", "seat_stats", "stats",
+                 "wins", "tear")
 
     def __init__(self, e, blocks: list):
         self.rev_all = e.rev_all
@@ -85,26 +87,33 @@ class _SharedBoard:
         self.held = [e.cell_holdings(c) for c in range(NUM_CELLS)]
         self.cts, self.prod = e.control_stats()
         self.upk, self.types = e.army_stats()
+        self.seat_stats: list[bytes | None] = [None] * e.num_players
         self.stats: bytes | None = None
         self.wins: list[int] = []
         self.tear: list[bool] = []
 
     def move_holdings(self, old: tuple, now: tuple) -> None:
-        """A cell's holdings changed from old to now: the totals follow, the stats are stale."""
+        """A cell's holdings changed from old to now: the totals follow, the stats of the seats involved
+        are stale."""
+        stale = self.seat_stats
         k, ts, value, armies = old
         if k >= 0:
             self.cts[k] -= ts
             self.prod[k] -= value
+            stale[k] = None
         for p, mil, t in armies:
             self.upk[p] -= mil
             self.types[p][t] -= 1
+            stale[p] = None
         k, ts, value, armies = now
         if k >= 0:
             self.cts[k] += ts
             self.prod[k] += value
+            stale[k] = None
         for p, mil, t in armies:
             self.upk[p] += mil
             self.types[p][t] += 1
+            stale[p] = None
         self.stats = None
 
 
@@ -217,11 +226,28 @@ class SeventhStoneEncoder(ObservationEncoder):
         self._stats_at, self._static_at = lay["seat0_ts"].start, lay["cell_static"].start
         self._dynamic_at, self._stones_at = lay["cell_dynamic"].start, lay["my_stones"].start
         self._alloc_at = lay["my_allocation"].start
+        self._assignee_at, self._movement_at = lay["assignee"].start, lay["movement"].start
         # (start, stop, width per seat, end of the following seat-free values) of the cell block's
         # per-seat parts: controller, capital people, armies, defender
         self._seat_parts = ((1, 1 + n, 1, 2 + n), (2 + n, 2 + 2 * n, 1, 7 + 2 * n),
                             (7 + 2 * n, 7 + 10 * n, 8, 8 + 10 * n), (8 + 10 * n, 8 + 11 * n, 1, 8 + 11 * n))
         self._rules_raw = bytes(self._rules)
+        self._new_scratch()
+
+    def _new_scratch(self) -> None:
+        """The buffer an observation's raw values are put together in, and a uint8 array over it (one numpy
+        call less per observation)."""
+        self._scratch = bytearray(self.layout.size)
+        self._scratch_values = np.frombuffer(self._scratch, np.uint8)
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()  # a copied array would no longer show the buffer: made anew
+        del state["_scratch"], state["_scratch_values"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._new_scratch()
 
     def unscale(self, observation: np.ndarray) -> np.ndarray:
         """Raw integer values (counts, flags) of an observation, e.g. for rule-based agents."""
@@ -266,22 +292,26 @@ class SeventhStoneEncoder(ObservationEncoder):
                     board.move_holdings(old, now)
                     held[c] = now
             board.logged = len(log)
-        if board.stats is None or board.wins != e.tourn_wins or board.tear != e.tear_bought:
-            board.stats = self._stats_raw(e, board)
+        if board.wins != e.tourn_wins or board.tear != e.tear_bought:
+            board.wins, board.tear = e.tourn_wins[:], e.tear_bought[:]
+            board.seat_stats = [None] * self.num_players
+            board.stats = None
+        if board.stats is None:
+            seat_stats = board.seat_stats
+            for p, row in enumerate(seat_stats):
+                if row is None:
+                    seat_stats[p] = self._seat_stats(board, p)
+            board.stats = b"".join(seat_stats)
         return board
 
-    def _stats_raw(self, e, board: "_SharedBoard") -> bytes:
-        """Per absolute seat the PER_PLAYER_BOARD values, clipped to their caps."""
-        wins, tear = e.tourn_wins, e.tear_bought
-        board.wins, board.tear = wins[:], tear[:]
-        cts, prod, upk, types = board.cts, board.prod, board.upk, board.types
-        raw = []
-        for p in range(self.num_players):
-            m, r, c = types[p]
-            ts = cts[p] + wins[p] + (1 if tear[p] else 0)
-            raw += (ts if ts < TS_MAX else TS_MAX, prod[p] if prod[p] < BIG else BIG,
-                    upk[p] if upk[p] < BIG else BIG, m if m < 15 else 15, r if r < 15 else 15, c if c < 15 else 15)
-        return bytes(raw)
+    @staticmethod
+    def _seat_stats(board: "_SharedBoard", p: int) -> bytes:
+        """Seat p's PER_PLAYER_BOARD values, clipped to their caps."""
+        m, r, c = board.types[p]
+        ts = board.cts[p] + board.wins[p] + (1 if board.tear[p] else 0)
+        prod, upk = board.prod[p], board.upk[p]
+        return bytes((ts if ts < TS_MAX else TS_MAX, prod if prod < BIG else BIG, upk if upk < BIG else BIG,
+                      m if m < 15 else 15, r if r < 15 else 15, c if c < 15 else 15))
 
     def _cell_block(self, e, c: int) -> tuple[bytes, bytes | None]:
         """One cell's public block with absolute seats (``_rotated`` turns it to an observer's view), and
@@ -421,17 +451,15 @@ class SeventhStoneEncoder(ObservationEncoder):
                 order[n * n + e.double_mover] = 1
             pub.order = bytes(order)
         revealed = e.revealed
-        all_wins, all_tear, all_budget, all_stones = e.tourn_wins, e.tear_bought, e.budget, e.tstones
-        all_builds, all_units, all_mercs, hands = e.pend_build, e.pend_units, e.pend_mercs, e.hands
-        committed, alloc, ranks = e.committed, e.alloc, e.market_rank
         row_keys, rows = pub.row_keys, pub.rows
-        for p in range(n):
-            # the row's inputs (the allocation only once revealed)
-            key = (all_wins[p], all_tear[p], all_budget[p], all_stones[p], all_builds[p], *all_units[p],
-                   all_mercs[p], sum(hands[p]), committed[p], *ranks[p], *(alloc[p] if revealed else ()))
+        # per seat the row's inputs (the allocation only once revealed), copied: the lists change in place
+        keys = zip(e.tourn_wins, e.tear_bought, e.budget, e.tstones, e.pend_build, map(tuple, e.pend_units),
+                   e.pend_mercs, map(sum, e.hands), e.committed, map(tuple, e.market_rank),
+                   map(tuple, e.alloc) if revealed else _NO_ALLOCS)
+        for p, key in enumerate(keys):
             if key != row_keys[p]:
                 row_keys[p] = key
-                rows[p] = self._player_row(key, revealed)
+                rows[p] = self._player_row(key)
         if e.offer[:4] != pub.offer_shown:
             pub.offer_shown = e.offer[:4]
             offer = bytearray(4 * NUM_KINDS)
@@ -456,9 +484,9 @@ class SeventhStoneEncoder(ObservationEncoder):
                          for i, st in enumerate(statuses)]).ljust(16, b"\0")
 
     @staticmethod
-    def _player_row(key: tuple, revealed: bool) -> bytes:
+    def _player_row(key: tuple) -> bytes:
         """A seat's PER_PLAYER raw values from its inputs as listed in ``_shared_public``."""
-        wins, tear, budget, stones, builds, m, r, c, mercs, hand, committed, *rest = key
+        wins, tear, budget, stones, builds, (m, r, c), mercs, hand, committed, ranks, alloc = key
         tear = 1 if tear else 0
         perm = wins + tear
         # clamped to the caps of PER_PLAYER where a value can exceed them (flags, mercenaries, hand size
@@ -468,8 +496,8 @@ class SeventhStoneEncoder(ObservationEncoder):
             stones if stones < STONES_MAX else STONES_MAX, wins if wins < TS_MAX else TS_MAX, tear,
             builds if builds < STONES_MAX else STONES_MAX, m if m < STONES_MAX else STONES_MAX,
             r if r < STONES_MAX else STONES_MAX, c if c < STONES_MAX else STONES_MAX, mercs, hand,
-            1 if committed else 0, *([x if x < BIG else BIG for x in rest[4:]] if revealed else _HIDDEN),
-            rest[0] + 1, rest[1] + 1, rest[2] + 1, rest[3] + 1))
+            1 if committed else 0, *([x if x < BIG else BIG for x in alloc] if alloc else _HIDDEN),
+            ranks[0] + 1, ranks[1] + 1, ranks[2] + 1, ranks[3] + 1))
 
     def _public(self, e, seat: int) -> bytes:
         """The public part between the live part and the board part as raw values."""
@@ -516,18 +544,18 @@ class SeventhStoneEncoder(ObservationEncoder):
         # value is scaled at once
         f = e.fight
         ph = e.phase
-        acting = -1 if ph == _GAME_OVER else e.actor  # e.current_player
+        acting = e.current_player
         mine_to_act = acting == seat
+        raw = self._scratch
+        raw[:] = view.raw  # the same size: the buffer keeps its place
         if f is not None:
-            raw = self._fight_part(f, seat, mine_to_act and ph == Phase.DICE_ALLOC) + view.raw[self._live_size:]
-        else:
-            raw = view.raw[:]
+            raw[:self._live_size] = self._fight_part(f, seat, mine_to_act and ph == Phase.DICE_ALLOC)
         raw[ph if mine_to_act else NUM_PHASES - 1] = 1
         n = self.num_players
         if acting >= 0:
             raw[NUM_PHASES + (acting - seat) % n] = 1
-        off = self._off
         if mine_to_act and ph in _PHASES_WITH_LIVE_VALUES:
+            off = self._off
             if ph in _SEL_CELL_PHASES and e.sel_cell >= 0:
                 raw[off["selected_cell"] + e.sel_cell] = 1
             if ph in _SEL_ITEM_PHASES and e.sel_item >= 0:
@@ -544,12 +572,12 @@ class SeventhStoneEncoder(ObservationEncoder):
             if ph == 2:
                 raw[off["my_budget_left"]] = max(0, min(e.budget_left(seat), BIG))
         if e.assignee >= 0:
-            raw[off["assignee"] + (e.assignee - seat) % n] = 1
+            raw[self._assignee_at + (e.assignee - seat) % n] = 1
         if e.checkpoints or e.broken_depth:
-            o = off["movement"]
+            o = self._movement_at
             raw[o] = min(len(e.checkpoints), STONES_MAX)
             raw[o + 1] = min(e.broken_depth, 7)
-        out = np.frombuffer(raw, np.uint8).astype(np.float32)
+        out = self._scratch_values.astype(np.float32)
         out *= self._scale
         return out
 

@@ -133,6 +133,15 @@ _NO_PUBLIC_CHANGE_PHASES = frozenset((
 _MOVEMENT_PHASES = frozenset((
     Phase.MOVE_SELECT, Phase.MOVE_TYPE, Phase.MOVE_COUNT_MIL, Phase.MOVE_COUNT_MERC, Phase.MOVE_TAKE_STONE,
     Phase.MOVE_DEST, Phase.KEEP_STONE))
+# hot-path copies of some Phase, Op and Stage members: a module global is read through a cache, a class
+# attribute by a lookup at every use (CPython 3.11)
+_GAME_OVER, _ALLOC, _PLACE_ITEM, _KEEP_STONE = Phase.GAME_OVER, Phase.ALLOC, Phase.PLACE_ITEM, Phase.KEEP_STONE
+_MOVE_SELECT, _MOVE_TYPE, _MOVE_COUNT_MIL, _MOVE_COUNT_MERC, _MOVE_TAKE_STONE, _MOVE_DEST = (
+    Phase.MOVE_SELECT, Phase.MOVE_TYPE, Phase.MOVE_COUNT_MIL, Phase.MOVE_COUNT_MERC, Phase.MOVE_TAKE_STONE,
+    Phase.MOVE_DEST)
+_OP_CELL, _OP_REVEAL, _OP_OVERRUN, _OP_ITEM, _OP_DONE, _OP_UNDO, _OP_ALLOC1, _OP_ALLOC5 = (
+    Op.CELL, Op.REVEAL, Op.OVERRUN, Op.ITEM, Op.DONE, Op.UNDO, Op.ALLOC1, Op.ALLOC5)
+_STAGE_MOVE = Stage.MOVE
 PHASE_NAMES = tuple(sorted((k for k, v in vars(Phase).items() if isinstance(v, int)),
                            key=lambda k: getattr(Phase, k)))
 NUM_PHASES = len(PHASE_NAMES)
@@ -226,6 +235,28 @@ class Fight:
 
 
 class SeventhStoneEngine(RulesEngine):
+    # every attribute in a slot: faster reads than the instance dict, which its size keeps from sharing keys
+    __slots__ = (
+        "config", "num_players", "rng", "board", "gap_rows", "win_ts", "merc_key", "tourn_key", "offer_size",
+        "yield_rs",
+        # map state
+        "controller", "capital_of", "buildings", "lava", "armies", "conflicts",
+        # players
+        "unit_max", "tourn_wins", "tear_bought", "tstones", "hands", "budget", "alloc", "committed", "revealed",
+        "pend_build", "pend_units", "pend_mercs", "market_rank",
+        # equipment stacks, offer, discard
+        "stacks", "discard", "offer", "offer_status", "offer_taker", "stack_rotation",
+        # year and order
+        "year", "turn", "round_counter", "event", "order", "double_mover", "winners", "winner",
+        # decision state
+        "stage", "phase", "actor", "current_player", "is_over", "setup_order", "idx", "ranking", "draft_step", "order_slots", "assignee",
+        "sel_item", "sel_cell", "sel_type", "sel_mil", "sel_merc", "sel_stone", "placed_at", "checkpoints",
+        "broken_depth", "undos", "pending_control", "moved_done", "debt_queue", "fight", "fight_picker", "keep_cell",
+        # versions and caches
+        "version", "apply_count", "touched", "rev_all", "pversion", "manufactory_rev", "_legal", "_open_nbr",
+        "_reach", "_crossed", "_select_moves", "_undone_moves", "obs_cache",
+    )
+
     def __init__(self, config: SeventhStoneConfig, num_players: int, rng: np.random.Generator,
                  board: Board | None = None):
         validate_config(config, num_players)
@@ -299,7 +330,8 @@ class SeventhStoneEngine(RulesEngine):
         # decision state
         self.stage = Stage.SETUP_CAPITAL
         self.phase = Phase.SETUP_CAPITAL
-        self.actor = 0
+        self.actor = self.current_player = 0
+        self.is_over = False
         self.setup_order = [int(x) for x in rng.permutation(n)]  # G29: d6 with re-rolls = uniform order
         self.idx = 0  # position within the current stage's player sequence
         self.ranking: list[int] = []  # current market ranking
@@ -338,13 +370,9 @@ class SeventhStoneEngine(RulesEngine):
         self._run()
 
     # ---------------------------------------------------------------- RulesEngine protocol ----
-    @property
-    def current_player(self) -> int:
-        return -1 if self.phase == Phase.GAME_OVER else self.actor
-
-    @property
-    def is_over(self) -> bool:
-        return self.phase == Phase.GAME_OVER
+    # current_player and is_over are plain attributes (slots) rather than properties, as the adapter reads
+    # them at every step: the seat that decides (the actor, -1 once the game is over) and whether the game
+    # is over, set wherever the actor or the end is set
 
     def placement_scores(self) -> list[float]:
         return [1.0 if p in self.winners else 0.0 for p in range(self.num_players)]
@@ -404,13 +432,13 @@ class SeventhStoneEngine(RulesEngine):
         if k >= 0:
             value = self.yield_rs[cell]
             if self.capital_of[cell] >= 0:
-                value += R["capital_rs"]
-                ts += R["capital_ts"]
+                value += _CAPITAL_RS
+                ts += _CAPITAL_TS
             if self.board.terrain[cell] == TEMPLE:
                 ts += 1
             for b in self.buildings[cell]:
                 if b[0] == MANUFACTORY:
-                    value += R["manufactory_rs"]
+                    value += _MANUFACTORY_RS
         return k, ts, value, tuple([(a.owner, len(a.mil), a.utype) for a in self.armies[cell]])
 
     def army_stats(self) -> tuple[list[int], list[list[int]]]:
@@ -461,7 +489,8 @@ class SeventhStoneEngine(RulesEngine):
     def ready_barracks(self, cell: int) -> int:
         if self.capital_of[cell] >= 0:
             return _CAPITAL_BARRACKS
-        return len([b for b in self.buildings[cell] if b[0] == BARRACKS and b[1]])
+        blds = self.buildings[cell]
+        return len([b for b in blds if b[0] == BARRACKS and b[1]]) if blds else 0
 
     def stone_count(self) -> int:
         """Every equipment stone: stacks, offer, hands, under armies, discard, the bought tear stone."""
@@ -504,7 +533,7 @@ class SeventhStoneEngine(RulesEngine):
         return self._legal
 
     def _compute_legal(self) -> list[tuple[int, int]]:
-        if self.phase == Phase.GAME_OVER:
+        if self.phase == _GAME_OVER:
             return []
         return _LEGAL_BY_PHASE[self.phase](self, self.actor)
 
@@ -520,9 +549,9 @@ class SeventhStoneEngine(RulesEngine):
             moves = [DONE]
             for f in range(8):
                 if ALLOC_COSTS[f] <= left:
-                    moves.append((Op.ALLOC1, f))
+                    moves.append((_OP_ALLOC1, f))
                 if 5 * ALLOC_COSTS[f] <= left:
-                    moves.append((Op.ALLOC5, f))
+                    moves.append((_OP_ALLOC5, f))
             moves = _ALLOC_MOVES[left] = tuple(moves)
         return list(moves)
 
@@ -533,10 +562,10 @@ class SeventhStoneEngine(RulesEngine):
         return [(Op.CHOICE, i) for i in range(self.num_players) if self.order_slots[i] < 0]
 
     def _place_item_moves(self, p: int) -> list[tuple[int, int]]:
-        return [DONE] + [(Op.ITEM, it) for it in self._placeable_items(p)]
+        return [DONE] + [(_OP_ITEM, it) for it in self._placeable_items(p)]
 
     def _place_cell_moves(self, p: int) -> list[tuple[int, int]]:
-        return [(Op.CELL, c) for c in self._place_cells(p, self.sel_item)]
+        return [(_OP_CELL, c) for c in self._place_cells(p, self.sel_item)]
 
     def _two_choices(self, p: int) -> list[tuple[int, int]]:
         return [(Op.CHOICE, 0), (Op.CHOICE, 1)]
@@ -560,7 +589,7 @@ class SeventhStoneEngine(RulesEngine):
         return AMOUNTS[lo:min(k, MAX_AMOUNT) + 1]
 
     def _move_dest_moves(self, p: int) -> list[tuple[int, int]]:
-        return [(Op.CELL, c) for c in self._move_destinations(p)]
+        return [(_OP_CELL, c) for c in self._move_destinations(p)]
 
     def _keep_stone_moves(self, p: int) -> list[tuple[int, int]]:
         a = self._double_stone_army(p)
@@ -605,8 +634,8 @@ class SeventhStoneEngine(RulesEngine):
         self.apply_count += 1
         self._apply_one(move)
         self._legal = None
-        while self.phase != Phase.GAME_OVER:
-            legal = self.legal_moves()
+        while self.phase != _GAME_OVER:
+            legal = self._legal = _LEGAL_BY_PHASE[self.phase](self, self.actor)  # legal_moves(), inlined
             if len(legal) != 1:
                 break
             self._apply_one(legal[0])  # a forced decision (spec 13.1.3)
@@ -616,14 +645,21 @@ class SeventhStoneEngine(RulesEngine):
         op, arg = move
         ph = self.phase
         p = self.actor
-        if not (ph in _NO_PUBLIC_CHANGE_PHASES or op == Op.ALLOC1 or op == Op.ALLOC5
-                or (op == Op.ITEM and ph == Phase.PLACE_ITEM)):
+        if not (ph in _NO_PUBLIC_CHANGE_PHASES or op == _OP_ALLOC1 or op == _OP_ALLOC5
+                or (op == _OP_ITEM and ph == _PLACE_ITEM)):
             self.pversion += 1  # these may change the observation's cached public part
         if ph in _MOVEMENT_PHASES:  # the most frequent decisions first
             if not self._apply_movement(p, op, arg):
                 self._run()
             return
-        if ph == Phase.SETUP_CAPITAL:
+        if ph == _ALLOC:  # the next most frequent decisions
+            if op == _OP_DONE:
+                self.committed[p] = True
+                self.idx += 1
+            else:
+                self.alloc[p][arg] += 1 if op == _OP_ALLOC1 else 5
+                return
+        elif ph == Phase.SETUP_CAPITAL:
             self.version += 1
             self.touched.append(arg)
             self.controller[arg] = p
@@ -635,13 +671,6 @@ class SeventhStoneEngine(RulesEngine):
             self.controller[arg] = p
             self.buildings[arg].append([BARRACKS, 1])  # G30: ready in year 1
             self.idx += 1
-        elif ph == Phase.ALLOC:
-            if op == Op.DONE:
-                self.committed[p] = True
-                self.idx += 1
-            else:
-                self.alloc[p][arg] += 1 if op == Op.ALLOC1 else 5
-                return
         elif ph == Phase.DRAFT_PICK:
             self._take_offer(p, arg)
             if self.num_players < 4 and self.draft_step == 0:
@@ -660,8 +689,8 @@ class SeventhStoneEngine(RulesEngine):
             self.idx += 1
         elif ph == Phase.ORDER_ASSIGN:
             self.order_slots[arg] = self.assignee
-        elif ph == Phase.PLACE_ITEM:
-            if op == Op.DONE:
+        elif ph == _PLACE_ITEM:
+            if op == _OP_DONE:
                 self._end_placement(p)
             else:
                 self.sel_item = arg
@@ -676,12 +705,12 @@ class SeventhStoneEngine(RulesEngine):
         elif ph == Phase.PLACE_REPLACE:
             self._place(p, self.sel_item, self.sel_cell, arg)
         elif ph == Phase.POST_OVERRUN:
-            if op == Op.DONE:
+            if op == _OP_DONE:
                 self.idx += 1
             else:
                 self._start_overrun(p, arg)
         elif ph == Phase.SUPPORT_ARMY:
-            if op == Op.DONE:
+            if op == _OP_DONE:
                 self.idx += 1
             else:
                 self.sel_cell = arg
@@ -689,7 +718,7 @@ class SeventhStoneEngine(RulesEngine):
                 return
         elif ph == Phase.SUPPORT_TARGET:
             # DONE declines: that army supports nobody this year (so declaring always ends)
-            self.army_at(self.sel_cell, p).support = arg if op != Op.DONE else -2
+            self.army_at(self.sel_cell, p).support = arg if op != _OP_DONE else -2
             self.version += 1
             self.touched.append(self.sel_cell)
         elif ph == Phase.FIGHT_PICK:
@@ -719,7 +748,8 @@ class SeventhStoneEngine(RulesEngine):
                 if self.upkeep(p) <= self.production(p) or not self._disband_cells(p):
                     self.debt_queue.pop(0)
                     continue
-                self.phase, self.actor = Phase.DISBAND, p
+                self.phase = Phase.DISBAND
+                self.actor = self.current_player = p
                 return
             if self.fight is not None:
                 if self._fight_run():
@@ -732,7 +762,7 @@ class SeventhStoneEngine(RulesEngine):
         st = self.stage
         n = self.num_players
         # the movement stage first: most decisions are taken there
-        if st == Stage.MOVE:
+        if st == _STAGE_MOVE:
             if self.idx < n:
                 p = self.order[self.idx]
                 if not self.moved_done:  # p's movement phase starts: a hard checkpoint
@@ -742,19 +772,22 @@ class SeventhStoneEngine(RulesEngine):
                     self.pending_control = set()
                     self.broken_depth = 0
                     self.undos = 0
-                self.phase, self.actor = Phase.MOVE_SELECT, p
+                self.phase = _MOVE_SELECT
+                self.actor = self.current_player = p
                 return True
             self.stage, self.idx = Stage.POST, 0
             return False
         if st == Stage.SETUP_CAPITAL:
             if self.idx < n:
-                self.phase, self.actor = Phase.SETUP_CAPITAL, self.setup_order[self.idx]
+                self.phase = Phase.SETUP_CAPITAL
+                self.actor = self.current_player = self.setup_order[self.idx]
                 return True
             self.stage, self.idx = Stage.SETUP_BARRACKS, 0
             return False
         if st == Stage.SETUP_BARRACKS:
             if self.idx < n:
-                self.phase, self.actor = Phase.SETUP_BARRACKS, self.setup_order[n - 1 - self.idx]
+                self.phase = Phase.SETUP_BARRACKS
+                self.actor = self.current_player = self.setup_order[n - 1 - self.idx]
                 return True
             self.stage = Stage.EVENT
             return False
@@ -764,7 +797,8 @@ class SeventhStoneEngine(RulesEngine):
             return False
         if st == Stage.ALLOC:
             if self.idx < n:
-                self.phase, self.actor = Phase.ALLOC, self.idx
+                self.phase = Phase.ALLOC
+                self.actor = self.current_player = self.idx
                 return True
             self._reveal_and_mercenaries()
             self.stage, self.idx, self.draft_step = Stage.DRAFT, 0, 0
@@ -776,20 +810,23 @@ class SeventhStoneEngine(RulesEngine):
             return self._order_run()
         if st == Stage.PLACE:
             if self.idx < n:
-                self.phase, self.actor = Phase.PLACE_ITEM, self.order[self.idx]
+                self.phase = _PLACE_ITEM
+                self.actor = self.current_player = self.order[self.idx]
                 return True
-            self.stage, self.idx = Stage.MOVE, 0
+            self.stage, self.idx = _STAGE_MOVE, 0
             self._begin_movement()
             return False
         if st == Stage.POST:
             if self.idx < n:
-                self.phase, self.actor = Phase.POST_OVERRUN, self.order[self.idx]
+                self.phase = Phase.POST_OVERRUN
+                self.actor = self.current_player = self.order[self.idx]
                 return True
             self.stage, self.idx = Stage.SUPPORT, 0
             return False
         if st == Stage.SUPPORT:
             if self.idx < n:
-                self.phase, self.actor = Phase.SUPPORT_ARMY, self.order[self.idx]
+                self.phase = Phase.SUPPORT_ARMY
+                self.actor = self.current_player = self.order[self.idx]
                 return True
             self.stage, self.idx = Stage.FIGHTS, 0
             return False
@@ -797,7 +834,8 @@ class SeventhStoneEngine(RulesEngine):
             while self.idx < n:
                 p = self.order[self.idx]
                 if self._open_conflicts_of(p):
-                    self.phase, self.actor = Phase.FIGHT_PICK, p
+                    self.phase = Phase.FIGHT_PICK
+                    self.actor = self.current_player = p
                     return True
                 self.idx += 1
             if self.conflicts:  # conflicts with nobody left in the field (G40)
@@ -808,7 +846,7 @@ class SeventhStoneEngine(RulesEngine):
             return False
         if st == Stage.YEAR_END:
             self._end_year()
-            return self.phase == Phase.GAME_OVER
+            return self.phase == _GAME_OVER
         raise AssertionError(f"unknown stage {st}")
 
     # ---------------------------------------------------------------- year start (6.1, 6.2) ----
@@ -937,7 +975,8 @@ class SeventhStoneEngine(RulesEngine):
         while self.idx < len(self.ranking):
             if not any(st == 0 for st in self.offer_status):
                 break
-            self.phase, self.actor = Phase.DRAFT_PICK, self.ranking[self.idx]
+            self.phase = Phase.DRAFT_PICK
+            self.actor = self.current_player = self.ranking[self.idx]
             return True
         for i, st in enumerate(self.offer_status):
             if st == 0:
@@ -959,13 +998,15 @@ class SeventhStoneEngine(RulesEngine):
     def _order_run(self) -> bool:
         """Section 6.2.7: bidders pick positions; rank 1 seats the excluded players."""
         if self.idx < len(self.ranking):
-            self.phase, self.actor = Phase.ORDER_PICK, self.ranking[self.idx]
+            self.phase = Phase.ORDER_PICK
+            self.actor = self.current_player = self.ranking[self.idx]
             return True
         seated = set(self.order_slots)
         for q in range(self.num_players):
             if q not in seated:
                 self.assignee = q
-                self.phase, self.actor = Phase.ORDER_ASSIGN, self.ranking[0]
+                self.phase = Phase.ORDER_ASSIGN
+                self.actor = self.current_player = self.ranking[0]
                 return True
         self.assignee = -1
         self.pversion += 1  # the turn order, the tournament ranking and stones are public
@@ -1133,7 +1174,8 @@ class SeventhStoneEngine(RulesEngine):
                     a.teleport = a.agile = False
 
     def _movable(self, a: Army) -> bool:
-        return any(mp > 0 for mp in a.mil) or any(mp > 0 for mp in a.merc)
+        # a unit with points left (movement points are never negative)
+        return a.mil.count(0) < len(a.mil) or a.merc.count(0) < len(a.merc)
 
     def _sel_army(self) -> Army:
         return self.army_at(self.sel_cell, self.actor, self.sel_type)
@@ -1173,11 +1215,11 @@ class SeventhStoneEngine(RulesEngine):
                     and (mil.count(0) < len(mil) or merc.count(0) < len(merc))):
                 # a free neighbouring land cell is always a destination; otherwise search
                 if open_nbr[c] or self._destinations(p, c, 1, a.teleport, a.agile, a.utype, True):
-                    moves.append((Op.CELL, c))
+                    moves.append((_OP_CELL, c))
             if a.stones and (not reveals or reveals[-1][1] != c):
                 for k in a.stones:
                     if KINDS[k].is_movement:
-                        reveals.append((Op.REVEAL, c))
+                        reveals.append((_OP_REVEAL, c))
                         break
         if ok and max(per_type) > MAX_ARMIES:
             ok = False
@@ -1185,7 +1227,7 @@ class SeventhStoneEngine(RulesEngine):
             moves.append(DONE)
             moves += reveals  # a hard checkpoint: only from a legal state (13.4)
             if single_stones and conflicts:
-                moves += [(Op.OVERRUN, c) for c in self._overrun_cells(p)]
+                moves += [(_OP_OVERRUN, c) for c in self._overrun_cells(p)]
         if self.checkpoints:
             moves.append(UNDO)
         moves.sort()
@@ -1255,24 +1297,24 @@ class SeventhStoneEngine(RulesEngine):
     def _apply_movement(self, p: int, op: int, arg: int) -> bool:
         """Returns True while the move order waits for a further sub-decision."""
         ph = self.phase
-        if ph == Phase.MOVE_SELECT:
-            if op == Op.DONE:
+        if ph == _MOVE_SELECT:
+            if op == _OP_DONE:
                 if self._double_stone_army(p) is not None:
-                    self.phase = Phase.KEEP_STONE
+                    self.phase = _KEEP_STONE
                     return True
                 self._end_movement(p)
                 return False
-            if op == Op.UNDO:
+            if op == _OP_UNDO:
                 moves = self._restore(self.checkpoints.pop())
                 self.undos += 1
                 if moves is not None:  # the state is again the one where these moves were legal
                     self._undone_moves = (self.version, moves)
                 return False
-            if op == Op.REVEAL:
+            if op == _OP_REVEAL:
                 self._reveal(p, arg)
                 self.checkpoints = []  # a revealed stone is public: hard checkpoint
                 return False
-            if op == Op.OVERRUN:
+            if op == _OP_OVERRUN:
                 self.checkpoints = []
                 self._start_overrun(p, arg)
                 return False
@@ -1280,36 +1322,36 @@ class SeventhStoneEngine(RulesEngine):
             self._select_moves = self._legal  # computed for this state (None if apply() came first)
             types = [a.utype for a in self.armies[arg] if a.owner == p and self._movable(a)]
             if len(types) > 1:
-                self.phase = Phase.MOVE_TYPE
+                self.phase = _MOVE_TYPE
                 return True
             self.sel_type = types[0]
-            self.phase = Phase.MOVE_COUNT_MIL
+            self.phase = _MOVE_COUNT_MIL
             return True
-        if ph == Phase.MOVE_TYPE:
+        if ph == _MOVE_TYPE:
             self.sel_type = arg
-            self.phase = Phase.MOVE_COUNT_MIL
+            self.phase = _MOVE_COUNT_MIL
             return True
-        if ph == Phase.MOVE_COUNT_MIL:
+        if ph == _MOVE_COUNT_MIL:
             self.sel_mil = arg
-            self.phase = Phase.MOVE_COUNT_MERC
+            self.phase = _MOVE_COUNT_MERC
             return True
-        if ph == Phase.MOVE_COUNT_MERC:
+        if ph == _MOVE_COUNT_MERC:
             self.sel_merc = arg
             a = self._sel_army()
             self.sel_stone = True
             if a.stones and self.sel_mil + self.sel_merc < a.size:
-                self.phase = Phase.MOVE_TAKE_STONE
+                self.phase = _MOVE_TAKE_STONE
                 return True
-            self.phase = Phase.MOVE_DEST
+            self.phase = _MOVE_DEST
             return True
-        if ph == Phase.MOVE_TAKE_STONE:
+        if ph == _MOVE_TAKE_STONE:
             self.sel_stone = arg == 0
-            self.phase = Phase.MOVE_DEST
+            self.phase = _MOVE_DEST
             return True
-        if ph == Phase.MOVE_DEST:
+        if ph == _MOVE_DEST:
             self._move(p, arg)
             return False
-        if ph == Phase.KEEP_STONE:
+        if ph == _KEEP_STONE:
             a = self._double_stone_army(p)
             keep = arg - ITEM_STONE
             for k in a.stones:
@@ -1506,9 +1548,7 @@ class SeventhStoneEngine(RulesEngine):
             if dest not in self.conflicts:
                 self.conflicts[dest] = self._defender(dest, p)
         elif self.board.controllable[dest] and self.controller[dest] != p:
-            q = self.controller[dest]
-            self._set_control(dest, p)
-            if q >= 0 and self.upkeep(q) > self.production(q):
+            if self._set_control(dest, p):
                 self.checkpoints = []  # the other player's disbanding cannot be undone (13.4)
 
     def _defender(self, cell: int, mover: int) -> int:
@@ -1520,13 +1560,16 @@ class SeventhStoneEngine(RulesEngine):
                 return a.owner
         return mover
 
-    def _set_control(self, cell: int, p: int) -> None:
+    def _set_control(self, cell: int, p: int) -> bool:
+        """p takes control of cell; returns whether that leaves its former controller in debt (queued)."""
         q = self.controller[cell]
         self.controller[cell] = p
         self.version += 1
         self.touched.append(cell)
         if q >= 0 and q != p and self.upkeep(q) > self.production(q):
             self.debt_queue.append(q)
+            return True
+        return False
 
     def _end_movement(self, p: int) -> None:
         for c in sorted(self.pending_control):
@@ -1637,7 +1680,8 @@ class SeventhStoneEngine(RulesEngine):
                 while f.equip_queue:
                     q = f.equip_queue[0]
                     if any(a.owner == q and any(KINDS[k].is_combat for k in a.stones) for a in self.armies[f.cell]):
-                        self.phase, self.actor = Phase.USE_EQUIPMENT, q
+                        self.phase = Phase.USE_EQUIPMENT
+                        self.actor = self.current_player = q
                         return True
                     f.equip_queue.pop(0)
                 f.stage = 1
@@ -1649,7 +1693,8 @@ class SeventhStoneEngine(RulesEngine):
                     f.absorb_mountain[d] = 1  # G34
             if f.stage == 1:  # step 3: walls
                 if f.walls_left > 0:
-                    self.phase, self.actor = Phase.USE_WALL, f.defender
+                    self.phase = Phase.USE_WALL
+                    self.actor = self.current_player = f.defender
                     return True
                 f.stage = 2
             if f.stage == 2:
@@ -1659,7 +1704,8 @@ class SeventhStoneEngine(RulesEngine):
                 if f.roll_phase == 1 and f.aim_round != f.rounds:
                     self._plan_aims(f)
                 if f.aim_queue:
-                    self.phase, self.actor = Phase.DICE_ALLOC, f.aim_queue[0][0]
+                    self.phase = Phase.DICE_ALLOC
+                    self.actor = self.current_player = f.aim_queue[0][0]
                     return True
                 self._roll(f)
                 f.stage = 3
@@ -1678,7 +1724,8 @@ class SeventhStoneEngine(RulesEngine):
                         else:
                             self._remove_all(q)
                         continue
-                    self.phase, self.actor = Phase.CASUALTY, q
+                    self.phase = Phase.CASUALTY
+                    self.actor = self.current_player = q
                     return True
                 f.roll_phase = 2 if f.roll_phase == 1 else 1
                 if f.roll_phase == 1:
@@ -1985,8 +2032,9 @@ class SeventhStoneEngine(RulesEngine):
             self.winners = [p for p in rich if self.permanent_ts(p) == perm]
             self.winner = self.winners[0]
             self.phase = Phase.GAME_OVER
+            self.is_over = True
             self.stage = Stage.OVER
-            self.actor = -1
+            self.actor = self.current_player = -1
             return
         self.stage = Stage.EVENT
 

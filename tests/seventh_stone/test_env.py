@@ -1,4 +1,6 @@
 """seventh_stone as a PettingZoo env: API, seeds, bad input, hidden information, rendering."""
+import copy
+import pickle
 import re
 
 import numpy as np
@@ -163,6 +165,30 @@ def test_own_hand_and_stones_are_visible_to_their_owner_only():
     hand = env.observation_layout["my_hand"]
     assert env.observe("player_0")["observation"][hand][5] > 0
     assert env.observe("player_1")["observation"][hand].sum() == 0
+
+
+@pytest.mark.parametrize("copy_env", (lambda env: pickle.loads(pickle.dumps(env)), copy.deepcopy),
+                         ids=("pickle", "deepcopy"))
+def test_copied_env_observes_as_the_original(copy_env):
+    """The encoder builds every observation in one buffer of its own: a copied env gets a new one, and an
+    observation handed out is a fresh array that later observations leave as it was."""
+    env = envs.make("seventh_stone", num_players=3)
+    env.reset(seed=4)
+    pick = np.random.default_rng(0)
+    for _ in range(120):
+        legal = env.legal_actions()
+        env.step(int(legal[pick.integers(len(legal))]))
+    twin = copy_env(env)
+    kept = env.observe(env.agent_selection)["observation"]
+    seen = kept.copy()
+    for _ in range(60):
+        legal = env.legal_actions()
+        action = int(legal[pick.integers(len(legal))])
+        env.step(action)
+        twin.step(action)
+        for agent in env.possible_agents:
+            assert np.array_equal(env.observe(agent)["observation"], twin.observe(agent)["observation"])
+    assert np.array_equal(kept, seen)
 
 
 def test_render_modes(capsys):

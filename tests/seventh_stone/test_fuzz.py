@@ -20,6 +20,9 @@ TOTAL_STONES = sum(k.count for k in KINDS)
 def check_invariants(env) -> None:
     e = env.engine
     n = e.num_players
+    # the seat to decide and the end, kept as plain attributes, follow the decision state
+    assert e.is_over == (e.phase == Phase.GAME_OVER)
+    assert e.current_player == (-1 if e.is_over else e.actor)
     # capacity rules hold for everyone except the player in the middle of his own movement phase
     mover = e.order[e.idx] if e.stage == Stage.MOVE and e.idx < n else -1
     for p in range(n):
