@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
-from operator import itemgetter
+from operator import add, itemgetter
 
 import numpy as np
 
@@ -182,6 +182,27 @@ _BOARD_CONSTANTS: dict = {}
 _NO_DICE = (None, None, lambda: [[], []], lambda: [[], [], []], lambda: [[], [], [], []],
             lambda: [[], [], [], [], []])
 _STRENGTH_BY_ROW: dict = {}
+_NEUTRAL_BLOCKS: dict = {}
+
+
+def _neutral_blocks(dice: tuple) -> tuple:
+    """Spec 3.3 (2 players): the ranks blocked by the five neutral dice, three on their total and two
+    on theirs (on each die's own rank when the two totals are equal), as (ranks, bit mask of the
+    ranks, placements); cached by the dice."""
+    a, b, c, d, e = dice
+    three = a + b + c
+    blocked = [three]
+    if d + e != three:
+        blocked.append(d + e)
+    elif d != e:
+        blocked += [d, e]
+    else:
+        blocked.append(d)
+    occupied = 0
+    for r in blocked:
+        occupied |= 1 << r
+    hit = _NEUTRAL_BLOCKS[dice] = (tuple(blocked), occupied, tuple((r, _NEUTRAL) for r in blocked))
+    return hit
 
 
 def _strength_by_row(key: tuple, t: Tables, card) -> tuple:
@@ -296,6 +317,7 @@ class KingsburgEngine(RulesEngine):
         self.governor_hand: list[list[int]] = [[] for _ in range(n)]
         self.governor = [-1] * n
         self.governors_revealed = False
+        self._clear_dice()
         self._reset_season()
 
         self.turn = 0
@@ -607,27 +629,32 @@ class KingsburgEngine(RulesEngine):
         return moves
 
     def _reset_season(self) -> None:
+        """The season's flags (the dice are already back: see _clear_dice)."""
         n = self.num_players
         self.epoch += 1
-        no_dice = _NO_DICE[n]
-        self.pdice = no_dice()
-        self.bdice = no_dice()
-        self.pplaced = [0] * n
-        self.bplaced = [0] * n
         self.passed = [False] * n
         self.plus2_used = [False] * n
         self.market_used = [False] * n
         self.statue_used = [False] * n
         self.chapel_used = [False] * n
         self.prince_done = [False] * n
+        # ranks blocked by neutral dice (2 players): a shared tuple, so that observers can tell a
+        # change by identity
+        self.neutral: tuple[int, ...] = ()
+        self.envoy_rank = 0
+        self.neutral_dice: tuple[int, ...] = ()
+
+    def _clear_dice(self) -> None:
+        """Dice back to their owners, all bonus dice to the supply, every advisor free."""
+        n = self.num_players
+        no_dice = _NO_DICE[n]
+        self.pdice = no_dice()
+        self.bdice = no_dice()
+        self.pplaced = [0] * n
+        self.bplaced = [0] * n
         self.occupied = 0  # bit r set while advisor r holds any dice (kept with placements)
         self.placements: list[tuple[int, int]] = []  # (rank, seat or -1 neutral) in placement order
         self.advisor_mask = [0] * n  # per seat: bit r - 1 set when it has dice on advisor r
-        # ranks blocked by neutral dice (2 players); always replaced, never changed in place, so that
-        # observers can tell a change by identity
-        self.neutral: list[int] = []
-        self.envoy_rank = 0
-        self.neutral_dice: tuple[int, ...] = ()
 
     # ------------------------------------------------------------------------- governors ----
     def _deal_governors(self) -> None:
@@ -668,7 +695,8 @@ class KingsburgEngine(RulesEngine):
         self.peeked = [False] * n
         self.revealed = False
         self.public_version += 1
-        for p in self.order:  # Magician (A42 reconstruction): free column-I buildings, no VP
+        for p in self.order if self.config.module_governors else ():
+            # Magician (A42 reconstruction): free column-I buildings, no VP
             if self._has_gov(p, "free_column_builds") and self._gov(p)["year"] == self.year:
                 params = self._gov(p)
                 col = params["column"]
@@ -712,25 +740,15 @@ class KingsburgEngine(RulesEngine):
         self.phase = 2 + 2 * season
         self._reset_season()
         if self.num_players == 2:  # spec 3.3: neutral blocking dice before anything else
-            a, b, c, d, e = self._roll(5)
-            self.neutral_dice = (a, b, c, d, e)
-            three = a + b + c
-            blocked = [three]
-            if d + e != three:
-                blocked.append(d + e)
-            elif d != e:
-                blocked += [d, e]
-            else:
-                blocked.append(d)
+            dice = tuple(self._roll(5))
+            self.neutral_dice = dice
+            blocked, self.occupied, placements = _NEUTRAL_BLOCKS.get(dice) or _neutral_blocks(dice)
             self.neutral = blocked
-            for r in blocked:
-                self.occupied |= 1 << r
-                self.placements.append((r, _NEUTRAL))
+            self.placements = list(placements)
         for p in self.order:  # Merchants' guild (A56: automatic)
             if self.rows[p][self.r_guild] > self.c_guild:
                 self.goods[p][0] += 1
         self.farms_die = [0] * self.num_players
-        self._touch_all()
         self.cursor = 0
         self.stage = ST_FARMS
 
@@ -795,13 +813,12 @@ class KingsburgEngine(RulesEngine):
                 self.cursor += 1
         # spec 5.2.6: new turn order by ascending totals, ties keep their relative order
         pdice, bdice = self.pdice, self.bdice
-        totals = [sum(pd) + sum(bd) for pd, bd in zip(pdice, bdice)]
+        totals = list(map(add, map(sum, pdice), map(sum, bdice)))
         self.order.sort(key=totals.__getitem__)
         for pd in pdice:  # canonical dice slots (spec 10.3)
             pd.sort()
         for bd in bdice:
             bd.sort()
-        self.passed = [False] * n
         self._touch_all()
         self.active_count = n
         self.cursor = 0
@@ -895,7 +912,7 @@ class KingsburgEngine(RulesEngine):
             self.decision = Decision.DICE
             self._moves = moves
             return True
-        self.reward_queue = sorted([placed for placed in self.placements if placed[1] >= 0], key=_RANK_OF)
+        self.reward_queue = sorted(self.placements[len(self.neutral):], key=_RANK_OF)  # neutral dice come first
         self.reward_i = 0
         self.stage = ST_REWARDS
         return False
@@ -911,16 +928,9 @@ class KingsburgEngine(RulesEngine):
             self.reward_i = i  # resumed here after a decision
             if self._grant(rank, p):
                 return True
-        # dice back to their owners (used +2 tokens were paid when placed), all bonus dice to the supply
+        # used +2 tokens were paid when placed
+        self._clear_dice()
         n = self.num_players
-        no_dice = _NO_DICE[n]
-        self.pdice = no_dice()
-        self.bdice = no_dice()
-        self.pplaced = [0] * n
-        self.bplaced = [0] * n
-        self.occupied = 0
-        self.placements = []
-        self.advisor_mask = [0] * n
         self.favour_die = [0] * n
         self._touch_all()
         self.cursor = 0
@@ -1040,12 +1050,13 @@ class KingsburgEngine(RulesEngine):
         while self.cursor < n:
             p = self.order[self.cursor]
             if self.sub == 0:
-                self.seat_version[p] += 1
                 if season == 1 and self.rows[p][self.r_inn] > self.c_inn:
+                    self.seat_version[p] += 1
                     self.plus2[p] += 1
-                if season == 2 and self.rows[p][self.r_training] > self.c_training:
+                elif season == 2 and self.rows[p][self.r_training] > self.c_training:
                     params = self.tables.buildings[self.s_training].params
                     if self.soldiers[p] <= params.get("max_soldiers", 1):
+                        self.seat_version[p] += 1
                         self.soldiers[p] += params.get("soldiers", 1)
                 self.sub = 2
             while 2 <= self.sub < 2 + len(self.tables.conversion_slots):
@@ -1154,7 +1165,7 @@ class KingsburgEngine(RulesEngine):
         halve = self.config.module_army_tokens
         for p in self.order:
             gain = aid[p]
-            if self.owns(p, self.s_academy):  # A39: the better of aid and the academy roll
+            if self.rows[p][self.r_academy] > self.c_academy:  # A39: the better of aid and the academy roll
                 roll = self._die()
                 if halve:
                     roll = (roll + 1) // 2
@@ -1170,7 +1181,7 @@ class KingsburgEngine(RulesEngine):
         outcomes = []
         for p in range(n):
             s = self.strengths[p]
-            if s > card.strength or (s == card.strength and self.owns(p, self.s_wall)):
+            if s > card.strength or (s == card.strength and self.rows[p][self.r_wall] > self.c_wall):
                 outcomes.append(1)
             elif s == card.strength:
                 outcomes.append(0)
@@ -1197,7 +1208,7 @@ class KingsburgEngine(RulesEngine):
                     g[1] += wood
                     g[2] += stone
                     self._add_vp(p, vp, EV_VICTORY, card.index)
-                    if self.owns(p, self.s_fortress):
+                    if self.rows[p][self.r_fortress] > self.c_fortress:
                         self._add_vp(p, 1, EV_FORTRESS, 0)
                     self.battle_builds = builds
                     if self._start_picks(p, choice, (0, 1, 2), 19):
@@ -1245,7 +1256,7 @@ class KingsburgEngine(RulesEngine):
     def _end_year(self) -> None:
         year = self.year
         self._touch_all()
-        for p in self.order:  # Miner (A37: gold)
+        for p in self.order if self.config.module_governors else ():  # Miner (A37: gold)
             if self._has_gov(p, "year_end"):
                 params = self._gov(p)
                 self.goods[p][GOODS.index(params["good"])] += int(params["per_year"][year - 1])

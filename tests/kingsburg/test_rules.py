@@ -87,6 +87,7 @@ def roll_next(e, *values):
 def at_influence(e, order, dice, bonus=None, season=0):
     """Step b of a productive season with these dice already rolled and sorted."""
     n = e.num_players
+    e._clear_dice()
     e._reset_season()
     e.season, e.phase = season, 2 + 2 * season
     e.order = list(order)
