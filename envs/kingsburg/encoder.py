@@ -393,8 +393,7 @@ class KingsburgEncoder(ObservationEncoder):
             self._vp_floats[vp if 0 <= vp <= VP_RANGE else (0 if vp < 0 else VP_RANGE)],
             count[g0 if g0 < cap else cap], count[g1 if g1 < cap else cap], count[g2 if g2 < cap else cap],
             count[plus2 if plus2 < cap else cap], count[soldiers if soldiers < cap else cap],
-            self._flag_floats[e.plus2_used[p] | e.market_used[p] << 1 | e.statue_used[p] << 2 | e.chapel_used[p] << 3
-                              | e.passed[p] << 4 | e.favour_die[p] << 5 | e.farms_die[p] << 6],
+            self._flag_floats[e.season_flags[p] | e.favour_die[p] << 5 | e.farms_die[p] << 6],
             _ADVISOR_BLOCKS.get(mask) or self._advisors_block(mask),
             built[1],
             _DICE_BLOCKS.get(dice) or self._dice_block(dice, pd, e.pplaced[p], bd, e.bplaced[p]),

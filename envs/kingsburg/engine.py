@@ -110,6 +110,8 @@ _DICE, _MODIFIERS, _BUILD, _PICK_GOOD, _RECRUIT, _ALCHEMIST, _TOWN_HALL, _FARMS_
     Decision.DICE, Decision.MODIFIERS, Decision.BUILD, Decision.PICK_GOOD, Decision.RECRUIT, Decision.ALCHEMIST,
     Decision.TOWN_HALL, Decision.FARMS_DIE)
 _OP_PASS, _OP_GOOD = Op.PASS, Op.GOOD
+# bits of a seat's season_flags (reset every season): the order of the observation's flags
+PLUS2_USED, MARKET_USED, STATUE_USED, CHAPEL_USED, PASSED = 1, 2, 4, 8, 16
 
 
 def _subsets(values: tuple[int, ...], placed: int, need_one: bool) -> tuple[tuple[int, int], ...]:
@@ -268,8 +270,7 @@ class KingsburgEngine(RulesEngine):
         "reward_queue", "reward_i", "favour_list", "battle_picks", "battle_builds", "tax_queue",
         "built_this_step", "stage", "active_count",
         # per season (see _reset_season)
-        "pdice", "bdice", "pplaced", "bplaced", "passed", "plus2_used", "market_used", "statue_used",
-        "chapel_used", "prince_done", "occupied", "placements", "advisor_mask", "neutral", "envoy_rank",
+        "pdice", "bdice", "pplaced", "bplaced", "season_flags", "prince_done", "occupied", "placements", "advisor_mask", "neutral", "envoy_rank",
         "neutral_dice")
 
     def __init__(self, config: KingsburgConfig, num_players: int, rng: np.random.Generator):
@@ -463,7 +464,7 @@ class KingsburgEngine(RulesEngine):
         if kind == _DICE:
             if op == _OP_PASS:
                 self.seat_version[p] += 1
-                self.passed[p] = True
+                self.season_flags[p] |= PASSED
                 self.active_count -= 1
                 return False
             # the chosen dice are only pending: the seat's own state changes with the placement
@@ -535,13 +536,13 @@ class KingsburgEngine(RulesEngine):
             if op == Op.PASS:
                 self.cursor += 1
             elif op == Op.STATUE:
-                self.statue_used[p] = True
+                self.season_flags[p] |= STATUE_USED
                 if arg == 0:
                     self.pdice[p][0] = self._die()
                 else:
                     self.bdice[p][0] = self._die()
             else:
-                self.chapel_used[p] = True
+                self.season_flags[p] |= CHAPEL_USED
                 self.pdice[p] = [self._die() for _ in self.pdice[p]]
                 self.bdice[p] = [self._die() for _ in self.bdice[p]]
             return False
@@ -638,11 +639,7 @@ class KingsburgEngine(RulesEngine):
         """The season's flags (the dice are already back: see _clear_dice)."""
         n = self.num_players
         self.epoch += 1
-        self.passed = [False] * n
-        self.plus2_used = [False] * n
-        self.market_used = [False] * n
-        self.statue_used = [False] * n
-        self.chapel_used = [False] * n
+        self.season_flags = [0] * n  # per seat: PLUS2_USED, MARKET_USED, STATUE_USED, CHAPEL_USED, PASSED
         self.prince_done = [False] * n
         # ranks blocked by neutral dice (2 players): a shared tuple, so that observers can tell a
         # change by identity
@@ -784,13 +781,14 @@ class KingsburgEngine(RulesEngine):
         moves = [PASS]
         pd, bd = self.pdice[p], self.bdice[p]
         rows = self.rows[p]
-        if not self.statue_used[p] and rows[self.r_statue] > self.c_statue:
+        flags = self.season_flags[p]
+        if not flags & STATUE_USED and rows[self.r_statue] > self.c_statue:
             first = pd[0]
             if pd.count(first) == len(pd) and bd.count(first) == len(bd):  # all dice show the same
                 moves.append((Op.STATUE, 0))
                 if bd:
                     moves.append((Op.STATUE, 1))
-        if not self.chapel_used[p] and rows[self.r_chapel] > self.c_chapel and sum(pd) + sum(bd) <= 7:
+        if not flags & CHAPEL_USED and rows[self.r_chapel] > self.c_chapel and sum(pd) + sum(bd) <= 7:
             moves.append((Op.CHAPEL, 0))
         return moves
 
@@ -841,12 +839,13 @@ class KingsburgEngine(RulesEngine):
         # with the envoy any rank will do (free or occupied), otherwise a free one
         free = _ALL_RANKS if self.envoy == p else _ALL_RANKS & ~self.occupied
         # sums s that reach a usable rank s + offset: +2 token offset 2, Market -1 / +1 (A11: combinable)
-        if self.plus2[p] > 0 and not self.plus2_used[p]:
-            if not self.market_used[p] and self.rows[p][self.r_market] > self.c_market:
+        flags = self.season_flags[p]
+        if self.plus2[p] > 0 and not flags & PLUS2_USED:
+            if not flags & MARKET_USED and self.rows[p][self.r_market] > self.c_market:
                 reach = free << 1 | free | free >> 1 | free >> 2 | free >> 3
             else:
                 reach = free | free >> 2
-        elif not self.market_used[p] and self.rows[p][self.r_market] > self.c_market:
+        elif not flags & MARKET_USED and self.rows[p][self.r_market] > self.c_market:
             reach = free << 1 | free | free >> 1
         else:
             reach = free
@@ -862,8 +861,9 @@ class KingsburgEngine(RulesEngine):
 
     def _modifier_moves(self, p: int, arg: int) -> tuple:
         s = self.pending_sum
-        plus = self.plus2[p] > 0 and not self.plus2_used[p]
-        market = not self.market_used[p] and self.rows[p][self.r_market] > self.c_market
+        flags = self.season_flags[p]
+        plus = self.plus2[p] > 0 and not flags & PLUS2_USED
+        market = not flags & MARKET_USED and self.rows[p][self.r_market] > self.c_market
         envoy = self.envoy == p
         # the moves depend only on these and on which of the ranks s - 1 .. s + 3 are occupied
         key = (s << 8) | (plus << 7) | (market << 6) | (envoy << 5) | (self.occupied >> (s - 1) & 31)
@@ -888,9 +888,9 @@ class KingsburgEngine(RulesEngine):
         self.bplaced[p] |= dice_arg & 15
         if t:
             self.plus2[p] -= 1
-            self.plus2_used[p] = True
+            self.season_flags[p] |= PLUS2_USED
         if m:
-            self.market_used[p] = True
+            self.season_flags[p] |= MARKET_USED
         if e:
             self.envoy = -1  # used: back to its space (spec 5.8)
             self.envoy_rank = r
@@ -900,17 +900,17 @@ class KingsburgEngine(RulesEngine):
 
     def _step_influence(self) -> bool:
         n = self.num_players
-        order, passed = self.order, self.passed
+        order, flags = self.order, self.season_flags
         while self.active_count > 0:
             cursor = self.cursor
             p = order[cursor]
             self.cursor = cursor + 1 if cursor + 1 < n else 0
-            if passed[p]:
+            if flags[p] & PASSED:
                 continue
             moves = self._dice_moves(p)
             if not moves:  # no dice or no legal placement: must pass
                 self.seat_version[p] += 1
-                passed[p] = True
+                flags[p] |= PASSED
                 self.active_count -= 1
                 continue
             # _decide inlined: the most frequent decision
