@@ -763,7 +763,7 @@ class KingsburgEngine(RulesEngine):
                 return self._decide(p, Decision.FARMS_DIE, _PASS_YES)
             self.cursor += 1
         # roll: every player's dice and bonus dice (spec 5.2.3), drawn at once in seat order
-        bonus = self.farms_die if self.season else [f + b for f, b in zip(self.farms_die, self.favour_die)]
+        bonus = self.farms_die if self.season else list(map(add, self.farms_die, self.favour_die))
         dice = self._roll(3 * n + sum(bonus))
         pdice, bdice = self.pdice, self.bdice
         i = 0
@@ -1053,20 +1053,22 @@ class KingsburgEngine(RulesEngine):
         """Spec 5.6, fixed order A41: Inn, Training camp, row-A conversions, Town hall, Embassy."""
         n = self.num_players
         season = self.season
+        conversions = self.tables.conversion_slots
         while self.cursor < n:
             p = self.order[self.cursor]
+            rows = self.rows[p]
             if self.sub == 0:
-                if season == 1 and self.rows[p][self.r_inn] > self.c_inn:
+                if season == 1 and rows[self.r_inn] > self.c_inn:
                     self.seat_version[p] += 1
                     self.plus2[p] += 1
-                elif season == 2 and self.rows[p][self.r_training] > self.c_training:
+                elif season == 2 and rows[self.r_training] > self.c_training:
                     params = self.tables.buildings[self.s_training].params
                     if self.soldiers[p] <= params.get("max_soldiers", 1):
                         self.seat_version[p] += 1
                         self.soldiers[p] += params.get("soldiers", 1)
                 self.sub = 2
-            while 2 <= self.sub < 2 + len(self.tables.conversion_slots):
-                slot = self.tables.conversion_slots[self.sub - 2]
+            while 2 <= self.sub < 2 + len(conversions):
+                slot = conversions[self.sub - 2]
                 if self.owns(p, slot) and (season == 1 or self.owns(p, self.s_mint)):
                     pay = self.tables.buildings[slot].params["pay"]
                     g = self.goods[p]
@@ -1075,14 +1077,14 @@ class KingsburgEngine(RulesEngine):
                 self.sub += 1
             if self.sub < 9:
                 self.sub = 9
-                if self.rows[p][self.r_town_hall] > self.c_town_hall:
+                if rows[self.r_town_hall] > self.c_town_hall:
                     g = self.goods[p]
                     moves = [PASS] + [_GOOD_MOVES[k] for k in range(3) if g[k] > 0]
                     if self.plus2[p] > 0:
                         moves.append((Op.PAY_PLUS2, 0))
                     if len(moves) > 1:
                         return self._decide(p, Decision.TOWN_HALL, moves)
-            if self.rows[p][self.r_embassy] > self.c_embassy:
+            if rows[self.r_embassy] > self.c_embassy:
                 self._add_vp(p, 1, EV_EMBASSY, 0)
             self.sub = 0
             self.cursor += 1
