@@ -270,8 +270,8 @@ class KingsburgEngine(RulesEngine):
         "reward_queue", "reward_i", "favour_list", "battle_picks", "battle_builds", "tax_queue",
         "built_this_step", "stage", "active_count",
         # per season (see _reset_season)
-        "pdice", "bdice", "pplaced", "bplaced", "season_flags", "prince_done", "occupied", "placements", "advisor_mask", "neutral", "envoy_rank",
-        "neutral_dice")
+        "pdice", "bdice", "pplaced", "bplaced", "season_flags", "prince_done", "occupied", "placements",
+        "advisor_mask", "neutral", "envoy_rank", "neutral_dice")
 
     def __init__(self, config: KingsburgConfig, num_players: int, rng: np.random.Generator):
         if not 2 <= num_players <= 5:
