@@ -14,7 +14,7 @@ SPEC = GameSpec(
     new_codec=KingsburgCodec,
     new_encoder=KingsburgEncoder,
     default_max_turns=5000,
-    state_version=3,  # session 4: the engine and encoder keep their attributes in slots
+    state_version=4,  # session 5: a seat's season flags are one int (session 4: attributes in slots)
 )
 
 __all__ = ["SPEC", "Decision", "KingsburgCodec", "KingsburgConfig", "KingsburgEncoder", "KingsburgEngine", "Op"]

@@ -17,10 +17,14 @@ from .engine import DECISION_NAMES, NUM_DECISIONS, Decision
 VP_OFFSET = 20  # VP -20..100 map to 0..120
 VP_RANGE = 120
 COUNT_CAP = 30  # goods, +2 tokens and soldiers above this read as the cap
+# VP (shifted by _TABLE_VP_SHIFT) and counts are read through tables that clip as the fields do; they
+# cover VP -512..511 and counts up to 1023, far beyond what five years can bring (a few hundred)
+_TABLE_SIZE, _TABLE_VP_SHIFT = 1024, 512
 PICK_SOURCES = 21  # 0 King's favour, 1..18 advisor rank, 19 battle reward, 20 tax collector
 _CONTEXT_DECISIONS = frozenset((Decision.MODIFIERS, Decision.PICK_GOOD, Decision.ALCHEMIST, Decision.SMUGGLER,
                                 Decision.RECRUIT, Decision.GOVERNOR))
 _FLOAT32, _UINT8 = np.dtype(np.float32), np.dtype(np.uint8)
+_MODIFIERS, _PICK_GOOD, _RECRUIT = Decision.MODIFIERS, Decision.PICK_GOOD, Decision.RECRUIT  # globals read faster
 _DIE_ONEHOT = tuple(tuple(1 if v == d else 0 for v in range(1, 7)) for d in range(7))
 # Scaled float32 bytes of the parts whose content and scale are the same for every player count and
 # module choice, shared by all encoders of the process (kept out of pickles) and keyed by their inputs:
@@ -155,8 +159,10 @@ class KingsburgEncoder(ObservationEncoder):
         as_floats = self._as_floats
         unit = self._value_table(1.0)
         self._unit = unit
-        self._vp_floats = self._value_table(1 / VP_RANGE)
-        self._count_floats = self._value_table(1 / COUNT_CAP)
+        vp_values, count_values = self._value_table(1 / VP_RANGE), self._value_table(1 / COUNT_CAP)
+        self._vp_floats = [vp_values[min(max(i - _TABLE_VP_SHIFT + VP_OFFSET, 0), VP_RANGE)]
+                           for i in range(_TABLE_SIZE)]
+        self._count_floats = [count_values[min(v, COUNT_CAP)] for v in range(_TABLE_SIZE)]
         # the seven 0/1 flags of a seat block, indexed by their bits (flag i = bit i)
         self._flag_floats = [b"".join([unit[bits >> i & 1] for i in range(7)]) for bits in range(128)]
         head = fields["decision"].start
@@ -374,10 +380,7 @@ class KingsburgEncoder(ObservationEncoder):
 
     def seat_block(self, e, p: int) -> bytes:
         """Seat p's public block as scaled float32 bytes (the same for every observer), from cached pieces."""
-        vp = e.vp[p] + VP_OFFSET
         g0, g1, g2 = e.goods[p]
-        plus2, soldiers = e.plus2[p], e.soldiers[p]
-        cap = COUNT_CAP
         count = self._count_floats
         mask = e.advisor_mask[p]
         # buildings change in few rebuilt blocks: compare with the rows last encoded for this seat
@@ -389,11 +392,9 @@ class KingsburgEncoder(ObservationEncoder):
         pd, bd = e.pdice[p], e.bdice[p]
         dice = (e.pplaced[p], e.bplaced[p], *pd, 0, *bd)  # dice are 1..6: 0 separates the groups
         return b"".join((
-            self._vp_floats[vp if 0 <= vp <= VP_RANGE else (0 if vp < 0 else VP_RANGE)],
-            count[g0 if g0 < cap else cap], count[g1 if g1 < cap else cap], count[g2 if g2 < cap else cap],
-            count[plus2 if plus2 < cap else cap], count[soldiers if soldiers < cap else cap],
-            self._flag_floats[e.plus2_used[p] | e.market_used[p] << 1 | e.statue_used[p] << 2 | e.chapel_used[p] << 3
-                              | e.passed[p] << 4 | e.favour_die[p] << 5 | e.farms_die[p] << 6],
+            self._vp_floats[e.vp[p] + _TABLE_VP_SHIFT], count[g0], count[g1], count[g2], count[e.plus2[p]],
+            count[e.soldiers[p]],
+            self._flag_floats[e.season_flags[p] | e.favour_die[p] << 5 | e.farms_die[p] << 6],
             _ADVISOR_BLOCKS.get(mask) or self._advisors_block(mask),
             built[1],
             _DICE_BLOCKS.get(dice) or self._dice_block(dice, pd, e.pplaced[p], bd, e.bplaced[p]),
@@ -426,11 +427,11 @@ class KingsburgEncoder(ObservationEncoder):
         elif decision in _CONTEXT_DECISIONS:
             # without modules 2 and 3 the context is the same for every observer: cache it by the
             # inputs of this kind of decision (see _decision_part)
-            if decision == Decision.MODIFIERS:
+            if decision == _MODIFIERS:
                 key = (decision, e.pending_dice, e.pending_sum)
-            elif decision == Decision.PICK_GOOD:
+            elif decision == _PICK_GOOD:
                 key = (decision, e.picks_left, e.pick_from, e.pick_min, e.pick_source)
-            elif decision == Decision.RECRUIT:
+            elif decision == _RECRUIT:
                 key = (decision, e.owns(acting, e.s_barracks))
             else:
                 key = (decision, e.pick_source)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
-from operator import itemgetter
+from operator import add, itemgetter
 
 import numpy as np
 
@@ -104,6 +104,14 @@ _BUILD_MOVES = tuple((Op.BUILD, r) for r in range(NUM_ROWS))
 _NEUTRAL = -1
 _RANK_OF = itemgetter(0)  # of a (rank, seat) placement
 _NO_DECISION = Decision.NONE
+# the kinds and ops of the frequent moves as module globals: CPython 3.11 reads a global faster than a
+# class attribute, and these are read on nearly every move
+_DICE, _MODIFIERS, _BUILD, _PICK_GOOD, _RECRUIT, _ALCHEMIST, _TOWN_HALL, _FARMS_DIE = (
+    Decision.DICE, Decision.MODIFIERS, Decision.BUILD, Decision.PICK_GOOD, Decision.RECRUIT, Decision.ALCHEMIST,
+    Decision.TOWN_HALL, Decision.FARMS_DIE)
+_OP_PASS, _OP_GOOD = Op.PASS, Op.GOOD
+# bits of a seat's season_flags (reset every season): the order of the observation's flags
+PLUS2_USED, MARKET_USED, STATUE_USED, CHAPEL_USED, PASSED = 1, 2, 4, 8, 16
 
 
 def _subsets(values: tuple[int, ...], placed: int, need_one: bool) -> tuple[tuple[int, int], ...]:
@@ -182,6 +190,27 @@ _BOARD_CONSTANTS: dict = {}
 _NO_DICE = (None, None, lambda: [[], []], lambda: [[], [], []], lambda: [[], [], [], []],
             lambda: [[], [], [], [], []])
 _STRENGTH_BY_ROW: dict = {}
+_NEUTRAL_BLOCKS: dict = {}
+
+
+def _neutral_blocks(dice: tuple) -> tuple:
+    """Spec 3.3 (2 players): the ranks blocked by the five neutral dice, three on their total and two
+    on theirs (on each die's own rank when the two totals are equal), as (ranks, bit mask of the
+    ranks, placements); cached by the dice."""
+    a, b, c, d, e = dice
+    three = a + b + c
+    blocked = [three]
+    if d + e != three:
+        blocked.append(d + e)
+    elif d != e:
+        blocked += [d, e]
+    else:
+        blocked.append(d)
+    occupied = 0
+    for r in blocked:
+        occupied |= 1 << r
+    hit = _NEUTRAL_BLOCKS[dice] = (tuple(blocked), occupied, tuple((r, _NEUTRAL) for r in blocked))
+    return hit
 
 
 def _strength_by_row(key: tuple, t: Tables, card) -> tuple:
@@ -225,6 +254,16 @@ def _board_constants(more_buildings: bool) -> dict:
 
 _BOARD_ATTRIBUTES = tuple(prefix + attr[1:] for attr, _ in _EFFECT_ATTRIBUTES for prefix in "src") + (
     "build_cost", "build_vp", "max_cost", "row_in_play")
+_BOARD_VALUES: dict = {}
+
+
+def _board_values(more_buildings: bool) -> tuple:
+    """The values of _board_constants in the order of _BOARD_ATTRIBUTES."""
+    hit = _BOARD_VALUES.get(more_buildings)
+    if hit is None:
+        constants = _board_constants(more_buildings)
+        hit = _BOARD_VALUES[more_buildings] = tuple(constants[name] for name in _BOARD_ATTRIBUTES)
+    return hit
 
 
 class KingsburgEngine(RulesEngine):
@@ -241,9 +280,8 @@ class KingsburgEngine(RulesEngine):
         "reward_queue", "reward_i", "favour_list", "battle_picks", "battle_builds", "tax_queue",
         "built_this_step", "stage", "active_count",
         # per season (see _reset_season)
-        "pdice", "bdice", "pplaced", "bplaced", "passed", "plus2_used", "market_used", "statue_used",
-        "chapel_used", "prince_done", "occupied", "placements", "advisor_mask", "neutral", "envoy_rank",
-        "neutral_dice")
+        "pdice", "bdice", "pplaced", "bplaced", "season_flags", "prince_done", "occupied", "placements",
+        "advisor_mask", "neutral", "envoy_rank", "neutral_dice")
 
     def __init__(self, config: KingsburgConfig, num_players: int, rng: np.random.Generator):
         if not 2 <= num_players <= 5:
@@ -253,9 +291,19 @@ class KingsburgEngine(RulesEngine):
         self.rng = rng
         self.tables: Tables = tables(config.module_more_buildings)
         t = self.tables
-        # slot of each building effect (-1: not in play), building costs and VP (shared, read-only)
-        for name, value in _board_constants(config.module_more_buildings).items():
-            setattr(self, name, value)
+        # slot, row and column of each building effect (slot -1: not in play), building costs and VP
+        # (shared, read-only): _BOARD_ATTRIBUTES in its order, in one statement (a setattr loop took
+        # about 7 us, 40 % of a new engine); test_board_constants_of_a_new_engine checks every name
+        (self.s_statue, self.r_statue, self.c_statue, self.s_chapel, self.r_chapel, self.c_chapel, self.s_cathedral,
+         self.r_cathedral, self.c_cathedral, self.s_inn, self.r_inn, self.c_inn, self.s_market, self.r_market,
+         self.c_market, self.s_farms, self.r_farms, self.c_farms, self.s_guild, self.r_guild, self.c_guild,
+         self.s_barracks, self.r_barracks, self.c_barracks, self.s_stables, self.r_stables, self.c_stables,
+         self.s_wall, self.r_wall, self.c_wall, self.s_fortress, self.r_fortress, self.c_fortress, self.s_crane,
+         self.r_crane, self.c_crane, self.s_town_hall, self.r_town_hall, self.c_town_hall, self.s_embassy,
+         self.r_embassy, self.c_embassy, self.s_mint, self.r_mint, self.c_mint, self.s_recruiting,
+         self.r_recruiting, self.c_recruiting, self.s_training, self.r_training, self.c_training, self.s_academy,
+         self.r_academy, self.c_academy, self.build_cost, self.build_vp, self.max_cost,
+         self.row_in_play) = _board_values(config.module_more_buildings)
 
         self._dice: list[int] = []
         # setup 3: one random card per year; the year-I card is on top
@@ -296,6 +344,7 @@ class KingsburgEngine(RulesEngine):
         self.governor_hand: list[list[int]] = [[] for _ in range(n)]
         self.governor = [-1] * n
         self.governors_revealed = False
+        self._clear_dice()
         self._reset_season()
 
         self.turn = 0
@@ -431,11 +480,11 @@ class KingsburgEngine(RulesEngine):
         kind = self.decision
         p = self.actor
         self._moves = ()
-        self.decision = Decision.NONE
-        if kind == Decision.DICE:
-            if op == Op.PASS:
+        self.decision = _NO_DECISION
+        if kind == _DICE:
+            if op == _OP_PASS:
                 self.seat_version[p] += 1
-                self.passed[p] = True
+                self.season_flags[p] |= PASSED
                 self.active_count -= 1
                 return False
             # the chosen dice are only pending: the seat's own state changes with the placement
@@ -446,30 +495,30 @@ class KingsburgEngine(RulesEngine):
                 self.seat_version[p] += 1
                 self._place(p, arg, moves[0][1])
                 return False
-            return self._decide(p, Decision.MODIFIERS, moves)
-        if op != Op.PASS or kind == Decision.FARMS_DIE:  # other passes change none of the seat's state
+            return self._decide(p, _MODIFIERS, moves)
+        if op != _OP_PASS or kind == _FARMS_DIE:  # other passes change none of the seat's state
             self.seat_version[p] += 1
         # kinds by how often they come up in play
-        if kind == Decision.BUILD:
-            if op == Op.PASS:
+        if kind == _BUILD:
+            if op == _OP_PASS:
                 self.cursor += 1
                 return False
             self._build(p, arg)
             self.built_this_step[p] = True
             self.sub = 1  # the envoy's second building may follow
             return False
-        if kind == Decision.PICK_GOOD:
+        if kind == _PICK_GOOD:
             self.goods[p][arg] += 1
             self.picks_left -= 1
             self.pick_min = arg
             if self.picks_left:
-                return self._decide(p, Decision.PICK_GOOD, self._pick_moves())
+                return self._decide(p, _PICK_GOOD, self._pick_moves())
             return False
-        if kind == Decision.MODIFIERS:
+        if kind == _MODIFIERS:
             self._place(p, self.pending_dice, arg)
             return False
-        if kind == Decision.RECRUIT:
-            if op == Op.PASS:
+        if kind == _RECRUIT:
+            if op == _OP_PASS:
                 self.cursor += 1
                 return False
             pay = RECRUIT_PAYMENTS[arg]
@@ -480,20 +529,20 @@ class KingsburgEngine(RulesEngine):
             self.plus2[p] -= pay[3]
             self.soldiers[p] += 1
             return False
-        if kind == Decision.ALCHEMIST:
-            if op == Op.GOOD:
+        if kind == _ALCHEMIST:
+            if op == _OP_GOOD:
                 g = self.goods[p]
                 g[arg] -= 1
                 for k in range(3):
                     if k != arg:
                         g[k] += 1
             return False
-        if kind == Decision.TOWN_HALL:
+        if kind == _TOWN_HALL:
             if op == Op.PAY_PLUS2:
                 self.plus2[p] -= 1
-            elif op == Op.GOOD:
+            elif op == _OP_GOOD:
                 self.goods[p][arg] -= 1
-            if op != Op.PASS:
+            if op != _OP_PASS:
                 self._add_vp(p, 1, EV_TOWN_HALL, 0)
             return False
         if kind == Decision.ENVOY_BUILD:
@@ -507,13 +556,13 @@ class KingsburgEngine(RulesEngine):
             if op == Op.PASS:
                 self.cursor += 1
             elif op == Op.STATUE:
-                self.statue_used[p] = True
+                self.season_flags[p] |= STATUE_USED
                 if arg == 0:
                     self.pdice[p][0] = self._die()
                 else:
                     self.bdice[p][0] = self._die()
             else:
-                self.chapel_used[p] = True
+                self.season_flags[p] |= CHAPEL_USED
                 self.pdice[p] = [self._die() for _ in self.pdice[p]]
                 self.bdice[p] = [self._die() for _ in self.bdice[p]]
             return False
@@ -596,7 +645,7 @@ class KingsburgEngine(RulesEngine):
         self.pick_from = allowed
         self.pick_min = 0
         self.pick_source = source
-        return self._decide(p, Decision.PICK_GOOD, self._pick_moves())
+        return self._decide(p, _PICK_GOOD, self._pick_moves())
 
     def _pick_moves(self) -> tuple:
         # canonical order: each pick >= the previous one (permutations are one choice)
@@ -607,27 +656,28 @@ class KingsburgEngine(RulesEngine):
         return moves
 
     def _reset_season(self) -> None:
+        """The season's flags (the dice are already back: see _clear_dice)."""
         n = self.num_players
         self.epoch += 1
+        self.season_flags = [0] * n  # per seat: PLUS2_USED, MARKET_USED, STATUE_USED, CHAPEL_USED, PASSED
+        self.prince_done = [False] * n
+        # ranks blocked by neutral dice (2 players): a shared tuple, so that observers can tell a
+        # change by identity
+        self.neutral: tuple[int, ...] = ()
+        self.envoy_rank = 0
+        self.neutral_dice: tuple[int, ...] = ()
+
+    def _clear_dice(self) -> None:
+        """Dice back to their owners, all bonus dice to the supply, every advisor free."""
+        n = self.num_players
         no_dice = _NO_DICE[n]
         self.pdice = no_dice()
         self.bdice = no_dice()
         self.pplaced = [0] * n
         self.bplaced = [0] * n
-        self.passed = [False] * n
-        self.plus2_used = [False] * n
-        self.market_used = [False] * n
-        self.statue_used = [False] * n
-        self.chapel_used = [False] * n
-        self.prince_done = [False] * n
         self.occupied = 0  # bit r set while advisor r holds any dice (kept with placements)
         self.placements: list[tuple[int, int]] = []  # (rank, seat or -1 neutral) in placement order
         self.advisor_mask = [0] * n  # per seat: bit r - 1 set when it has dice on advisor r
-        # ranks blocked by neutral dice (2 players); always replaced, never changed in place, so that
-        # observers can tell a change by identity
-        self.neutral: list[int] = []
-        self.envoy_rank = 0
-        self.neutral_dice: tuple[int, ...] = ()
 
     # ------------------------------------------------------------------------- governors ----
     def _deal_governors(self) -> None:
@@ -668,7 +718,8 @@ class KingsburgEngine(RulesEngine):
         self.peeked = [False] * n
         self.revealed = False
         self.public_version += 1
-        for p in self.order:  # Magician (A42 reconstruction): free column-I buildings, no VP
+        for p in self.order if self.config.module_governors else ():
+            # Magician (A42 reconstruction): free column-I buildings, no VP
             if self._has_gov(p, "free_column_builds") and self._gov(p)["year"] == self.year:
                 params = self._gov(p)
                 col = params["column"]
@@ -712,25 +763,15 @@ class KingsburgEngine(RulesEngine):
         self.phase = 2 + 2 * season
         self._reset_season()
         if self.num_players == 2:  # spec 3.3: neutral blocking dice before anything else
-            a, b, c, d, e = self._roll(5)
-            self.neutral_dice = (a, b, c, d, e)
-            three = a + b + c
-            blocked = [three]
-            if d + e != three:
-                blocked.append(d + e)
-            elif d != e:
-                blocked += [d, e]
-            else:
-                blocked.append(d)
+            dice = tuple(self._roll(5))
+            self.neutral_dice = dice
+            blocked, self.occupied, placements = _NEUTRAL_BLOCKS.get(dice) or _neutral_blocks(dice)
             self.neutral = blocked
-            for r in blocked:
-                self.occupied |= 1 << r
-                self.placements.append((r, _NEUTRAL))
+            self.placements = list(placements)
         for p in self.order:  # Merchants' guild (A56: automatic)
             if self.rows[p][self.r_guild] > self.c_guild:
                 self.goods[p][0] += 1
         self.farms_die = [0] * self.num_players
-        self._touch_all()
         self.cursor = 0
         self.stage = ST_FARMS
 
@@ -742,7 +783,7 @@ class KingsburgEngine(RulesEngine):
                 return self._decide(p, Decision.FARMS_DIE, _PASS_YES)
             self.cursor += 1
         # roll: every player's dice and bonus dice (spec 5.2.3), drawn at once in seat order
-        bonus = self.farms_die if self.season else [f + b for f, b in zip(self.farms_die, self.favour_die)]
+        bonus = self.farms_die if self.season else list(map(add, self.farms_die, self.favour_die))
         dice = self._roll(3 * n + sum(bonus))
         pdice, bdice = self.pdice, self.bdice
         i = 0
@@ -760,13 +801,14 @@ class KingsburgEngine(RulesEngine):
         moves = [PASS]
         pd, bd = self.pdice[p], self.bdice[p]
         rows = self.rows[p]
-        if not self.statue_used[p] and rows[self.r_statue] > self.c_statue:
+        flags = self.season_flags[p]
+        if not flags & STATUE_USED and rows[self.r_statue] > self.c_statue:
             first = pd[0]
             if pd.count(first) == len(pd) and bd.count(first) == len(bd):  # all dice show the same
                 moves.append((Op.STATUE, 0))
                 if bd:
                     moves.append((Op.STATUE, 1))
-        if not self.chapel_used[p] and rows[self.r_chapel] > self.c_chapel and sum(pd) + sum(bd) <= 7:
+        if not flags & CHAPEL_USED and rows[self.r_chapel] > self.c_chapel and sum(pd) + sum(bd) <= 7:
             moves.append((Op.CHAPEL, 0))
         return moves
 
@@ -795,13 +837,12 @@ class KingsburgEngine(RulesEngine):
                 self.cursor += 1
         # spec 5.2.6: new turn order by ascending totals, ties keep their relative order
         pdice, bdice = self.pdice, self.bdice
-        totals = [sum(pd) + sum(bd) for pd, bd in zip(pdice, bdice)]
+        totals = list(map(add, map(sum, pdice), map(sum, bdice)))
         self.order.sort(key=totals.__getitem__)
         for pd in pdice:  # canonical dice slots (spec 10.3)
             pd.sort()
         for bd in bdice:
             bd.sort()
-        self.passed = [False] * n
         self._touch_all()
         self.active_count = n
         self.cursor = 0
@@ -818,12 +859,13 @@ class KingsburgEngine(RulesEngine):
         # with the envoy any rank will do (free or occupied), otherwise a free one
         free = _ALL_RANKS if self.envoy == p else _ALL_RANKS & ~self.occupied
         # sums s that reach a usable rank s + offset: +2 token offset 2, Market -1 / +1 (A11: combinable)
-        if self.plus2[p] > 0 and not self.plus2_used[p]:
-            if not self.market_used[p] and self.rows[p][self.r_market] > self.c_market:
+        flags = self.season_flags[p]
+        if self.plus2[p] > 0 and not flags & PLUS2_USED:
+            if not flags & MARKET_USED and self.rows[p][self.r_market] > self.c_market:
                 reach = free << 1 | free | free >> 1 | free >> 2 | free >> 3
             else:
                 reach = free | free >> 2
-        elif not self.market_used[p] and self.rows[p][self.r_market] > self.c_market:
+        elif not flags & MARKET_USED and self.rows[p][self.r_market] > self.c_market:
             reach = free << 1 | free | free >> 1
         else:
             reach = free
@@ -839,8 +881,9 @@ class KingsburgEngine(RulesEngine):
 
     def _modifier_moves(self, p: int, arg: int) -> tuple:
         s = self.pending_sum
-        plus = self.plus2[p] > 0 and not self.plus2_used[p]
-        market = not self.market_used[p] and self.rows[p][self.r_market] > self.c_market
+        flags = self.season_flags[p]
+        plus = self.plus2[p] > 0 and not flags & PLUS2_USED
+        market = not flags & MARKET_USED and self.rows[p][self.r_market] > self.c_market
         envoy = self.envoy == p
         # the moves depend only on these and on which of the ranks s - 1 .. s + 3 are occupied
         key = (s << 8) | (plus << 7) | (market << 6) | (envoy << 5) | (self.occupied >> (s - 1) & 31)
@@ -865,9 +908,9 @@ class KingsburgEngine(RulesEngine):
         self.bplaced[p] |= dice_arg & 15
         if t:
             self.plus2[p] -= 1
-            self.plus2_used[p] = True
+            self.season_flags[p] |= PLUS2_USED
         if m:
-            self.market_used[p] = True
+            self.season_flags[p] |= MARKET_USED
         if e:
             self.envoy = -1  # used: back to its space (spec 5.8)
             self.envoy_rank = r
@@ -877,25 +920,25 @@ class KingsburgEngine(RulesEngine):
 
     def _step_influence(self) -> bool:
         n = self.num_players
-        order, passed = self.order, self.passed
+        order, flags = self.order, self.season_flags
         while self.active_count > 0:
             cursor = self.cursor
             p = order[cursor]
             self.cursor = cursor + 1 if cursor + 1 < n else 0
-            if passed[p]:
+            if flags[p] & PASSED:
                 continue
             moves = self._dice_moves(p)
             if not moves:  # no dice or no legal placement: must pass
                 self.seat_version[p] += 1
-                passed[p] = True
+                flags[p] |= PASSED
                 self.active_count -= 1
                 continue
             # _decide inlined: the most frequent decision
             self.actor = self.current_player = p
-            self.decision = Decision.DICE
+            self.decision = _DICE
             self._moves = moves
             return True
-        self.reward_queue = sorted([placed for placed in self.placements if placed[1] >= 0], key=_RANK_OF)
+        self.reward_queue = sorted(self.placements[len(self.neutral):], key=_RANK_OF)  # neutral dice come first
         self.reward_i = 0
         self.stage = ST_REWARDS
         return False
@@ -911,16 +954,9 @@ class KingsburgEngine(RulesEngine):
             self.reward_i = i  # resumed here after a decision
             if self._grant(rank, p):
                 return True
-        # dice back to their owners (used +2 tokens were paid when placed), all bonus dice to the supply
+        # used +2 tokens were paid when placed
+        self._clear_dice()
         n = self.num_players
-        no_dice = _NO_DICE[n]
-        self.pdice = no_dice()
-        self.bdice = no_dice()
-        self.pplaced = [0] * n
-        self.bplaced = [0] * n
-        self.occupied = 0
-        self.placements = []
-        self.advisor_mask = [0] * n
         self.favour_die = [0] * n
         self._touch_all()
         self.cursor = 0
@@ -938,7 +974,7 @@ class KingsburgEngine(RulesEngine):
             g = self.goods[p]
             moves = [PASS] + [_GOOD_MOVES[k] for k in range(3) if g[k] > 0]
             self.pick_source = rank
-            return self._decide(p, Decision.ALCHEMIST, moves)
+            return self._decide(p, _ALCHEMIST, moves)
         gold, wood, stone, vp, soldiers, plus2 = adv.gain
         self.seat_version[p] += 1
         g = self.goods[p]
@@ -1021,7 +1057,7 @@ class KingsburgEngine(RulesEngine):
                 continue
             moves = self._build_moves(p)
             if moves:
-                return self._decide(p, Decision.BUILD, moves)
+                return self._decide(p, _BUILD, moves)
             self.cursor += 1
         if self.config.module_governors and not all(self.built_this_step):
             for p in self.order:  # Preacher (A42 reconstruction)
@@ -1037,19 +1073,22 @@ class KingsburgEngine(RulesEngine):
         """Spec 5.6, fixed order A41: Inn, Training camp, row-A conversions, Town hall, Embassy."""
         n = self.num_players
         season = self.season
+        conversions = self.tables.conversion_slots
         while self.cursor < n:
             p = self.order[self.cursor]
+            rows = self.rows[p]
             if self.sub == 0:
-                self.seat_version[p] += 1
-                if season == 1 and self.rows[p][self.r_inn] > self.c_inn:
+                if season == 1 and rows[self.r_inn] > self.c_inn:
+                    self.seat_version[p] += 1
                     self.plus2[p] += 1
-                if season == 2 and self.rows[p][self.r_training] > self.c_training:
+                elif season == 2 and rows[self.r_training] > self.c_training:
                     params = self.tables.buildings[self.s_training].params
                     if self.soldiers[p] <= params.get("max_soldiers", 1):
+                        self.seat_version[p] += 1
                         self.soldiers[p] += params.get("soldiers", 1)
                 self.sub = 2
-            while 2 <= self.sub < 2 + len(self.tables.conversion_slots):
-                slot = self.tables.conversion_slots[self.sub - 2]
+            while 2 <= self.sub < 2 + len(conversions):
+                slot = conversions[self.sub - 2]
                 if self.owns(p, slot) and (season == 1 or self.owns(p, self.s_mint)):
                     pay = self.tables.buildings[slot].params["pay"]
                     g = self.goods[p]
@@ -1058,14 +1097,14 @@ class KingsburgEngine(RulesEngine):
                 self.sub += 1
             if self.sub < 9:
                 self.sub = 9
-                if self.rows[p][self.r_town_hall] > self.c_town_hall:
+                if rows[self.r_town_hall] > self.c_town_hall:
                     g = self.goods[p]
                     moves = [PASS] + [_GOOD_MOVES[k] for k in range(3) if g[k] > 0]
                     if self.plus2[p] > 0:
                         moves.append((Op.PAY_PLUS2, 0))
                     if len(moves) > 1:
                         return self._decide(p, Decision.TOWN_HALL, moves)
-            if self.rows[p][self.r_embassy] > self.c_embassy:
+            if rows[self.r_embassy] > self.c_embassy:
                 self._add_vp(p, 1, EV_EMBASSY, 0)
             self.sub = 0
             self.cursor += 1
@@ -1118,7 +1157,7 @@ class KingsburgEngine(RulesEngine):
             p = self.order[self.cursor]
             moves = self._recruit_moves(p)
             if moves:
-                return self._decide(p, Decision.RECRUIT, moves)
+                return self._decide(p, _RECRUIT, moves)
             self.cursor += 1
         self.phase = 8
         self.cursor = 0
@@ -1154,7 +1193,7 @@ class KingsburgEngine(RulesEngine):
         halve = self.config.module_army_tokens
         for p in self.order:
             gain = aid[p]
-            if self.owns(p, self.s_academy):  # A39: the better of aid and the academy roll
+            if self.rows[p][self.r_academy] > self.c_academy:  # A39: the better of aid and the academy roll
                 roll = self._die()
                 if halve:
                     roll = (roll + 1) // 2
@@ -1170,7 +1209,7 @@ class KingsburgEngine(RulesEngine):
         outcomes = []
         for p in range(n):
             s = self.strengths[p]
-            if s > card.strength or (s == card.strength and self.owns(p, self.s_wall)):
+            if s > card.strength or (s == card.strength and self.rows[p][self.r_wall] > self.c_wall):
                 outcomes.append(1)
             elif s == card.strength:
                 outcomes.append(0)
@@ -1197,7 +1236,7 @@ class KingsburgEngine(RulesEngine):
                     g[1] += wood
                     g[2] += stone
                     self._add_vp(p, vp, EV_VICTORY, card.index)
-                    if self.owns(p, self.s_fortress):
+                    if self.rows[p][self.r_fortress] > self.c_fortress:
                         self._add_vp(p, 1, EV_FORTRESS, 0)
                     self.battle_builds = builds
                     if self._start_picks(p, choice, (0, 1, 2), 19):
@@ -1245,7 +1284,7 @@ class KingsburgEngine(RulesEngine):
     def _end_year(self) -> None:
         year = self.year
         self._touch_all()
-        for p in self.order:  # Miner (A37: gold)
+        for p in self.order if self.config.module_governors else ():  # Miner (A37: gold)
             if self._has_gov(p, "year_end"):
                 params = self._gov(p)
                 self.goods[p][GOODS.index(params["good"])] += int(params["per_year"][year - 1])

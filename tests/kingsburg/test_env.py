@@ -197,6 +197,25 @@ def test_peeked_card_is_seen_only_by_the_peeker():
         assert o[env.observation_layout["peeked"]].sum() == 1  # the fact of peeking is public
 
 
+def test_vp_and_counts_are_clipped_to_their_fields():
+    """VP read (VP + 20) / 120 clipped to [0, 1], goods / +2 tokens / soldiers min(count, 30) / 30, also far
+    outside what a game reaches (the encoder reads them through tables that already clip)."""
+    env = envs.make("kingsburg", num_players=2)
+    env.reset(seed=0)
+    e, layout = env.engine, env.observation_layout
+    for vp, count in ((-21, 31), (-20, 30), (0, 0), (100, 29), (101, 1000), (-512, 1023), (511, 7)):
+        e.vp = [vp, 0]
+        e.goods = [[count, 0, count], [0, 0, 0]]
+        e.plus2 = [count, 0]
+        e.soldiers = [count, 0]
+        e.seat_version[0] += 1
+        o = env.encoder.encode(e, 0)
+        assert o[layout["seat0_vp"]][0] == np.float32(min(max(vp + 20, 0), 120)) * np.float32(1 / 120)
+        capped = np.float32(min(count, 30)) * np.float32(1 / 30)
+        assert list(o[layout["seat0_goods"]]) == [capped, 0, capped]
+        assert o[layout["seat0_plus2"]][0] == capped and o[layout["seat0_soldiers"]][0] == capped
+
+
 def test_render_modes(capsys):
     env = envs.make("kingsburg", num_players=3, render_mode="ansi")
     env.reset(seed=0)

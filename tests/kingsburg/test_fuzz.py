@@ -241,6 +241,18 @@ def test_engine_and_encoder_keep_every_attribute_in_a_slot():
             assert vars(env.engine) == {} and vars(env.encoder) == {}
 
 
+def test_board_constants_of_a_new_engine():
+    """A new engine takes the sheet's constants in one unpacking statement that names them: each
+    attribute of _BOARD_ATTRIBUTES must hold the value _board_constants computes for it."""
+    for more_buildings in (False, True):
+        config = engine_module.KingsburgConfig(module_more_buildings=more_buildings)
+        e = engine_module.KingsburgEngine(config, 2, np.random.default_rng(0))
+        constants = engine_module._board_constants(more_buildings)
+        assert set(constants) == set(engine_module._BOARD_ATTRIBUTES)
+        for name in engine_module._BOARD_ATTRIBUTES:
+            assert getattr(e, name) == constants[name], name
+
+
 def test_enemy_deck_drawn_at_once_as_five_single_draws_would():
     """Setup draws the five enemy cards with one call when every year has as many cards: the same
     cards as one draw per year (the deck is the first use of the generator), and the generator is

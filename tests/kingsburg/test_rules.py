@@ -17,8 +17,8 @@ from envs import IllegalActionError
 from envs.kingsburg import Decision, KingsburgConfig, KingsburgEngine, Op
 from envs.kingsburg.data import ROWS
 from envs.kingsburg.engine import (
-    PASS, ST_BUILD, ST_END_EFFECTS, ST_FARMS, ST_INFLUENCE, ST_PRINCE, ST_RECRUIT, ST_REROLL,
-    ST_REWARDS, ST_YEAR, YES,
+    CHAPEL_USED, MARKET_USED, PASS, PLUS2_USED, ST_BUILD, ST_END_EFFECTS, ST_FARMS, ST_INFLUENCE, ST_PRINCE,
+    ST_RECRUIT, ST_REROLL, ST_REWARDS, ST_YEAR, STATUE_USED, YES,
 )
 
 GOLD, WOOD, STONE = 0, 1, 2
@@ -87,13 +87,14 @@ def roll_next(e, *values):
 def at_influence(e, order, dice, bonus=None, season=0):
     """Step b of a productive season with these dice already rolled and sorted."""
     n = e.num_players
+    e._clear_dice()
     e._reset_season()
     e.season, e.phase = season, 2 + 2 * season
     e.order = list(order)
     for p in range(n):
         e.pdice[p] = sorted(dice[p])
         e.bdice[p] = sorted((bonus or {}).get(p, []))
-    e.passed = [False] * n
+    e.season_flags = [0] * n
     e.active_count = n
     e.cursor = 0
     e.decision = Decision.NONE
@@ -204,7 +205,7 @@ def test_T5_statue_then_chapel_then_no_more_rerolls():
     assert legal(e) == {PASS, (Op.CHAPEL, 0)}
     roll_next(e, 1, 1, 2, 1)  # again all equal-ish and total 5: still no further reroll
     e.play((Op.CHAPEL, 0))
-    assert e.statue_used[0] and e.chapel_used[0]
+    assert e.season_flags[0] & STATUE_USED and e.season_flags[0] & CHAPEL_USED
     assert e.decision != Decision.REROLL  # the window closed by itself
     assert e.pdice[0] == [1, 1, 2] and e.bdice[0] == [1]
 
@@ -329,7 +330,7 @@ def test_one_player_per_advisor_and_one_plus2_token_per_season():
     e.play(DICE(0))
     assert legal(e) == {MOD(0), MOD(1)}  # 1 or 3
     e.play(MOD(1))  # 1 + 2 -> 3
-    assert e.plus2[0] == 1 and e.plus2_used[0]
+    assert e.plus2[0] == 1 and e.season_flags[0] & PLUS2_USED
     assert DICE(1) not in legal(e)  # 3 is taken
     e.play(DICE(0))  # seat 1: 1 -> 1
     assert e.actor == 0
@@ -348,7 +349,7 @@ def test_T7_market_one_higher_or_lower_once_per_season():
     e.play(DICE(1, 2))
     assert legal(e) == {MOD(market=-1), MOD(market=0), MOD(market=1)}
     e.play(MOD(market=1))
-    assert e.board[10] == [0] and e.market_used[0]
+    assert e.board[10] == [0] and e.season_flags[0] & MARKET_USED
     e.play(DICE(0, 1, 2))  # seat 1 -> 18
     assert legal(e) == {PASS, DICE(0)}  # 1 only, no market any more
     e.play(DICE(0))  # the Jester; then the rewards: Jester 1 VP, General 2 soldiers
