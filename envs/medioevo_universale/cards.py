@@ -839,8 +839,10 @@ class CardsMixin:
         if cid in (32, 33):
             return [opt[1:] for opt in self._build_options(p, card=c, reserve=extra)]
         if cid in (34, 35):
-            return [((Head.UNIT, t), (Head.NODE, n)) for n in self._templar_regions(p, cid)
-                    for t in (LI, HI, AR, CA) if self.unit_supply[p][t] > 0]
+            types = [(Head.UNIT, t) for t in (LI, HI, AR, CA) if self.unit_supply[p][t] > 0]
+            if not types:  # the region scan only when a unit can be placed
+                return []
+            return [(unit, (Head.NODE, n)) for n in self._templar_regions(p, cid) for unit in types]
         if cid in (24, 25, 26):
             if window != W_INVADE or not self._invaded_now(p):
                 return []
@@ -1134,20 +1136,24 @@ class CardsMixin:
     def _templar_regions(self, p: int, cid: int) -> list[int]:
         """Tempelritter 34: outside the own start empire; 35: where a battle was fought this round.
         ASSUMPTION: not into regions of other players or with a foreign or barbarian army."""
+        control = self._cached_control_map()
+        if cid == 35:
+            playable, is_sea = self.playable, self.board.is_sea
+            nodes = sorted(n for n in self.battle_nodes if playable[n] and not is_sea[n])
+        elif self.horde_available():
+            nodes = self.land_nodes
+        else:  # a free region needs the horde's barbarians: only p's own regions are left
+            nodes = self._seat_regions()[p]
+        if cid == 34:
+            home = set(self.home_regions[p])
+            fight_bans, now = self.card_bans[BAN_FIGHT], self.round
+        others = [self.army[q] for q in range(self.num_players) if q != p]
+        playable, barb = self.playable, self.barb_total
         out = []
-        home = self.home_regions[p]
-        for n in self.land_nodes:
-            if not self.playable[n] or self.barb_total[n] or self.banned(BAN_FIGHT, n) and cid == 34:
+        for n in nodes:
+            if not playable[n] or barb[n] or control[n] not in (-1, p) or any(a[n] for a in others):
                 continue
-            if any(self.army[q][n] for q in range(self.num_players) if q != p):
-                continue
-            if self.controller(n) not in (-1, p):
-                continue
-            if cid == 34 and n in home:
-                continue
-            if cid == 34 and self.controller(n) < 0 and not self.horde_available():
-                continue
-            if cid == 35 and n not in self.battle_nodes:
+            if cid == 34 and (n in home or fight_bans[n] == now):
                 continue
             out.append(n)
         return out
