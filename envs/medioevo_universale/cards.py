@@ -730,20 +730,29 @@ class CardsMixin:
         return opts
 
     def _can_play_card(self, p: int, window: str) -> bool:
-        """Whether ``_card_play_options`` is not empty, listing no more than the first usable source."""
-        return any(self._card_play_groups(p, window))
+        """Whether ``_card_play_options`` is not empty: up to the first usable source, a card only asked
+        whether it has a choice (``_card_has_choice``)."""
+        return any(self._card_play_groups(p, window, probe=True))
 
-    def _card_play_groups(self, p: int, window: str):
-        """The options of ``_card_play_options``, one list per source (a card, Missionare, ...), lazily."""
+    def _card_play_groups(self, p: int, window: str, probe: bool = False):
+        """The options of ``_card_play_options``, one list per source (a card, Missionare, ...), lazily.
+        With ``probe`` a card's entry is only whether it has a choice."""
         rotated = self.rotated[p]
         invaded = window == W_ROUND_PRE and self._invaded_now(p)
         for c in self.hand[p]:
             if c in rotated:
                 continue
-            if window in ABILITY_WINDOWS.get(c, ()):
-                yield [(PLAY, (Head.CARD, c)) + sub for sub in self._card_subs(p, c, window, 0)]
-            elif invaded and W_INVADE in ABILITY_WINDOWS.get(c, ()):
-                yield [(PLAY, (Head.CARD, c)) + sub for sub in self._card_subs(p, c, W_INVADE, 0)]
+            windows = ABILITY_WINDOWS.get(c, ())
+            if window in windows:
+                w = window
+            elif invaded and W_INVADE in windows:
+                w = W_INVADE
+            else:
+                continue
+            if probe:
+                yield self._card_has_choice(p, c, w, 0)
+            else:
+                yield [(PLAY, (Head.CARD, c)) + sub for sub in self._card_subs(p, c, w, 0)]
         if self.tech[p][RELIGION_B] >= MISSIONARIES_LEVEL:
             yield [(PLAY,) + sub for sub in self._missionary_options(p, window, 0)]
         if window == W_PURCHASE and self.buyback_round[p] == self.round:
@@ -781,6 +790,29 @@ class CardsMixin:
         finally:
             pool[VIOLET] += taken
         return out
+
+    def _card_has_choice(self, p: int, c: int, window: str, extra: int) -> bool:
+        """Whether ``_card_subs(p, c, window, extra)`` is not empty; the costly cards stop at the first choice."""
+        cid = c + 1
+        if cid in (34, 35):
+            return (any(self.unit_supply[p][t] > 0 for t in (LI, HI, AR, CA))
+                    and next(self._templar_regions(p, cid), None) is not None)
+        if cid in (44, 45):
+            cost = self._bard_cost(cid, extra)
+            return self.money[p] >= cost and any(
+                self._card_has_choice(p, t, window, cost) for t in self._borrowable_rotated(window))
+        return bool(self._card_subs(p, c, window, extra))
+
+    def _bard_cost(self, cid: int, extra: int) -> int:
+        """What p pays before a card borrowed with Spielmann 44 / Barde 45 (the Barde's own price)."""
+        return extra + (ability_params()["45"]["cost"] if cid == 45 else 0)
+
+    def _borrowable_rotated(self, window: str):
+        """The rotated cards of every seat that Spielmann 44 / Barde 45 may borrow in the window."""
+        for q in range(self.num_players):
+            for t in self.rotated[q]:
+                if t not in NOT_BORROWED and window in ABILITY_WINDOWS.get(t, ()):
+                    yield t
 
     def _card_subs(self, p: int, c: int, window: str, extra: int) -> list[tuple]:
         """The target choices of card c for p (each a tuple of moves); [] when not usable now.
@@ -880,15 +912,12 @@ class CardsMixin:
                 return []
             return [()] if cid == 42 else [((Head.NODE, n),) for n in sorted(regions)]
         if cid == 44 or cid == 45:
-            cost = extra + (par["45"]["cost"] if cid == 45 else 0)
+            cost = self._bard_cost(cid, extra)
             if self.money[p] < cost:
                 return []
             out = []
-            for q in range(self.num_players):
-                for t in self.rotated[q]:
-                    if t in NOT_BORROWED or window not in ABILITY_WINDOWS.get(t, ()):
-                        continue
-                    out += [((Head.CARD, t),) + sub for sub in self._card_subs(p, t, window, cost)]
+            for t in self._borrowable_rotated(window):
+                out += [((Head.CARD, t),) + sub for sub in self._card_subs(p, t, window, cost)]
             return out
         if cid in (57, 58):
             if cid == 58:
@@ -1133,9 +1162,9 @@ class CardsMixin:
                             if b != a and dist[a][b] <= reach and g not in self._present(b)]
         return out
 
-    def _templar_regions(self, p: int, cid: int) -> list[int]:
-        """Tempelritter 34: outside the own start empire; 35: where a battle was fought this round.
-        ASSUMPTION: not into regions of other players or with a foreign or barbarian army."""
+    def _templar_regions(self, p: int, cid: int):
+        """Tempelritter 34: outside the own start empire; 35: where a battle was fought this round, lazily
+        in node order. ASSUMPTION: not into regions of other players or with a foreign or barbarian army."""
         control = self._cached_control_map()
         if cid == 35:
             playable, is_sea = self.playable, self.board.is_sea
@@ -1149,14 +1178,12 @@ class CardsMixin:
             fight_bans, now = self.card_bans[BAN_FIGHT], self.round
         others = [self.army[q] for q in range(self.num_players) if q != p]
         playable, barb = self.playable, self.barb_total
-        out = []
         for n in nodes:
             if not playable[n] or barb[n] or control[n] not in (-1, p) or any(a[n] for a in others):
                 continue
             if cid == 34 and (n in home or fight_bans[n] == now):
                 continue
-            out.append(n)
-        return out
+            yield n
 
     def _steward_regions(self, p: int, cls: int) -> list[int]:
         """Verwalter 69 / 70: raise p's civil (military) building by 1 level when the other class
