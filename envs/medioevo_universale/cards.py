@@ -49,6 +49,10 @@ def _c(card_id: int) -> int:
     return card_id - 1  # CARD head argument
 
 
+# the cards of ``card_build_cost``, asked for every building option
+_ARCHITECT_FL, _ARCHITECT_PERCENT, _STEWARDS = _c(32), _c(33), (_c(69), _c(70))
+
+
 # card index -> windows where its ability is offered (spec 5.21)
 _PRE, _ATT, _TRADE = (W_ROUND_PRE,), (W_ATTACK,), (W_TRADE_TURN,)
 ABILITY_WINDOWS = {
@@ -461,11 +465,11 @@ class CardsMixin:
 
     def card_build_cost(self, card: int, fl: int, tp: int) -> tuple[int, int]:
         """Architekt 32 / 33 lower the fl price of one building; Verwalter 69 / 70 build for free."""
-        if card == _c(32):
+        if card == _ARCHITECT_FL:
             return max(0, fl - ability_params()["32"]["discount_fl"]), tp
-        if card == _c(33):
+        if card == _ARCHITECT_PERCENT:
             return fl - fl * ability_params()["33"]["discount_percent"] // 100, tp
-        if card in (_c(69), _c(70)):
+        if card in _STEWARDS:
             return 0, 0
         return fl, tp
 
@@ -833,11 +837,14 @@ class CardsMixin:
         if cid == 15:
             if money < par["15"]["cost"] or not self.horde_available():
                 return []
-            mine = self.controlled_regions(p)
+            mine = self._seat_regions()[p]
+            if not mine:
+                return []
             dist = self.board.dist
             reach = par["15"]["distance"]
+            nearest = list(map(min, zip(*(dist[m] for m in mine))))  # each node's distance to p's closest region
             return [((Head.NODE, n),) for n in nodes if self.playable[n]
-                    and not self.banned(BAN_FIGHT, n) and any(dist[m][n] <= reach for m in mine)]
+                    and not self.banned(BAN_FIGHT, n) and nearest[n] <= reach]
         if cid in (22, 23):
             return [()] if self._cubes_in_controlled(p) else []
         if cid == 19:
