@@ -808,11 +808,11 @@ class CardsMixin:
         return bool(self._card_subs(p, c, window, extra))
 
     def _bard_cost(self, cid: int, extra: int) -> int:
-        """What p pays before a card borrowed with Spielmann 44 / Barde 45 (the Barde's own price)."""
+        """What p pays before a card borrowed with Barde 44 (free) / 45 (for its price)."""
         return extra + (ability_params()["45"]["cost"] if cid == 45 else 0)
 
     def _borrowable_rotated(self, window: str):
-        """The rotated cards of every seat that Spielmann 44 / Barde 45 may borrow in the window."""
+        """The rotated cards of every seat that Barde 44 / 45 may borrow in the window."""
         for q in range(self.num_players):
             for t in self.rotated[q]:
                 if t not in NOT_BORROWED and window in ABILITY_WINDOWS.get(t, ()):
