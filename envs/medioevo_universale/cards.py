@@ -49,6 +49,10 @@ def _c(card_id: int) -> int:
     return card_id - 1  # CARD head argument
 
 
+# the cards of ``card_build_cost``, asked for every building option
+_ARCHITECT_FL, _ARCHITECT_PERCENT, _STEWARDS = _c(32), _c(33), (_c(69), _c(70))
+
+
 # card index -> windows where its ability is offered (spec 5.21)
 _PRE, _ATT, _TRADE = (W_ROUND_PRE,), (W_ATTACK,), (W_TRADE_TURN,)
 ABILITY_WINDOWS = {
@@ -461,11 +465,11 @@ class CardsMixin:
 
     def card_build_cost(self, card: int, fl: int, tp: int) -> tuple[int, int]:
         """Architekt 32 / 33 lower the fl price of one building; Verwalter 69 / 70 build for free."""
-        if card == _c(32):
+        if card == _ARCHITECT_FL:
             return max(0, fl - ability_params()["32"]["discount_fl"]), tp
-        if card == _c(33):
+        if card == _ARCHITECT_PERCENT:
             return fl - fl * ability_params()["33"]["discount_percent"] // 100, tp
-        if card in (_c(69), _c(70)):
+        if card in _STEWARDS:
             return 0, 0
         return fl, tp
 
@@ -730,20 +734,29 @@ class CardsMixin:
         return opts
 
     def _can_play_card(self, p: int, window: str) -> bool:
-        """Whether ``_card_play_options`` is not empty, listing no more than the first usable source."""
-        return any(self._card_play_groups(p, window))
+        """Whether ``_card_play_options`` is not empty: up to the first usable source, a card only asked
+        whether it has a choice (``_card_has_choice``)."""
+        return any(self._card_play_groups(p, window, probe=True))
 
-    def _card_play_groups(self, p: int, window: str):
-        """The options of ``_card_play_options``, one list per source (a card, Missionare, ...), lazily."""
+    def _card_play_groups(self, p: int, window: str, probe: bool = False):
+        """The options of ``_card_play_options``, one list per source (a card, Missionare, ...), lazily.
+        With ``probe`` a card's entry is only whether it has a choice."""
         rotated = self.rotated[p]
         invaded = window == W_ROUND_PRE and self._invaded_now(p)
         for c in self.hand[p]:
             if c in rotated:
                 continue
-            if window in ABILITY_WINDOWS.get(c, ()):
-                yield [(PLAY, (Head.CARD, c)) + sub for sub in self._card_subs(p, c, window, 0)]
-            elif invaded and W_INVADE in ABILITY_WINDOWS.get(c, ()):
-                yield [(PLAY, (Head.CARD, c)) + sub for sub in self._card_subs(p, c, W_INVADE, 0)]
+            windows = ABILITY_WINDOWS.get(c, ())
+            if window in windows:
+                w = window
+            elif invaded and W_INVADE in windows:
+                w = W_INVADE
+            else:
+                continue
+            if probe:
+                yield self._card_has_choice(p, c, w, 0)
+            else:
+                yield [(PLAY, (Head.CARD, c)) + sub for sub in self._card_subs(p, c, w, 0)]
         if self.tech[p][RELIGION_B] >= MISSIONARIES_LEVEL:
             yield [(PLAY,) + sub for sub in self._missionary_options(p, window, 0)]
         if window == W_PURCHASE and self.buyback_round[p] == self.round:
@@ -782,6 +795,29 @@ class CardsMixin:
             pool[VIOLET] += taken
         return out
 
+    def _card_has_choice(self, p: int, c: int, window: str, extra: int) -> bool:
+        """Whether ``_card_subs(p, c, window, extra)`` is not empty; the costly cards stop at the first choice."""
+        cid = c + 1
+        if cid in (34, 35):
+            return (any(self.unit_supply[p][t] > 0 for t in (LI, HI, AR, CA))
+                    and next(self._templar_regions(p, cid), None) is not None)
+        if cid in (44, 45):
+            cost = self._bard_cost(cid, extra)
+            return self.money[p] >= cost and any(
+                self._card_has_choice(p, t, window, cost) for t in self._borrowable_rotated(window))
+        return bool(self._card_subs(p, c, window, extra))
+
+    def _bard_cost(self, cid: int, extra: int) -> int:
+        """What p pays before a card borrowed with Barde 44 (free) / 45 (for its price)."""
+        return extra + (ability_params()["45"]["cost"] if cid == 45 else 0)
+
+    def _borrowable_rotated(self, window: str):
+        """The rotated cards of every seat that Barde 44 / 45 may borrow in the window."""
+        for q in range(self.num_players):
+            for t in self.rotated[q]:
+                if t not in NOT_BORROWED and window in ABILITY_WINDOWS.get(t, ()):
+                    yield t
+
     def _card_subs(self, p: int, c: int, window: str, extra: int) -> list[tuple]:
         """The target choices of card c for p (each a tuple of moves); [] when not usable now.
         ``extra`` is money already committed by the activation (Barde 45, Missionare)."""
@@ -801,11 +837,14 @@ class CardsMixin:
         if cid == 15:
             if money < par["15"]["cost"] or not self.horde_available():
                 return []
-            mine = self.controlled_regions(p)
+            mine = self._seat_regions()[p]
+            if not mine:
+                return []
             dist = self.board.dist
             reach = par["15"]["distance"]
+            nearest = list(map(min, zip(*(dist[m] for m in mine))))  # each node's distance to p's closest region
             return [((Head.NODE, n),) for n in nodes if self.playable[n]
-                    and not self.banned(BAN_FIGHT, n) and any(dist[m][n] <= reach for m in mine)]
+                    and not self.banned(BAN_FIGHT, n) and nearest[n] <= reach]
         if cid in (22, 23):
             return [()] if self._cubes_in_controlled(p) else []
         if cid == 19:
@@ -839,8 +878,10 @@ class CardsMixin:
         if cid in (32, 33):
             return [opt[1:] for opt in self._build_options(p, card=c, reserve=extra)]
         if cid in (34, 35):
-            return [((Head.UNIT, t), (Head.NODE, n)) for n in self._templar_regions(p, cid)
-                    for t in (LI, HI, AR, CA) if self.unit_supply[p][t] > 0]
+            types = [(Head.UNIT, t) for t in (LI, HI, AR, CA) if self.unit_supply[p][t] > 0]
+            if not types:  # the region scan only when a unit can be placed
+                return []
+            return [(unit, (Head.NODE, n)) for n in self._templar_regions(p, cid) for unit in types]
         if cid in (24, 25, 26):
             if window != W_INVADE or not self._invaded_now(p):
                 return []
@@ -878,15 +919,12 @@ class CardsMixin:
                 return []
             return [()] if cid == 42 else [((Head.NODE, n),) for n in sorted(regions)]
         if cid == 44 or cid == 45:
-            cost = extra + (par["45"]["cost"] if cid == 45 else 0)
+            cost = self._bard_cost(cid, extra)
             if self.money[p] < cost:
                 return []
             out = []
-            for q in range(self.num_players):
-                for t in self.rotated[q]:
-                    if t in NOT_BORROWED or window not in ABILITY_WINDOWS.get(t, ()):
-                        continue
-                    out += [((Head.CARD, t),) + sub for sub in self._card_subs(p, t, window, cost)]
+            for t in self._borrowable_rotated(window):
+                out += [((Head.CARD, t),) + sub for sub in self._card_subs(p, t, window, cost)]
             return out
         if cid in (57, 58):
             if cid == 58:
@@ -1131,26 +1169,28 @@ class CardsMixin:
                             if b != a and dist[a][b] <= reach and g not in self._present(b)]
         return out
 
-    def _templar_regions(self, p: int, cid: int) -> list[int]:
-        """Tempelritter 34: outside the own start empire; 35: where a battle was fought this round.
-        ASSUMPTION: not into regions of other players or with a foreign or barbarian army."""
-        out = []
-        home = self.home_regions[p]
-        for n in self.land_nodes:
-            if not self.playable[n] or self.barb_total[n] or self.banned(BAN_FIGHT, n) and cid == 34:
+    def _templar_regions(self, p: int, cid: int):
+        """Tempelritter 34: outside the own start empire; 35: where a battle was fought this round, lazily
+        in node order. ASSUMPTION: not into regions of other players or with a foreign or barbarian army."""
+        control = self._cached_control_map()
+        if cid == 35:
+            playable, is_sea = self.playable, self.board.is_sea
+            nodes = sorted(n for n in self.battle_nodes if playable[n] and not is_sea[n])
+        elif self.horde_available():
+            nodes = self.land_nodes
+        else:  # a free region needs the horde's barbarians: only p's own regions are left
+            nodes = self._seat_regions()[p]
+        if cid == 34:
+            home = set(self.home_regions[p])
+            fight_bans, now = self.card_bans[BAN_FIGHT], self.round
+        others = [self.army[q] for q in range(self.num_players) if q != p]
+        playable, barb = self.playable, self.barb_total
+        for n in nodes:
+            if not playable[n] or barb[n] or control[n] not in (-1, p) or any(a[n] for a in others):
                 continue
-            if any(self.army[q][n] for q in range(self.num_players) if q != p):
+            if cid == 34 and (n in home or fight_bans[n] == now):
                 continue
-            if self.controller(n) not in (-1, p):
-                continue
-            if cid == 34 and n in home:
-                continue
-            if cid == 34 and self.controller(n) < 0 and not self.horde_available():
-                continue
-            if cid == 35 and n not in self.battle_nodes:
-                continue
-            out.append(n)
-        return out
+            yield n
 
     def _steward_regions(self, p: int, cls: int) -> list[int]:
         """Verwalter 69 / 70: raise p's civil (military) building by 1 level when the other class

@@ -181,10 +181,15 @@ class DiplomacyMixin:
         """The land regions where ``_may_place(p, region, kind)`` holds, in node order. Without such a
         partner this is p's shared list of ``_seat_regions``: callers must not change it."""
         regions = self._seat_regions()
-        partners = [q for q in range(self.num_players) if q != p and self.has_treaty(p, q, kind)]
+        # the treaty index holds only the pairs with a treaty: usually none, so no test per seat
+        partners = [q for (a, q), kinds in self.treaty_kinds.items() if a == p != q and kind in kinds]
         if not partners:
             return regions[p]
-        return sorted(regions[p] + [n for q in partners for n in regions[q] if not self._opposing_army(p, n)])
+        # ``_opposing_army(p, n)`` with the seats p may not pass found once
+        army, barb = self.army, self.barb_total
+        foes = [army[q] for q in range(self.num_players) if q != p and not self.may_pass(p, q)]
+        return sorted(regions[p] + [n for q in partners for n in regions[q]
+                                    if not barb[n] and not any(a[n] for a in foes)])
 
     def _armed_entry_ok(self, p: int, y: int) -> bool:
         """Whether an army of p may enter land region y: battles against every army there that is not a

@@ -194,32 +194,32 @@ class EventsMixin:
         opts: list[tuple] = [((Head.CTRL, Ctrl.DONE),)]
         board = self.board
         control = self._cached_control_map()
-        symbol_free = [n for n in self.land_nodes if board.barbarian_symbol[n] and control[n] < 0
-                       and not any(self.army[q][n] for q in range(self.num_players))]
-        all_symbols_taken = not any(board.barbarian_symbol[n] and control[n] < 0 for n in self.land_nodes)
-        targets = set(n for n in self.land_nodes if self.barb_total[n]) | set(symbol_free)
-        if all_symbols_taken:  # the cheap tests before the object scan of _empty_region
+        barb, playable, army = self.barb_total, self.playable, self.army
+        free_symbols = [n for n in self.land_nodes if board.barbarian_symbol[n] and control[n] < 0]
+        symbol_free = [n for n in free_symbols if not any(a[n] for a in army)]
+        targets = set(n for n in self.land_nodes if barb[n]) | set(symbol_free)
+        if not free_symbols:  # every symbol taken: the cheap tests before the object scan of _empty_region
             targets |= {n for n in self.land_nodes if control[n] < 0 and board.empire[n] < 0
                         and self._empty_region(n)}
         node_move = [(Head.NODE, n) for n in range(board.num_nodes)]  # each move tuple built once
         for n in sorted(targets):
-            size = self.barb_total[n]
+            size = barb[n]
             for t, k in ((LI, B_LI), (AR, B_AR), (CP1, B_CP)):
                 need = 0 if t == LI else 2 if t == AR else 4
                 if size >= need and self.barb_supply[k] > 0:
                     opts.append(((Head.UNIT, t), node_move[n]))
-        galleys_left = self.barb_galleys - sum(1 for n in range(board.num_nodes)
-                                               if board.is_sea[n] and self.barb_total[n])
-        for n in range(board.num_nodes):
-            if not self.barb_total[n] or not self.playable[n]:
-                continue
-            if board.is_sea[n]:  # a barbarian galley: on to another sea zone, or landing
-                targets = list(board.sea_adj[n]) + list(board.coast[n])
-            else:  # overland, or aboard a barbarian galley (G42: at most 4 at once)
-                targets = list(board.land_adj[n]) + [s for s in board.coast[n]
-                                                      if galleys_left > 0 or self.barb_total[s]]
+        is_sea = board.is_sea
+        occupied = [n for n in range(board.num_nodes) if barb[n] and playable[n]]
+        galleys_left = self.barb_galleys - sum(1 for n in range(board.num_nodes) if is_sea[n] and barb[n])
+        for n in occupied:
             origin = node_move[n]
-            opts += [(origin, node_move[y]) for y in targets if self.playable[y]]
+            if is_sea[n]:  # a barbarian galley: on to another sea zone, or landing
+                opts += [(origin, node_move[y]) for y in board.sea_adj[n] if playable[y]]
+                opts += [(origin, node_move[y]) for y in board.coast[n] if playable[y]]
+            else:  # overland, or aboard a barbarian galley (G42: at most 4 at once)
+                opts += [(origin, node_move[y]) for y in board.land_adj[n] if playable[y]]
+                opts += [(origin, node_move[y]) for y in board.coast[n]
+                         if (galleys_left > 0 or barb[y]) and playable[y]]
         return opts
 
     def _empty_region(self, n: int) -> bool:
