@@ -19,7 +19,7 @@ SPEC = GameSpec(
     new_codec=MedioevoCodec,
     new_encoder=MedioevoEncoder,
     default_max_turns=5000,
-    state_version=4,  # session 5: offers and treaties of several parties; the engine counts unit_moves
+    state_version=5,  # session 6: the engine stamps the change domains of each move (changes.py)
 )
 
 __all__ = ["SPEC", "Head", "MedioevoCodec", "MedioevoConfig", "MedioevoEncoder", "MedioevoEngine", "Phase", "Stage"]

@@ -30,6 +30,7 @@ from ..core.engine import RulesEngine
 from ..core.errors import ConfigError, IllegalActionError
 from .constants import HEAD_NAMES, NUM_UNIT_TYPES, PHASE_NAMES, STAGE_NAMES, Ctrl, Head, Phase, Purchase, Stage
 from .data import BUILDING_NAMES, EMPIRES, UNIT_NAMES, VEHICLE_KINDS, GameData, game_data
+from . import changes
 from .cards import CardsMixin
 from .combat import BattleMixin
 from .conquest import ConquestMixin
@@ -218,6 +219,10 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         self._seat_regions_kept: tuple | None = None  # (control map, regions per seat), see ``_seat_regions``
         # See ``apply``: a new object after every move but the minor, seat and unit moves, which are counted instead.
         self.revision = object()
+        # See ``changes.py``: the domains each move changed, stamped with the count of moves at its end.
+        self.dirty = 0
+        self.moves = 0
+        self.stamps = [0] * changes.NUM_DOMAINS
         self.minor_moves = 0
         self.seat_moves = 0
         self.unit_moves = 0
@@ -624,6 +629,11 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
             self.unit_moves += 1
         else:
             self.revision = object()
+        # until every rule reports its changes (changes.py), any move but a minor one may change every domain
+        if not minor:
+            self.dirty = changes.ALL
+        self.moves += 1
+        changes.stamp(self)
 
     # ------------------------------------------------------------------------- rendering ----
     def move_name(self, move: tuple[int, int]) -> str:

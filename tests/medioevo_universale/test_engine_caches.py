@@ -149,10 +149,10 @@ def test_a_guest_treaty_changes_control():
 # What a minor move may change (MedioevoEngine.apply): the open sub-decision, the sealed bids and tax choices
 # with the seat to move, the offers of a diplomacy window with its phase and queue; and the move counters.
 MINOR_MAY_CHANGE = {"prefix", "tree", "tree_lazy", "bids", "tie_extra", "tax_pending", "actor", "turn", "queue",
-                    "offer", "phase", "dip_queue", "offers_left", "minor_moves"}
+                    "offer", "phase", "dip_queue", "offers_left", "minor_moves", "moves"}
 # and a seat move: the mover's numbers, and the purchase menu it reopens
 SEAT_MOVE_MAY_CHANGE = {"prefix", "tree", "tree_lazy", "money", "bank_net", "loans", "loan_taken", "loan_repaid", "tp",
-                        "rotated", "tokens_flipped", "tech", "tech_bought", "seat_moves"}
+                        "rotated", "tokens_flipped", "tech", "tech_bought", "seat_moves", "moves", "stamps"}
 # and a unit move: besides, the mover's units on the board
 UNIT_MOVE_MAY_CHANGE = (SEAT_MOVE_MAY_CHANGE - {"seat_moves"}) | {"units", "army", "stopped", "unit_supply",
                                                                    "units_bought", "unit_moves"}
@@ -197,7 +197,7 @@ def test_minor_and_seat_moves_change_only_what_they_may(num_players, seed, optio
             assert e.revision is revision
             allowed = SEAT_MOVE_MAY_CHANGE if counted[1] else UNIT_MOVE_MAY_CHANGE
             assert changed <= allowed, changed - allowed
-            for k in changed - {"prefix", "tree", "tree_lazy", "seat_moves", "unit_moves"}:  # the mover only
+            for k in changed - {"prefix", "tree", "tree_lazy", "seat_moves", "unit_moves", "moves", "stamps"}:  # mover
                 assert all(before[k][p] == after[k][p] for p in range(num_players) if p != mover), k
             seat_seen += counted[1]
             unit_seen += counted[2]
