@@ -2,12 +2,15 @@
 and loans (spec 5.3, 5.4, 5.5, 5.6)."""
 from __future__ import annotations
 
+from operator import itemgetter
+
 from .constants import (
     BUILDING_CLASS, CITY, COINS, NUM_UNIT_TYPES, Ctrl, Head, Phase, Stage,
 )
 
 NT = NUM_UNIT_TYPES
 DONE = (Head.CTRL, Ctrl.DONE)
+_FIRST = itemgetter(0)
 
 
 class EconomyMixin:
@@ -376,8 +379,8 @@ class EconomyMixin:
     def tree_moves(self) -> list[tuple[int, int]]:
         depth = len(self.prefix)
         if depth == 0 and self.tree_lazy:
-            return sorted({opt[0] for opt in self.tree}.union(self.tree_lazy))
-        return sorted({opt[depth] for opt in self.tree})
+            return sorted({*map(_FIRST, self.tree), *self.tree_lazy})
+        return sorted(set(map(itemgetter(depth), self.tree)))
 
     def _tree_step(self, move: tuple[int, int]):
         """Advance the open choice; returns the complete option once it is determined."""

@@ -14,6 +14,8 @@
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from .constants import (
     AR, B_AR, B_CP, B_LI, CA, CP1, HI, LI, NUM_UNIT_TYPES, O_KIND, O_NODE, SIEGE, Ctrl, Head, Phase,
 )
@@ -21,6 +23,12 @@ from .constants import (
 NT = NUM_UNIT_TYPES
 SYMBOL_LIMIT = {"movement": 2, "units": 4, "buildings": 3, "goods": 2}  # d6 results that hit
 BARB_UNIT = {LI: B_LI, AR: B_AR, CP1: B_CP}
+
+
+@lru_cache(maxsize=None)
+def node_moves(num_nodes: int) -> tuple:
+    """The move (NODE, n) of every node, each tuple built once."""
+    return tuple((Head.NODE, n) for n in range(num_nodes))
 
 
 class EventsMixin:
@@ -201,7 +209,7 @@ class EventsMixin:
         if not free_symbols:  # every symbol taken: the cheap tests before the object scan of _empty_region
             targets |= {n for n in self.land_nodes if control[n] < 0 and board.empire[n] < 0
                         and self._empty_region(n)}
-        node_move = [(Head.NODE, n) for n in range(board.num_nodes)]  # each move tuple built once
+        node_move = node_moves(board.num_nodes)
         for n in sorted(targets):
             size = barb[n]
             for t, k in ((LI, B_LI), (AR, B_AR), (CP1, B_CP)):

@@ -9,6 +9,7 @@ are paid automatically, pool first.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import compress
 
 from .data import BUILDING_NAMES
 from .constants import (
@@ -16,9 +17,11 @@ from .constants import (
     NUM_UNIT_TYPES, O_KIND, O_LEVEL, O_NODE, RED, RELIGION_B, SIEGE, TRANSPORT_B, VIOLET, Ctrl, Head,
     Phase, Purchase, Stage,
 )
+from .diplomacy import Treaty
 
 NT = NUM_UNIT_TYPES
 P = Head.PURCHASE
+STATIONING = Treaty.STATIONING
 
 
 class PurchaseMixin:
@@ -99,7 +102,7 @@ class PurchaseMixin:
         else:
             offered = (next(iter(self._build_options(p)), None) is not None, self._can_buy_vehicle(p),
                        self._can_buy_unit(p), self._can_play_card(p, "purchase"), self._can_remove(p))
-            parts = tuple(first for first, ok in zip(self._MENU_PARTS, offered) if ok)
+            parts = tuple(compress(self._MENU_PARTS, offered))
         self._open_tree(self._menu_listed_options(p), parts)
 
     def _purchase_options(self, p: int) -> list[tuple]:
@@ -156,9 +159,10 @@ class PurchaseMixin:
     # ------------------------------------------------------------ technologies ----
     def _tech_options(self, p: int) -> list[tuple]:
         opts = []
+        tech, bought, money, price = self.tech[p], self.tech_bought[p], self.money[p], self.tech_price
         for b in range(6):
-            level = self.tech[p][b] + 1
-            if level <= 4 and not self.tech_bought[p][b] and self.money[p] >= self.tech_price * level:
+            level = tech[b] + 1
+            if level <= 4 and not bought[b] and money >= price * level:
                 opts.append(((P, Purchase.TECH), (Head.TECH, b * 4 + level - 1)))
         return opts
 
@@ -284,11 +288,15 @@ class PurchaseMixin:
         self._open_purchase_menu(p)
 
     def _repair_options(self, p: int) -> list[tuple]:
-        if self.money[p] < self.repair_price or not (any(self.civil_dmg) or any(self.mil_dmg) or any(self.cath_dmg)):
+        if self.money[p] < self.repair_price:
             return []
         opts = []
+        damage = (self.civil_dmg, self.mil_dmg, self.cath_dmg)
+        civil_dmg, mil_dmg, cath_dmg = damage
         for n in self._seat_regions()[p]:
-            for cls, dmg in ((0, self.civil_dmg), (1, self.mil_dmg), (2, self.cath_dmg)):
+            if not (civil_dmg[n] or mil_dmg[n] or cath_dmg[n]):  # the common case: one test per region
+                continue
+            for cls, dmg in enumerate(damage):
                 if dmg[n] and self.building_owner_at(n, cls) == p:
                     opts.append(((P, Purchase.REPAIR), (Head.NODE, n), (Head.BUILD, self.building_kind_at(n, cls))))
         return opts
@@ -305,17 +313,19 @@ class PurchaseMixin:
         return opts
 
     def _can_buy_vehicle(self, p: int) -> bool:
-        """Whether ``_vehicle_options`` is not empty."""
-        return any(self.vehicle_places(p, kind) for kind, _ in self._vehicle_levels(p))
+        """Whether ``_vehicle_options`` is not empty (up to the first kind with a place)."""
+        for kind, _ in self._vehicle_levels(p):
+            if self.vehicle_places(p, kind):
+                return True
+        return False
 
-    def _vehicle_levels(self, p: int) -> list[tuple[int, list[int]]]:
+    def _vehicle_levels(self, p: int) -> Iterator[tuple[int, list[int]]]:
         """(kind, levels) of the new vehicles p may buy (technology, a free slot, supply, price,
-        ownership markers), leaving out kinds without a level; where is not asked."""
+        ownership markers), leaving out kinds without a level; where is not asked. Lazily, kind by kind."""
         tech = self.tech[p]
         kinds = ([0, 1, 2, 3] if tech[TRANSPORT_B] >= 1 else []) + ([SIEGE] if tech[CONSTRUCTION_B] >= 3 else [])
-        if not kinds or self.free_slot(p) < 0:
-            return []
-        out = []
+        if not kinds or -1 not in self.slots[p]:  # no free slot
+            return
         owned = None  # owned_levels(p), computed at the first marker check
         fits: dict[tuple[int, int], bool] = {}  # (colour, level) -> affordable within the markers
         for kind in kinds:
@@ -336,8 +346,7 @@ class PurchaseMixin:
                 if ok:
                     levels.append(level)
             if levels:
-                out.append((kind, levels))
-        return out
+                yield kind, levels
 
     def _vehicle_upgrade_options(self, p: int) -> list[tuple]:
         tech = self.tech[p]
@@ -375,8 +384,14 @@ class PurchaseMixin:
         return [(category, (Head.UNIT, t), place) for t in types for place in places]
 
     def _can_buy_unit(self, p: int) -> bool:
-        """Whether ``_unit_options`` is not empty."""
-        return bool(self._unit_types(p)) and bool(self.unit_places(p))
+        """Whether ``_unit_options`` is not empty: ``unit_places`` up to the first place."""
+        if not self._unit_types(p):
+            return False
+        inhabited, mil = self.board.inhabited, self.mil
+        for n in self._placement_regions(p, STATIONING):
+            if inhabited[n] or mil[n] > 0:
+                return True
+        return False
 
     def _unit_types(self, p: int) -> list[int]:
         """The unit types p may buy now (supply, price, the unit limit); where is not asked."""
@@ -406,7 +421,7 @@ class PurchaseMixin:
     def _ransom_options(self, p: int) -> list[tuple]:
         """Spec 5.7: own captured units at twice their price, paid to the captor (G28, G83); within
         the unit limit; placed in an own military building or controlled inhabited region."""
-        if not any(any(held[p]) for held in self.prisoners):
+        if not any(map(any, [held[p] for held in self.prisoners])):
             return []
         if self.units_bought[p] >= self.unit_limit(p):
             return []

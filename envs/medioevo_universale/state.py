@@ -188,8 +188,8 @@ class StateMixin:
 
     def civil_levels_owned(self, p: int) -> int:
         """Sum of civil-building levels p owns in regions p controls (G78: no benefit elsewhere)."""
-        civil, owner = self.civil, self.civil_owner
-        return sum(civil[n] for n in self._seat_regions()[p] if owner[n] == p)
+        civil, control = self.civil, self._cached_control_map()
+        return sum([civil[n] for n in positions(self.civil_owner, p) if control[n] == p])
 
     def market_factor(self, node: int) -> int:
         return sum(self.cubes[node])
