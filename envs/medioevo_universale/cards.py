@@ -624,7 +624,7 @@ class CardsMixin:
     def _buyback_options(self, p: int) -> list[tuple]:
         """Phase 4 after a Chirurg 28 round: each lost unit at half its fl price (captains without
         TP), within the unit limit, placed like a bought unit."""
-        if self.buyback_round[p] != self.round or self.units_bought[p] >= self.unit_limit(p):
+        if self.buyback_round[p] != self.round or self.unit_limit_reached(p):
             return []
         nodes = [n for n in self.land_nodes if self.unit_place_ok(p, n)]
         out = []

@@ -117,7 +117,8 @@ class PurchaseMixin:
         opts: list[tuple] = [((Head.CTRL, Ctrl.DONE),)]
         opts += [((Head.CTRL, c),) for _, c in self.loan_moves(p)]
         opts += self._card_tp_options(p)
-        opts += [((Head.COLOUR, k),) for k in range(6) if self.tokens[p][k] > self.tokens_flipped[p][k]]
+        tokens, flipped = self.tokens[p], self.tokens_flipped[p]
+        opts += [((Head.COLOUR, k),) for k in range(6) if tokens[k] > flipped[k]]
         opts += self._goal_claim_options(p)
         opts += self._tech_options(p)
         opts += self._repair_options(p)
@@ -182,6 +183,7 @@ class PurchaseMixin:
         civil, civil_owner, mil, mil_owner, cath_owner = (self.civil, self.civil_owner, self.mil, self.mil_owner,
                                                           self.cath_owner)
         classes = [cls for cls in range(3) if can[cls]]
+        supply = self.building_supply
         free = (-1, p)  # the owners a building may be raised under
         for n in self._seat_regions()[p]:
             for cls in classes:
@@ -207,9 +209,12 @@ class PurchaseMixin:
                         targets = range(first if cur < 0 else cur + 1, first + 3)
                     moves = buildable[(cls, cur)] = []
                     for k in targets:
-                        fl, tp = self.card_build_cost(card, *self.build_cost(k, cur))
-                        colour = VIOLET if k == CATHEDRAL else GREEN
-                        if not (self.building_supply[k] > 0 and self.tp_affordable_one(p, fl + reserve, colour, tp)):
+                        if supply[k] <= 0:
+                            continue
+                        fl, tp = self.build_cost(k, cur)
+                        if card >= 0:  # no card: the plain price
+                            fl, tp = self.card_build_cost(card, fl, tp)
+                        if not self.tp_affordable_one(p, fl + reserve, VIOLET if k == CATHEDRAL else GREEN, tp):
                             continue
                         if owned is None:
                             owned = self.owned_levels(p)
@@ -397,11 +402,12 @@ class PurchaseMixin:
         """The unit types p may buy now (supply, price, the unit limit); where is not asked."""
         sup = self.unit_supply[p]
         cost = self.comp.unit_cost
-        types = [t for t in range(4) if sup[t] > 0 and self.money[p] >= cost[t]]
+        money = self.money[p]
+        types = [t for t in range(4) if sup[t] > 0 and money >= cost[t]]
         if self.tech[p][COMBAT_B] >= 1 and sup[4] > 0:
             affordable = self.tp_affordable_one  # fl and TP of one colour, Mönchtum included (technologies.py)
             types += [CP1 + lv - 1 for lv in (1, 2, 3) if affordable(p, cost[CP1 + lv - 1], RED, lv)]
-        if types and self.units_bought[p] >= self.unit_limit(p):
+        if types and self.unit_limit_reached(p):
             return []
         return types
 
@@ -409,7 +415,7 @@ class PurchaseMixin:
         """Spec 5.7 / 5.14: capitulated units return from the next round on, free, within the unit
         limit, into own inhabited regions or regions with a military building."""
         cap = self.capitulated[p]
-        if not any(cap) or self.capitulated_round[p] >= self.round or self.units_bought[p] >= self.unit_limit(p):
+        if not any(cap) or self.capitulated_round[p] >= self.round or self.unit_limit_reached(p):
             return []
         nodes = self.unit_places(p)
         return [((P, Purchase.REDEPLOY), (Head.UNIT, t), (Head.NODE, n)) for t in range(NT) if cap[t] for n in nodes]
@@ -423,7 +429,7 @@ class PurchaseMixin:
         the unit limit; placed in an own military building or controlled inhabited region."""
         if not any(map(any, [held[p] for held in self.prisoners])):
             return []
-        if self.units_bought[p] >= self.unit_limit(p):
+        if self.unit_limit_reached(p):
             return []
         types = [t for t in range(NT) if self._ransom_captor(p, t) >= 0
                  and self.money[p] >= 2 * self.comp.unit_cost[t]]

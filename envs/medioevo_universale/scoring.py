@@ -27,7 +27,7 @@ class ScoringMixin:
         """The measured quantity of goal template ``key`` for seat p (Appendix C.2)."""
         name = GOAL_KEYS[key]
         if name == "control_regions":
-            return len(self.controlled_regions(p))
+            return len(self._seat_regions()[p])
         if name == "inhabited_outside_home":
             return sum(1 for n in self.controlled_regions(p)
                        if self.board.inhabited[n] and self.home_owner[n] != p)
@@ -86,7 +86,8 @@ class ScoringMixin:
         return self.goal_value(p, key) >= threshold
 
     def _largest_military_chain(self, p: int) -> int:
-        nodes = {n for n in self.land_nodes if self.mil_owner[n] == p and self.controller(n) == p}
+        control = self._cached_control_map()  # military buildings stand only on land: the owner list is searched whole
+        nodes = {n for n in positions(self.mil_owner, p) if control[n] == p}
         best = 0
         seen: set = set()
         for start in nodes:

@@ -223,6 +223,11 @@ class StateMixin:
     def unit_limit(self, p: int) -> int:
         return self.unit_limit_base + self.civil_levels_owned(p)
 
+    def unit_limit_reached(self, p: int) -> bool:
+        """``units_bought[p] >= unit_limit(p)``; the civil levels are counted only past the base they raise."""
+        bought = self.units_bought[p]
+        return bought >= self.unit_limit_base and bought >= self.unit_limit(p)
+
     # ---------------------------------------------------------------------- helpers ----
     def vehicle_mp(self, kind: int, level: int) -> int:
         return self.comp.siege_mp[level - 1] if kind == SIEGE else self.comp.transport_mp[level - 1]
