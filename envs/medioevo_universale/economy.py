@@ -23,10 +23,12 @@ class EconomyMixin:
                 and self.money[p] - reserved >= self.loan_amount)
 
     def loan_moves(self, p: int, reserved: int = 0) -> list[tuple[int, int]]:
+        # can_take_loan and can_repay_loan written out: asked at every bid, tax choice and purchase menu
         moves = []
-        if self.can_take_loan(p):
+        loans = self.loans[p]
+        if not self.loan_taken[p] and loans < self.max_loans:
             moves.append((Head.CTRL, Ctrl.TAKE_LOAN))
-        if self.can_repay_loan(p, reserved):
+        if not self.loan_repaid[p] and loans > 0 and self.money[p] - reserved >= self.loan_amount:
             moves.append((Head.CTRL, Ctrl.REPAY_LOAN))
         return moves
 

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from itertools import compress
 
 from .constants import (
     AR, B_AR, B_CP, B_LI, CA, CP1, HI, LI, NUM_UNIT_TYPES, O_KIND, O_NODE, SIEGE, Ctrl, Head, Phase,
@@ -202,10 +203,11 @@ class EventsMixin:
         opts: list[tuple] = [((Head.CTRL, Ctrl.DONE),)]
         board = self.board
         control = self._cached_control_map()
-        barb, playable, army = self.barb_total, self.playable, self.army
+        barb, playable, army, is_sea = self.barb_total, self.playable, self.army, board.is_sea
+        barb_nodes = list(compress(range(board.num_nodes), barb))  # the few nodes with barbarians, by a C scan
         free_symbols = [n for n in self.land_nodes if board.barbarian_symbol[n] and control[n] < 0]
         symbol_free = [n for n in free_symbols if not any(a[n] for a in army)]
-        targets = set(n for n in self.land_nodes if barb[n]) | set(symbol_free)
+        targets = {n for n in barb_nodes if not is_sea[n]}.union(symbol_free)
         if not free_symbols:  # every symbol taken: the cheap tests before the object scan of _empty_region
             targets |= {n for n in self.land_nodes if control[n] < 0 and board.empire[n] < 0
                         and self._empty_region(n)}
@@ -216,9 +218,8 @@ class EventsMixin:
                 need = 0 if t == LI else 2 if t == AR else 4
                 if size >= need and self.barb_supply[k] > 0:
                     opts.append(((Head.UNIT, t), node_move[n]))
-        is_sea = board.is_sea
-        occupied = [n for n in range(board.num_nodes) if barb[n] and playable[n]]
-        galleys_left = self.barb_galleys - sum(1 for n in range(board.num_nodes) if is_sea[n] and barb[n])
+        occupied = [n for n in barb_nodes if playable[n]]
+        galleys_left = self.barb_galleys - sum([is_sea[n] for n in barb_nodes])
         for n in occupied:
             origin = node_move[n]
             if is_sea[n]:  # a barbarian galley: on to another sea zone, or landing
