@@ -365,8 +365,8 @@ class EconomyMixin:
             self.tokens_flipped[p][c] = 0
 
     # ------------------------------------------------------------ generic choices ----
-    # First moves whose options are listed only once chosen (``_lazy_tree_options``; the purchase menu). A
-    # class default: engines saved before it held every option in ``tree`` and still load.
+    # First moves whose options are listed only once chosen (``_lazy_tree_options``: the purchase menu, the
+    # build-up). A class default: engines saved before it held every option in ``tree`` and still load.
     tree_lazy: tuple = ()
 
     def _open_tree(self, options: list[tuple], lazy: tuple = ()) -> None:

@@ -24,6 +24,7 @@ from .constants import (
 NT = NUM_UNIT_TYPES
 SYMBOL_LIMIT = {"movement": 2, "units": 4, "buildings": 3, "goods": 2}  # d6 results that hit
 BARB_UNIT = {LI: B_LI, AR: B_AR, CP1: B_CP}
+BUILDUP_NEED = {LI: 0, AR: 2, CP1: 4}  # barbarians already in a region before one of the type may be added
 
 
 @lru_cache(maxsize=None)
@@ -87,13 +88,13 @@ class EventsMixin:
             self.buildup_left = 3
             self.actor = self.order[0]
             self.phase = Phase.BUILDUP
-            self._open_tree(self._buildup_options())
+            self._open_buildup()
             return
         if self.ev_stage == "buildup":
             if self.buildup_left > 0:
                 self.actor = self.order[0]
                 self.phase = Phase.BUILDUP
-                self._open_tree(self._buildup_options())
+                self._open_buildup()
                 return
             self._start_revolts(final=False)
             return
@@ -199,37 +200,59 @@ class EventsMixin:
             self._remove_building(node, cls)
 
     # ------------------------------------------------------------------- build-up ----
-    def _buildup_options(self) -> list[tuple]:
-        opts: list[tuple] = [((Head.CTRL, Ctrl.DONE),)]
+    def _open_buildup(self) -> None:
+        """The build-up decision: DONE, a new barbarian unit (UNIT, NODE) or a barbarian move (NODE, NODE).
+        Only its first moves are found here; the options of one are listed once it is chosen
+        (``_buildup_part``): listed whole they are about a hundred."""
+        self._open_tree([((Head.CTRL, Ctrl.DONE),)], tuple(self._buildup_firsts()))
+
+    def _buildup_firsts(self) -> list[tuple[int, int]]:
+        """The first moves of the build-up options but DONE: each starts at least one option."""
+        barb, supply = self.barb_total, self.barb_supply
+        targets = self._buildup_targets()
+        firsts = [(Head.UNIT, t) for t, k in ((LI, B_LI), (AR, B_AR), (CP1, B_CP))
+                  if supply[k] > 0 and any(barb[n] >= BUILDUP_NEED[t] for n in targets)]
+        barb_nodes, galleys_left = self._barbarian_nodes()
+        playable, node_move = self.playable, node_moves(self.board.num_nodes)
+        firsts += [node_move[n] for n in barb_nodes if playable[n] and self._barbarian_steps(n, galleys_left)]
+        return firsts
+
+    def _buildup_part(self, first: tuple[int, int]) -> list[tuple]:
+        """The build-up options that start with ``first``, one of ``_buildup_firsts``."""
+        node_move = node_moves(self.board.num_nodes)
+        if first[0] == Head.UNIT:
+            barb, need = self.barb_total, BUILDUP_NEED[first[1]]
+            return [(first, node_move[n]) for n in self._buildup_targets() if barb[n] >= need]
+        _, galleys_left = self._barbarian_nodes()
+        return [(first, node_move[y]) for y in self._barbarian_steps(first[1], galleys_left)]
+
+    def _buildup_targets(self) -> list[int]:
+        """The land regions where a new barbarian unit may be placed, in node order."""
         board = self.board
         control = self._cached_control_map()
-        barb, playable, army, is_sea = self.barb_total, self.playable, self.army, board.is_sea
-        barb_nodes = list(compress(range(board.num_nodes), barb))  # the few nodes with barbarians, by a C scan
+        barb, army, is_sea = self.barb_total, self.army, board.is_sea
         free_symbols = [n for n in self.land_nodes if board.barbarian_symbol[n] and control[n] < 0]
         symbol_free = [n for n in free_symbols if not any(a[n] for a in army)]
-        targets = {n for n in barb_nodes if not is_sea[n]}.union(symbol_free)
+        targets = {n for n in compress(range(board.num_nodes), barb) if not is_sea[n]}.union(symbol_free)
         if not free_symbols:  # every symbol taken: the cheap tests before the object scan of _empty_region
             targets |= {n for n in self.land_nodes if control[n] < 0 and board.empire[n] < 0
                         and self._empty_region(n)}
-        node_move = node_moves(board.num_nodes)
-        for n in sorted(targets):
-            size = barb[n]
-            for t, k in ((LI, B_LI), (AR, B_AR), (CP1, B_CP)):
-                need = 0 if t == LI else 2 if t == AR else 4
-                if size >= need and self.barb_supply[k] > 0:
-                    opts.append(((Head.UNIT, t), node_move[n]))
-        occupied = [n for n in barb_nodes if playable[n]]
-        galleys_left = self.barb_galleys - sum([is_sea[n] for n in barb_nodes])
-        for n in occupied:
-            origin = node_move[n]
-            if is_sea[n]:  # a barbarian galley: on to another sea zone, or landing
-                opts += [(origin, node_move[y]) for y in board.sea_adj[n] if playable[y]]
-                opts += [(origin, node_move[y]) for y in board.coast[n] if playable[y]]
-            else:  # overland, or aboard a barbarian galley (G42: at most 4 at once)
-                opts += [(origin, node_move[y]) for y in board.land_adj[n] if playable[y]]
-                opts += [(origin, node_move[y]) for y in board.coast[n]
-                         if (galleys_left > 0 or barb[y]) and playable[y]]
-        return opts
+        return sorted(targets)
+
+    def _barbarian_nodes(self) -> tuple[list[int], int]:
+        """The nodes with barbarians (found by a C scan: they are few) and the barbarian galleys left."""
+        barb_nodes = list(compress(range(self.board.num_nodes), self.barb_total))
+        is_sea = self.board.is_sea
+        return barb_nodes, self.barb_galleys - sum([is_sea[n] for n in barb_nodes])
+
+    def _barbarian_steps(self, n: int, galleys_left: int) -> list[int]:
+        """Where the barbarians of node n may move in the build-up."""
+        board, playable = self.board, self.playable
+        if board.is_sea[n]:  # a barbarian galley: on to another sea zone, or landing
+            return [y for y in board.sea_adj[n] if playable[y]] + [y for y in board.coast[n] if playable[y]]
+        barb = self.barb_total  # overland, or aboard a barbarian galley (G42: at most 4 at once)
+        return [y for y in board.land_adj[n] if playable[y]] + [
+            y for y in board.coast[n] if (galleys_left > 0 or barb[y]) and playable[y]]
 
     def _empty_region(self, n: int) -> bool:
         return (not self.barb_total[n] and not any(self.army[q][n] for q in range(self.num_players))

@@ -142,8 +142,10 @@ class PurchaseMixin:
         return opts
 
     def _lazy_tree_options(self, first: tuple[int, int]) -> list[tuple]:
-        """The options of the open tree that start with ``first`` (economy.py): the purchase menu is the
-        only lazy one."""
+        """The options of the open tree that start with ``first`` (economy.py): a part of the purchase menu,
+        or of the barbarian build-up (events.py)."""
+        if self.phase == Phase.BUILDUP:
+            return self._buildup_part(first)
         return self._menu_part(self.actor, first)
 
     def _card_play_purchase_options(self, p: int) -> list[tuple]:
