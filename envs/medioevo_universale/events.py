@@ -230,10 +230,11 @@ class EventsMixin:
         """The land regions where a new barbarian unit may be placed, in node order."""
         board = self.board
         control = self._cached_control_map()
-        barb, army, is_sea = self.barb_total, self.army, board.is_sea
-        free_symbols = [n for n in self.land_nodes if board.barbarian_symbol[n] and control[n] < 0]
+        barb, army, land = self.barb_total, self.army, self.land_playable  # land: the nodes of ``land_nodes``
+        nodes = range(board.num_nodes)  # the symbol and barbarian nodes are few: found by C scans
+        free_symbols = [n for n in compress(nodes, board.barbarian_symbol) if land[n] and control[n] < 0]
         symbol_free = [n for n in free_symbols if not any(a[n] for a in army)]
-        targets = {n for n in compress(range(board.num_nodes), barb) if not is_sea[n]}.union(symbol_free)
+        targets = {n for n in compress(nodes, barb) if land[n]}.union(symbol_free)
         if not free_symbols:  # every symbol taken: the cheap tests before the object scan of _empty_region
             targets |= {n for n in self.land_nodes if control[n] < 0 and board.empire[n] < 0
                         and self._empty_region(n)}
