@@ -362,7 +362,8 @@ class PurchaseMixin:
         for s, oid in enumerate(self.slots[p]):
             if oid < 0:
                 continue
-            kind, level, node = self.objs[oid][O_KIND], self.objs[oid][O_LEVEL], self.objs[oid][O_NODE]
+            o = self.objs[oid]
+            kind, level, node = o[O_KIND], o[O_LEVEL], o[O_NODE]
             if (tech[CONSTRUCTION_B] < 3) if kind == SIEGE else (tech[TRANSPORT_B] < 1):
                 continue
             if not self.vehicle_place_ok(p, kind, node):

@@ -29,7 +29,7 @@ class ScoringMixin:
         if name == "control_regions":
             return len(self._seat_regions()[p])
         if name == "inhabited_outside_home":
-            return sum(1 for n in self.controlled_regions(p)
+            return sum(1 for n in self._seat_regions()[p]
                        if self.board.inhabited[n] and self.home_owner[n] != p)
         # buildings stand only on the playable land: the owner lists are searched whole, in C
         if name == "civil_buildings":
@@ -66,7 +66,7 @@ class ScoringMixin:
             return max([sum(1 for c in self.goods[oid] if c) for oid in self.own_objects(p) if oid in self.goods]
                        or [0])
         if name == "market_factor":
-            return max([self.market_factor(n) for n in self.controlled_regions(p) if self.board.inhabited[n]] or [0])
+            return max([self.market_factor(n) for n in self._seat_regions()[p] if self.board.inhabited[n]] or [0])
         if name == "route_stages":
             return self.stat_route_stages[p]
         if name == "barbarian_armies_destroyed":
@@ -76,7 +76,7 @@ class ScoringMixin:
         if name == "military_chain":
             return self._largest_military_chain(p)
         if name == "foreign_home_regions":
-            return sum(1 for n in self.controlled_regions(p) if self.home_owner[n] not in (-1, p))
+            return sum(1 for n in self._seat_regions()[p] if self.home_owner[n] not in (-1, p))
         if name == "cards_held":
             return len(self.hand[p])
         raise ValueError(name)
