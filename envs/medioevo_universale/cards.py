@@ -28,6 +28,7 @@ from .constants import (
     RELIGION_B, SIEGE, VIOLET, WAR_WAGON, Ctrl, Head, Phase, Stage,
 )
 from .data import _load
+from . import changes
 
 W_EVENT, W_TAX, W_PURCHASE, W_END, W_TRADE_TURN = "event", "tax", "purchase", "end", "trade_turn"
 W_ROUND_PRE, W_ATTACK = "card_pre", "card_attack"  # battle windows: the battle tasks of the same name
@@ -102,6 +103,7 @@ class CardsMixin:
     # ------------------------------------------------------------------------ state ----
     def _init_cards(self) -> None:
         nn = self.board.num_nodes
+        self.dirty |= changes.CARD_EFFECTS
         self.cw: dict | None = None  # the open card window
         self.cw_done: dict[str, int] = {}  # phase window -> round it was last held
         self.card_ctx: dict | None = None  # the activation waiting for a follow-up
@@ -135,6 +137,7 @@ class CardsMixin:
 
     def _cards_reset(self) -> None:
         """The game ends (EP limit) while a card window or activation is open: drop them."""
+        self.dirty |= changes.CARD_EFFECTS
         self.cw = None
         self.card_ctx = None
         self.card_pending = None
@@ -176,6 +179,7 @@ class CardsMixin:
         """Phase 7: used cards are straightened, except those locked by Intrigant 13 (once)."""
         keep = [c for c in self.rotated[p] if c in self.locked_cards]
         self.locked_cards.difference_update(keep)
+        self.dirty |= changes.CARDS
         self.rotated[p] = keep
         self.missionary_used[p] = set()
 
@@ -193,6 +197,7 @@ class CardsMixin:
 
     def _card_leaves_hand(self, p: int, card: int) -> None:
         """A card claimed for its goal: money lying on Magnat 36 goes back to its holder."""
+        self.dirty |= changes.CARD_EFFECTS
         money = self.card_money.pop(card, 0)
         if money:
             self._bank(p, money)
@@ -243,16 +248,20 @@ class CardsMixin:
 
     def _give_vehicle_card(self, p: int, c: int, slot: int) -> None:
         oid = self.slots[p][slot]
+        self.dirty |= changes.CARD_EFFECTS
         self.vehicle_cards[oid] = (c, self.round)
         if self.objs[oid][1] == WAR_WAGON:
+            self.dirty |= changes.OBJECTS
             self.goods.setdefault(oid, [0] * len(self.goods_supply))
         else:
+            self.dirty |= changes.OBJECTS
             self.cargo.setdefault(oid, [0] * NUM_UNIT_TYPES)
 
     def _vehicle_cards_round_end(self) -> None:
         """The extra properties end with the round. ASSUMPTION: cubes still on a war wagon go back to
         the supply; units still aboard a caravan or siege engine (none: movements end on land) go
         ashore."""
+        self.dirty |= changes.OBJECTS | changes.CARD_EFFECTS
         for oid in list(self.vehicle_cards):
             o = self.objs.get(oid)
             if o is not None and o[1] == WAR_WAGON:
@@ -288,6 +297,7 @@ class CardsMixin:
     def warlord_entry(self, p: int, y: int) -> None:
         """Movement hook, before the entry stops the carrier: remember its MP (Kriegsfürst 6)."""
         if self.warlord_step == {} and self._foreign_region(p, y):
+            self.dirty |= changes.CARD_EFFECTS
             self.warlord_step = {"node": y, "mp": self.objs[self.carrier][4]}
 
     def warlord_resume(self) -> bool:
@@ -295,6 +305,7 @@ class CardsMixin:
         half (rounded up) of the units that entered may move on with the carrier's remaining MP.
         True when the movement goes on. ASSUMPTION: the player picks them by loading them again
         (stopped units of the region, up to that number); the others stay stopped."""
+        self.dirty |= changes.CARD_EFFECTS
         w, self.warlord_step, self.warlord_load = self.warlord_step, None, None
         if not w:
             return False
@@ -306,6 +317,7 @@ class CardsMixin:
         if not entered:
             return False
         self.warlord_load = (y, (entered + 1) // 2)
+        self.dirty |= changes.OBJECTS
         self.objs[c][4] = w["mp"]
         self.actor = p
         self.phase = Phase.MOVE
@@ -320,6 +332,7 @@ class CardsMixin:
         """LOAD hook: a unit without an unstopped twin uses the card's allowance and loses its stop marker."""
         i = node * NUM_UNIT_TYPES + t
         if self.units[p][i] - self.stopped[p][i] <= 0:
+            self.dirty |= changes.UNITS | changes.CARD_EFFECTS
             self.stopped[p][i] -= 1
             self.warlord_load = (node, self.warlord_load[1] - 1)
 
@@ -376,8 +389,10 @@ class CardsMixin:
             o = self.objs[wagon]
             if opt[0][0] == Head.LOAD:
                 self._add_units(p, o[3], opt[0][1], -1)
+                self.dirty |= changes.OBJECTS
                 self.cargo[wagon][opt[0][1]] += 1
                 return True
+            self.dirty |= changes.OBJECTS | changes.CARD_EFFECTS
             ctx["left"] -= ctx["wagon_cost"]
             o[3] = target
             self._disembark_militia(p, wagon, target)
@@ -387,10 +402,12 @@ class CardsMixin:
             return False
         if opt[0][0] == Head.OBJECT:
             oid = self.slots[p][opt[0][1]]
+            self.dirty |= changes.CARD_EFFECTS
             ctx["wagon"] = oid
             ctx["wagon_cost"] = self._militia_costs(p, target, ctx["left"])[self.objs[oid][3]]  # before loading
             return True
         t, n = opt[0][1], opt[1][1]
+        self.dirty |= changes.UNITS | changes.CARD_EFFECTS
         ctx["left"] -= self._militia_costs(p, target, ctx["left"])[n]
         self._add_units(p, n, t, -1)
         self._add_units(p, target, t, 1)
@@ -399,6 +416,7 @@ class CardsMixin:
 
     def _disembark_militia(self, p: int, wagon: int, node: int) -> None:
         cargo = self.cargo[wagon]
+        self.dirty |= changes.UNITS | changes.OBJECTS
         for t in range(NUM_UNIT_TYPES):
             k, cargo[t] = cargo[t], 0
             if k:
@@ -424,6 +442,7 @@ class CardsMixin:
         else:
             oids = [oid for oid in self.slots[p] if oid >= 0 and self.objs[oid][3] == target[1]
                     and self.war_kind(oid) in (WAR_WAGON, GALLEY)]
+        self.dirty |= changes.CARD_EFFECTS
         for oid in oids:
             self.hunters[oid] = self.round
 
@@ -437,6 +456,7 @@ class CardsMixin:
     def hunter_passes(self, p: int, y: int) -> bool:
         """Movement hook on every step: a hunting carrier with cargo enters y without any reaction;
         the reaction waits for the end of the movement, if it ends there."""
+        self.dirty |= changes.CARD_EFFECTS
         self.hunter_pending = -1
         c = self.carrier
         if c < 0 or self.hunters.get(c) != self.round or not sum(self.carrier_cargo()):
@@ -456,6 +476,7 @@ class CardsMixin:
     def hunter_arrival(self) -> bool:
         """Movement hook where it ends: a movement ending in a region passed through gets that
         region's entry effect now. True when the effect took over (a battle, a takeover, ...)."""
+        self.dirty |= changes.CARD_EFFECTS
         y, self.hunter_pending = self.hunter_pending, -1
         if (y < 0 or self.carrier not in self.objs or self.objs[self.carrier][3] != y
                 or not self._entry_reacts(self.mover, y)):
@@ -482,16 +503,19 @@ class CardsMixin:
             return False
         self.cw_done[window] = self.round
         if window == W_EVENT:
+            self.dirty |= changes.CARD_EFFECTS
             self.event_protected = set()
         seats = [q for q in self.order if not self.eliminated[q] and self._can_play_card(q, window)]
         if not seats:
             return False
+        self.dirty |= changes.CARD_EFFECTS
         self.cw = {"window": window, "queue": seats, "resume": resume, "saved": (self.phase, self.actor)}
         self._next_window_seat()
         return True
 
     def _open_turn_window(self, p: int, window: str) -> None:
         """``CTRL(PLAY_CARD)`` during an own turn: a window for p alone, then the turn goes on."""
+        self.dirty |= changes.CARD_EFFECTS
         self.cw = {"window": window, "queue": [p], "resume": None, "saved": (self.phase, self.actor)}
         self._next_window_seat()
 
@@ -500,6 +524,7 @@ class CardsMixin:
 
     def _next_window_seat(self) -> None:
         cw = self.cw
+        self.dirty |= changes.CARD_EFFECTS
         while cw["queue"]:
             p = cw["queue"].pop(0)
             opts = self._card_play_options(p, cw["window"])
@@ -526,6 +551,7 @@ class CardsMixin:
 
     def _card_continue(self, p: int) -> None:
         """After an activation (and its follow-up or battle): back to the window or the purchases."""
+        self.dirty |= changes.CARD_EFFECTS
         self.card_ctx = None
         if self.cw is not None:
             opts = self._card_play_options(p, self.cw["window"])
@@ -548,6 +574,7 @@ class CardsMixin:
         return got is not None and (whole_battle or got == self.bt["round"])
 
     def _set_card_flag(self, name: str, side: int) -> None:
+        self.dirty |= changes.BATTLE
         self.bt.setdefault("card_flags", {})[(name, side)] = self.bt["round"]
 
     def _warlord_beats(self, side: int, t: int) -> bool:
@@ -593,6 +620,7 @@ class CardsMixin:
         if points <= 0 or not self._card_flag("deferred", side):
             return points
         tasks = self.bt["tasks"]
+        self.dirty |= changes.BATTLE
         tasks.insert(tasks.index("end_round"), ("damage", side, points, False))
         return 0
 
@@ -600,6 +628,7 @@ class CardsMixin:
         """Chirurg 27: the first damage point the side assigns this battle round is ignored."""
         if not self._card_flag("surgeon", side):
             return False
+        self.dirty |= changes.BATTLE
         self.bt["card_flags"][("surgeon", side)] = -1  # used up
         return True
 
@@ -638,6 +667,7 @@ class CardsMixin:
         self._bank(p, -(self.comp.unit_cost[t] // 2))
         self.unit_supply[p][min(t, 4)] -= 1
         self._add_units(p, node, t, 1)
+        self.dirty |= changes.SEATS
         self.units_bought[p] += 1
 
     def _hit_captor(self, side: int, t: int) -> int:
@@ -648,6 +678,7 @@ class CardsMixin:
             return bt["captor_now"]
         if not self._dies(side, t):
             return -1
+        self.dirty |= changes.BATTLE
         bt["card_flags"][("jail39", 1 - side)] = None  # used up
         return bt["owners"][1 - side]
 
@@ -698,6 +729,7 @@ class CardsMixin:
         bt = self.bt
         if self.card_invasion is not None:  # this battle is an invasion (W-INVADE for the defender)
             if bt["round"] == 1 and self.card_invasion == (bt["node"], bt["owners"][0], bt["owners"][1]):
+                self.dirty |= changes.BATTLE
                 bt["invaded"] = bt["owners"][1]
             self.card_invasion = None
         if not self.side_size(0) or not self.side_size(1):
@@ -706,6 +738,7 @@ class CardsMixin:
         if not seats:
             return False
         # a battle started by a card inside a window: that window waits underneath
+        self.dirty |= changes.CARD_EFFECTS
         self.cw = {"window": window, "queue": seats, "resume": "_battle_run", "saved": None, "outer": self.cw}
         self._next_window_seat()
         return True
@@ -1068,15 +1101,18 @@ class CardsMixin:
         if q < 0:
             k = {LI: B_LI, AR: B_AR}.get(t, B_CP)
             self._add_barb(node, k, -1)
+            self.dirty |= changes.SUPPLY
             self.barb_supply[k] += 1
             return
         self._add_units(q, node, t, -1)
         self.unit_supply[q][min(t, 4)] += 1
         i = node * 7 + t
         if self.stopped[q][i] > self.units[q][i]:
+            self.dirty |= changes.UNITS
             self.stopped[q][i] = self.units[q][i]
         crew = bt["crew"][side]
         if crew[t] > self.units[q][i]:
+            self.dirty |= changes.BATTLE
             crew[t] = self.units[q][i]
 
     def _spy_effect(self, p: int, cid: int, subs: tuple) -> bool:
@@ -1097,6 +1133,7 @@ class CardsMixin:
                     self._remove_battle_unit(1 - side, subs[0][1])
                 elif cid == 18:
                     key = (1 - side, subs[0][1], bt["round"])
+                    self.dirty |= changes.BATTLE
                     neutral = bt.setdefault("neutral", {})
                     neutral[key] = neutral.get(key, 0) + 1
                 else:
@@ -1105,18 +1142,22 @@ class CardsMixin:
                     if o[2] == 1 or (o[1] == SIEGE and self.siege_supply[o[2] - 2] <= 0):
                         self._destroy_object(oid)  # ASSUMPTION: no lower figure left -> removed
                     elif o[1] == SIEGE:
+                        self.dirty |= changes.SUPPLY | changes.OBJECTS
                         self.siege_supply[o[2] - 1] += 1
                         self.siege_supply[o[2] - 2] -= 1
                         o[2] -= 1
                     else:
+                        self.dirty |= changes.OBJECTS
                         o[2] -= 1
                         o[4] = min(o[4], self.vehicle_mp(o[1], o[2]))
             elif roll >= par[str(cid)]["failure_min"]:
+                self.dirty |= changes.CARD_EFFECTS
                 self.card_ctx["left"] = 1
                 self.card_ctx["side"] = side
                 if self._follow_up():
                     return True
         if not self.side_size(0) or not self.side_size(1):
+            self.dirty |= changes.BATTLE
             bt["tasks"] = ["end_round"]  # a side is gone: the battle ends
         return False
 
@@ -1223,10 +1264,12 @@ class CardsMixin:
             self._buy_back(p, opt[1][1], opt[2][1])  # Chirurg 28: the buy-back, no activation
             return False
         if c == _c(30) and len(opt) == 2:
+            self.dirty |= changes.ROUTES
             self.route[p]["vehicle"] = self.slots[p][opt[1][1]]  # Verkäufer 30: the new vehicle, no activation
             return False
         self.cards_played[c] += 1
         if c in self.hand[p]:
+            self.dirty |= changes.CARDS
             self.rotated[p].append(c)
         else:  # Missionare: the holder's card stays as it is
             par = ability_params()["missionaries"]
@@ -1243,6 +1286,7 @@ class CardsMixin:
         if not seats:
             self.card_pending = None
             return False
+        self.dirty |= changes.CARD_EFFECTS
         self.cw = {"window": W_REACT, "queue": seats, "resume": "_resolve_activation", "saved": None,
                    "outer": self.cw}
         self._next_window_seat()
@@ -1257,6 +1301,7 @@ class CardsMixin:
     def _card_effect(self, p: int, c: int, subs: tuple) -> bool:
         cid = c + 1
         par = ability_params()
+        self.dirty |= changes.CARD_EFFECTS
         self.card_ctx = {"player": p, "card": c, "left": 0, "set": []}
         if cid in (1, 2, 3):
             self.card_bans[cid - 1][subs[0][1]] = self.round
@@ -1286,10 +1331,12 @@ class CardsMixin:
         elif cid == 21:
             oid, g = self.slots[p][subs[0][1]], subs[1][1]
             self.goods_supply[g] -= 1
+            self.dirty |= changes.OBJECTS
             self.goods[oid][g] += 1
             self._bank(p, -par["21"]["price"])
         elif cid == 63:
             a, g, b = subs[0][1], subs[1][1], subs[2][1]
+            self.dirty |= changes.MARKET
             self.cubes[a][g] -= 1
             self.cubes[b][g] += 1
         elif cid == 31:
@@ -1371,6 +1418,7 @@ class CardsMixin:
             t = subs[0][1]
             alts = self.cards[t].tp
             colours = alts[0] if len(alts) == 1 else (subs[1][1],)
+            self.dirty |= changes.CARDS
             self.rotated[p].append(t)
             for k in colours:
                 self.tp[p][k] += par["60"]["tp_factor"]
@@ -1382,6 +1430,7 @@ class CardsMixin:
             self.card_ctx["events"] = [self._draw_event() for _ in range(ability_params()["61"]["draw"])]
             return self._follow_up()
         elif cid == 62:
+            self.dirty |= changes.EVENTS
             self.event_card = self._draw_event()  # the drawn card is already on the discard pile
         elif cid in (69, 70):
             node = subs[0][1]
@@ -1392,8 +1441,10 @@ class CardsMixin:
             return self._follow_up()
         elif cid == 12:
             side = next(s for s in (0, 1) if self.bt["owners"][s] == p)
+            self.dirty |= changes.BATTLE
             self.bt.setdefault("card_protect", {})[(side, self.bt["round"])] = subs[0][1]
         elif cid == 52:
+            self.dirty |= changes.BATTLE
             self.bt["extra_crew"] = self.slots[p][subs[0][1]]
         elif cid in (14, 16, 17, 18):
             return self._spy_effect(p, cid, subs)
@@ -1408,19 +1459,23 @@ class CardsMixin:
         elif cid == 7:
             side = next(s for s in (0, 1) if self.bt["owners"][s] == p)
             self._set_card_flag("crossbow", side)
+            self.dirty |= changes.BATTLE
             self.bt.setdefault("crossbow", [0, 0])[side] = self._roll_d3()
         elif cid == 5:
             side = subs[0][1]
+            self.dirty |= changes.BATTLE
             self.bt["card_bonus"][side] += 2
             self._set_values(side)
         elif cid in (46, 47):
             side, die = subs[0][1], subs[1][1].bit_length() - 1
             dice = self.bt["dice"][side]
+            self.dirty |= changes.BATTLE
             dice[die] = max(1, dice[die] - (2 if subs[-1] == subs[1] and len(subs) == 3 else 1))
             self._set_values(side)
         return False
 
     def _unload_cube(self, oid: int, g: int) -> None:
+        self.dirty |= changes.OBJECTS
         self.goods[oid][g] -= 1
         self.goods_supply[g] += 1
 
@@ -1494,6 +1549,7 @@ class CardsMixin:
             types = [t for t in range(7) if u[t]]
             if len(types) == 1:
                 self._remove_battle_unit(ctx["side"], types[0])
+                self.dirty |= changes.CARD_EFFECTS
                 ctx["left"] = 0
                 return []
             return [((Head.UNIT, t),) for t in types]
@@ -1531,25 +1587,32 @@ class CardsMixin:
             return
         par = ability_params()
         if cid == 13:
+            self.dirty |= changes.CARD_EFFECTS
             self.locked_cards.add(opt[0][1])
             ctx["left"] -= 1
         elif cid == 42:
+            self.dirty |= changes.CARD_EFFECTS
             self.event_protected.add(opt[0][1])
             ctx["left"] -= 1
         elif cid == 50:
             self._protect_object(p, opt[0][1])
+            self.dirty |= changes.CARD_EFFECTS
             ctx["left"] -= 1
         elif cid == 61:
+            self.dirty |= changes.EVENTS | changes.CARD_EFFECTS
             self.event_card = ctx.pop("events")[opt[0][1]]
         elif cid in (16, 17, 18):
             self._remove_battle_unit(ctx["side"], opt[0][1])
+            self.dirty |= changes.CARD_EFFECTS
             ctx["left"] = 0
             if not self.side_size(0) or not self.side_size(1):
+                self.dirty |= changes.BATTLE
                 self.bt["tasks"] = ["end_round"]
         elif cid == 31:
             stages = self.route_of(p)["stages"]
             i = stages.index(opt[0][1])
             stages[i] = opt[1][1]
+            self.dirty |= changes.CARD_EFFECTS
             ctx["moved"] += (i,)
         elif cid == 20:
             self._unload_cube(self.slots[p][opt[0][1]], opt[1][1])

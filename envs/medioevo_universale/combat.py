@@ -22,6 +22,7 @@ from .constants import (
     AR, B_AR, B_CP, B_LI, CA, CP1, GALLEY, HI, LI, NUM_UNIT_TYPES, O_KIND, O_NODE, SIEGE,
     Ctrl, Head, Phase,
 )
+from . import changes
 
 NT = NUM_UNIT_TYPES
 # ability types in check order (spec 5.11): AR, LI, HI, CA -> index in CAPTAIN head = mode * 4 + i
@@ -79,6 +80,7 @@ class BattleMixin:
     def _start_battle(self, node: int, attacker: int, defender: int) -> None:
         self._remove_markers(node)  # a battle removes control markers there (spec 5.2)
         self.battle_nodes.add(node)  # G47: no trade there this round
+        self.dirty |= changes.BATTLE
         self.bt = {
             "node": node, "owners": [attacker, defender], "round": 0,
             "start_size": [0, 0], "tasks": [], "cap": [[], []], "slots_left": 0, "slot_side": -1,
@@ -101,6 +103,7 @@ class BattleMixin:
 
     def _new_battle_round(self) -> None:
         bt = self.bt
+        self.dirty |= changes.BATTLE
         bt["round"] += 1
         bt["retreat"] = False
         bt["cap"] = [[], []]
@@ -126,6 +129,7 @@ class BattleMixin:
     # -------------------------------------------------------------------- the run ----
     def _battle_run(self) -> None:
         bt = self.bt
+        self.dirty |= changes.BATTLE
         while bt["tasks"]:
             task = bt["tasks"].pop(0)
             if self._battle_task(task):
@@ -133,6 +137,7 @@ class BattleMixin:
         # the battle ended inside "end_round"
 
     def _push(self, *tasks) -> None:
+        self.dirty |= changes.BATTLE
         self.bt["tasks"][:0] = list(tasks)
 
     def _battle_task(self, task) -> bool:
@@ -150,8 +155,10 @@ class BattleMixin:
             side = 0 if lv[0] > lv[1] else 1
             slots = lv[side] - lv[1 - side]
             if self.side_owner(side) < 0:
+                self.dirty |= changes.BATTLE
                 bt["cap"][side] = [(0, 0)] * slots  # barbarian captains act as archers (5.20)
                 return False
+            self.dirty |= changes.BATTLE
             bt["slots_left"] = slots
             bt["slot_side"] = side
             self._decide(side, Phase.CAPTAIN_SLOT)
@@ -159,16 +166,19 @@ class BattleMixin:
         if name == "capture":
             side = task[1]
             if self.side_owner(side) >= 0 and self.side_owner(1 - side) >= 0:  # never barbarians
+                self.dirty |= changes.BATTLE
                 bt["capture_side"] = side
                 self._decide(side, Phase.CAPTURE_DECLARE)
                 return True
             return False
         if name == "captor":
+            self.dirty |= changes.BATTLE
             bt["captor_now"] = task[1]
             return False
         if name == "protect":
             side = task[1]
             if self.side_owner(side) >= 0 and self.battle_military_level(side):  # Miliz 26 (cards.py)
+                self.dirty |= changes.BATTLE
                 bt["protect_side"] = side
                 self._decide(side, Phase.PROTECT_CHOICE)
                 return True
@@ -189,6 +199,7 @@ class BattleMixin:
                             budget -= self.objs[oid][2]
             if not engines:
                 return False
+            self.dirty |= changes.BATTLE
             bt["engines"][side] = [[oid, 0, False] for oid in engines]
             bt["crewing"] = [side, 0]
             self._decide(side, Phase.SIEGE_CREW)
@@ -203,6 +214,7 @@ class BattleMixin:
             if len(targets) == 1:
                 self._damage_building(bt["node"], targets[0], points)
                 return False
+            self.dirty |= changes.BATTLE
             bt["building_hit"] = [side, points]
             self._decide(side, Phase.SIEGE_BUILDING)
             return True
@@ -210,6 +222,7 @@ class BattleMixin:
             self._fix_abilities()
             shots = [self._archer_shots(0), self._archer_shots(1)]
             hits = [self._archer_hits(s, shots[s]) for s in (0, 1)]  # 1d8 each, 1-3 hits; cards 8 / 9
+            self.dirty |= changes.BATTLE
             bt["last_archer_hits"] = hits
             self._push(("damage", 0, self._deferred(0, self._protected(0, 1, hits[1])), False),  # Chirurg 29
                        ("damage", 1, self._deferred(1, self._protected(1, 1, hits[0])), False))  # (cards.py)
@@ -236,10 +249,12 @@ class BattleMixin:
         if name == "roll":
             side = task[1]
             if self.side_owner(side) < 0:
+                self.dirty |= changes.BATTLE
                 bt["dice"][side] = list(self.barb_dice)
                 self._set_values(side)
                 return False
             rng = self.rng
+            self.dirty |= changes.BATTLE
             bt["dice"][side] = [int(rng.integers(1, 5)), int(rng.integers(1, 7)), int(rng.integers(1, 9))]
             bt["reroll_side"] = side
             self._decide(side, Phase.ATTACK_REROLL)
@@ -249,6 +264,7 @@ class BattleMixin:
         if name == "super":
             side = task[1]
             if self.side_owner(side) < 0:
+                self.dirty |= changes.BATTLE
                 bt["super_damage"] += bt["super_left"]
                 bt["super_left"] = 0
                 return False
@@ -292,6 +308,7 @@ class BattleMixin:
                 if not self.side_size(side) and self.prisoners[captor][owner][t] > 0:
                     self.prisoners[captor][owner][t] -= 1
                     self._add_units(owner, bt["node"], t, 1)
+            self.dirty |= changes.BATTLE
             bt["taken"] = []
             return False
         if name == "retreat_move":
@@ -326,6 +343,7 @@ class BattleMixin:
         act as a type (counting as present), enable an own type, or cancel an enemy type (G87)."""
         bt = self.bt
         units = [self.fighting_units(0), self.fighting_units(1)]
+        self.dirty |= changes.BATTLE
         for s in (0, 1):
             o = 1 - s
             count = [units[s][t] + (self._acting_as(s, t) if t in ABIL else 0) for t in range(NT)]
@@ -354,10 +372,12 @@ class BattleMixin:
         node = self.bt["node"]
         if p < 0:
             self._add_barb(node, B_LI, -1)
+            self.dirty |= changes.SUPPLY
             self.barb_supply[B_LI] += 1
         else:
             self._add_units(p, node, LI, -1)
             self.unit_supply[p][LI] += 1
+        self.dirty |= changes.BATTLE
         self.bt["sac"][side] += 1
 
     def _set_values(self, side: int) -> None:
@@ -376,6 +396,7 @@ class BattleMixin:
             av = (av + 1) // 2  # retreat: halved, rounded up (G73: after the bonuses)
         if bt["capture"][side] and self.side_size(side) < self._capture_ratio(side) * self.side_size(1 - side):
             av = self._capture_penalty(side, av)  # without a 3:1 superiority: halved (Kerkermeister 40 / 41)
+        self.dirty |= changes.BATTLE
         bt["av"][side] = av
         bt["lv"][side] = min(dice)
 
@@ -394,6 +415,7 @@ class BattleMixin:
         fighting = self.fighting_units(w)
         melee = sum(fighting) - fighting[AR]  # G37: after sacrifices; no archers, no siege crews
         result = min(diff, melee)
+        self.dirty |= changes.BATTLE
         bt["winner"] = w
         bt["super_left"] = diff // 20
         tasks = []
@@ -455,6 +477,7 @@ class BattleMixin:
 
     def _assign_damage(self, side: int, points: int, restricted: bool) -> bool:
         """Assign damage one point at a time; the owner chooses unless only one type can take it."""
+        self.dirty |= changes.BATTLE
         while points > 0 and self.side_size(side):
             targets = self.damage_targets(side, restricted)
             if self.side_owner(side) < 0:
@@ -484,6 +507,7 @@ class BattleMixin:
         crew = self.bt["crew"][side]
         if crew[t]:
             u = self.side_units(side)
+            self.dirty |= changes.BATTLE
             for k in range(NT):
                 if crew[k] > u[k]:
                     crew[k] = u[k]
@@ -494,6 +518,7 @@ class BattleMixin:
         if p < 0:
             k = {LI: B_LI, AR: B_AR}.get(t, B_CP)
             self._add_barb(node, k, -1)
+            self.dirty |= changes.SUPPLY
             self.barb_supply[k] += 1
             return
         sup = self.unit_supply[p]
@@ -512,10 +537,12 @@ class BattleMixin:
             sup[repl] -= 1
             self._add_units(p, node, repl, 1)
             if was_stopped:
+                self.dirty |= changes.UNITS
                 self.stopped[p][node * NT + repl] += 1
         elif captor >= 0:
             sup[min(t, 4)] -= 1
             self.prisoners[captor][p][t] += 1
+            self.dirty |= changes.BATTLE
             self.bt["taken"].append((p, t))
 
     # ---------------------------------------------------------------- decisions ----
@@ -569,6 +596,7 @@ class BattleMixin:
     def _next_engine(self, side: int) -> bool:
         """Move on to the side's next engine; True while crewing decisions remain."""
         bt = self.bt
+        self.dirty |= changes.BATTLE
         bt["crewing"][1] += 1
         if bt["crewing"][1] < len(bt["engines"][side]) and any(self.fighting_units(side)):
             self.phase = Phase.SIEGE_CREW
@@ -596,6 +624,7 @@ class BattleMixin:
         bt = self.bt
         head, arg = move
         if ph == Phase.CAPTAIN_SLOT:
+            self.dirty |= changes.BATTLE
             bt["cap"][bt["slot_side"]].append(divmod(arg, 4))
             bt["slots_left"] -= 1
             if bt["slots_left"]:
@@ -609,6 +638,7 @@ class BattleMixin:
         elif ph == Phase.ATTACK_REROLL:
             side = bt["reroll_side"]
             sides = (4, 6, 8)
+            self.dirty |= changes.BATTLE
             for i in range(3):
                 if arg >> i & 1:
                     bt["dice"][side][i] = int(self.rng.integers(1, sides[i] + 1))
@@ -616,9 +646,12 @@ class BattleMixin:
         elif ph == Phase.SUPERIORITY:
             w = bt["winner"]
             if arg == Ctrl.SUPER_REDUCE:
+                self.dirty |= changes.BATTLE
                 bt["super_reduce"][w] += 1
             else:
+                self.dirty |= changes.BATTLE
                 bt["super_damage"] += 1
+            self.dirty |= changes.BATTLE
             bt["super_left"] -= 1
             if bt["super_left"]:
                 return
@@ -628,13 +661,16 @@ class BattleMixin:
             if self._assign_damage(side, points - 1, restricted):
                 return
         elif ph == Phase.PROTECT_CHOICE:
+            self.dirty |= changes.BATTLE
             bt["protect"][bt["protect_side"]] = arg
         elif ph == Phase.CAPTURE_DECLARE:
+            self.dirty |= changes.BATTLE
             bt["capture"][bt["capture_side"]] = arg == Ctrl.CAPTURE
         elif ph == Phase.SIEGE_CREW:
             side, i = bt["crewing"]
             engine = bt["engines"][side][i]
             if head == Head.UNIT:
+                self.dirty |= changes.BATTLE
                 engine[1] += 1
                 bt["crew"][side][arg] += 1
                 crew_of = bt.setdefault("crew_of", {})  # per round and engine, for Maschinenbau (technologies.py)
@@ -648,6 +684,7 @@ class BattleMixin:
                 return
         elif ph == Phase.SIEGE_TARGET:
             side, i = bt["crewing"]
+            self.dirty |= changes.BATTLE
             bt["engines"][side][i][2] = arg == Ctrl.TARGET_BUILDINGS
             if self._next_engine(side):
                 return
@@ -656,10 +693,12 @@ class BattleMixin:
             self._damage_building(bt["node"], arg, points)
         elif ph == Phase.AFTER_ROUND:
             if arg in (Ctrl.CAPITULATE, Ctrl.DEMAND_CAPITULATION):
+                self.dirty |= changes.BATTLE
                 bt["offer"] = 0 if arg == Ctrl.CAPITULATE else 1  # the side that would capitulate
                 self._decide(1, Phase.CAPITULATION_ANSWER)
                 return
             self._new_battle_round()
+            self.dirty |= changes.BATTLE
             bt["retreat"] = arg == Ctrl.RETREAT
         elif ph == Phase.CAPITULATION_ANSWER:
             if arg == Ctrl.ACCEPT:
@@ -684,6 +723,7 @@ class BattleMixin:
                 self._add_units(p, node, t, -k)
                 self._add_units(p, y, t, k)
                 moved[t] = k
+        self.dirty |= changes.OBJECTS | changes.BATTLE
         for o in self.objs.values():
             if o[0] == p and o[O_NODE] == node and o[O_KIND] == 2:
                 o[O_NODE] = y
@@ -698,6 +738,7 @@ class BattleMixin:
         bt = self.bt
         p, node = bt["owners"][side], bt["node"]
         base = node * NT
+        self.dirty |= changes.UNITS | changes.BATTLE
         for t in range(NT):
             k = self.units[p][base + t]
             if k:
@@ -713,6 +754,7 @@ class BattleMixin:
         node = bt["node"]
         att, dfn = bt["owners"]
         alive = [self.side_size(0) > 0, self.side_size(1) > 0]
+        self.dirty |= changes.SEATS
         for side in (0, 1):
             p, o = bt["owners"][side], bt["owners"][1 - side]
             if alive[side] or bt["start_size"][side] == 0:
@@ -734,6 +776,7 @@ class BattleMixin:
         self.note_won_entry(node, alive)  # Kartografie may move the carrier on (technologies.py)
         if bt["naval"]:
             self._end_naval(bt)
+        self.dirty |= changes.BATTLE
         self.bt = None
         if self.battle_after in ("events", "deficit", "card"):  # phase 2, last revolt check, bankruptcy, card
             war = self.barbarian_war
@@ -757,6 +800,7 @@ class BattleMixin:
             if self.army[att][node]:
                 self._next_opponent_battle()  # the next battle, or the end of the sequence (movement.py)
                 return
+            self.dirty |= changes.MULTI_WAR
             self.multi_war = None  # the attacker is gone: the sequence ends, the remaining armies stay
         if self.barb_total[node] and not any(self.army[q][node] for q in range(self.num_players)):
             self._barbarian_raid(node)
@@ -794,12 +838,14 @@ class BattleMixin:
                 self.special_conquered.add(node)
                 ep += 2
             self.conquered_round.add(node)
+            self.dirty |= changes.SEATS
             self.stat_conquered[att] += 1
             self._gain_ep(att, ep, "conquest")
 
     def _end_naval(self, bt: dict) -> None:
         """Survivors go back aboard their galleys; a galley that lost all its units sinks on 1-3."""
         node = bt["node"]
+        self.dirty |= changes.OBJECTS
         for side in (0, 1):
             p = bt["owners"][side]
             if p < 0:
@@ -870,6 +916,7 @@ class BattleMixin:
         for oid in self.objects_at(node):
             if not self.plunder_protected(oid):  # Diplomat 50 / 51 (cards.py)
                 self._destroy_object(oid)
+        self.dirty |= changes.MARKET
         for g, c in enumerate(self.cubes[node]):
             if c:
                 self.cubes[node][g] = 0

@@ -11,6 +11,7 @@ transports left in the region the same way (G75, immediately). Objects of uninvo
 from __future__ import annotations
 
 from .constants import MILITARY, NUM_UNIT_TYPES, Ctrl, Head, Phase
+from . import changes
 
 NT = NUM_UNIT_TYPES
 KEEP = (Head.CTRL, Ctrl.KEEP)
@@ -35,6 +36,7 @@ class ConquestMixin:
                       and not self.plunder_protected(oid)]  # Diplomat 50 / 51 (cards.py)
         if buildings:
             items += [("c", g) for g, c in enumerate(self.cubes[node]) if c]
+        self.dirty |= changes.CONQUEST
         self.conquest = {"node": node, "winner": winner, "loser": loser, "items": items}
         self._next_conquest_item()
 
@@ -47,6 +49,7 @@ class ConquestMixin:
                 self.phase = Phase.CONQUEST
                 return
             self._resolve_conquest_item(moves[0])
+        self.dirty |= changes.CONQUEST
         self.conquest = None
         self.entry_battle_over()  # at sea a multi-party war may go on (movement.py)
 
@@ -75,6 +78,7 @@ class ConquestMixin:
     def _resolve_conquest_item(self, move: tuple[int, int]) -> None:
         cq = self.conquest
         node, w = cq["node"], cq["winner"]
+        self.dirty |= changes.CONQUEST
         kind, x = cq["items"].pop(0)
         # the item's owner: several players may have lost the region (spec 5.15)
         loser = (self.building_owner_at(node, x) if kind == "b" else self.objs[x][0] if kind == "o"
@@ -87,12 +91,15 @@ class ConquestMixin:
             building = self.building_kind_at(node, cls)
             if keep:
                 if cls == 0:
+                    self.dirty |= changes.BUILDINGS
                     self.civil_owner[node] = w
                 elif cls == MILITARY:
+                    self.dirty |= changes.BUILDINGS
                     self.mil_owner[node] = w
                     cq["marker_owner"] = loser
                     cq["items"][:0] = [("m", m) for m in self._orphan_markers(node, loser)]
                 else:
+                    self.dirty |= changes.BUILDINGS
                     self.cath_owner[node] = w
             else:
                 self._bank(w, int(self.plunder_fraction * self.comp.building_cost[building]))  # G45
@@ -102,6 +109,7 @@ class ConquestMixin:
             if keep:
                 cargo = self.cargo.get(x)
                 if cargo:  # units aboard go back to their owner's supply
+                    self.dirty |= changes.OBJECTS
                     for t in range(NT):
                         self.unit_supply[o[0]][min(t, 4)] += cargo[t]
                         cargo[t] = 0
@@ -109,6 +117,7 @@ class ConquestMixin:
                     self._bank(w, int(self.plunder_fraction * self.vehicle_cost_per_level * self.objs[carried][2]))
                     self._remove_object(carried)
                 old = self.slots[o[0]]
+                self.dirty |= changes.OBJECTS
                 old[old.index(x)] = -1
                 o[0] = w
                 self.slots[w][self.free_slot(w)] = x
@@ -118,6 +127,7 @@ class ConquestMixin:
                 self._remove_object(x)
         elif kind == "m":
             if self.marker[x] == loser:
+                self.dirty |= changes.MARKERS | changes.SEATS
                 self.marker[x] = -1
                 self.markers_left[loser] += 1
                 if keep:
@@ -125,6 +135,7 @@ class ConquestMixin:
                     self.markers_left[w] -= 1
         else:
             if not keep:
+                self.dirty |= changes.MARKET
                 self.cubes[node][x] = 0
                 self.goods_supply[x] += 1
                 self._bank(w, CUBE_PLUNDER)

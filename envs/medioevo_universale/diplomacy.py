@@ -60,6 +60,7 @@ from itertools import permutations
 
 from ..core.errors import ConfigError
 from .constants import COINS, NUM_UNIT_TYPES, Ctrl, Head, Phase
+from . import changes
 
 NT = NUM_UNIT_TYPES
 DONE = (Head.CTRL, Ctrl.DONE)
@@ -96,6 +97,7 @@ class DiplomacyMixin:
     # ------------------------------------------------------------------------ state ----
     def _init_diplomacy(self) -> None:
         n = self.num_players
+        self.dirty |= changes.DIPLOMACY
         self.treaties: list[dict] = []  # {"kind", "parties": (a, b, ...), "until": last round or 0, "secret", "fee"}
         self.treaty_kinds: dict[tuple[int, int], set] = {}  # (a, b) and (b, a) -> kinds in force (index)
         self.guest_treaties = False  # a right-of-way or stationing treaty is in force (control needs treaties)
@@ -243,6 +245,7 @@ class DiplomacyMixin:
                 for g, h in permutations(t["parties"], 2):
                     guests += [(g, h, node) for node in self.land_nodes
                                if self.army[g][node] and self.controller(node) == h]
+        self.dirty |= changes.DIPLOMACY
         for t in ended:
             self.treaties.remove(t)
             if breaker >= 0:
@@ -277,12 +280,14 @@ class DiplomacyMixin:
 
     def _war_breaks_treaties(self, p: int, q: int) -> None:
         """Hook of ``_act_of_war``: the attacker breaks every treaty with the victim."""
+        self.dirty |= changes.DIPLOMACY
         self.war_declared[p][q] = self.war_declared[q][p] = 0
         self._break_all_treaties(p, q)
 
     def _diplomacy_end_round(self) -> None:
         """Spec 5.19: ceasefires end; declarations take effect; treaties whose term is over end, and so do
         those of an eliminated seat, unless two of their parties are still in the game."""
+        self.dirty |= changes.WAR | changes.DIPLOMACY
         self.ceasefires = set()
         n = self.num_players
         for p in range(n):
@@ -375,6 +380,7 @@ class DiplomacyMixin:
         att, dfn = bt["owners"]
         if self.in_ceasefire(att, dfn) and att >= 0:  # agreed in this window
             if bt["naval"]:
+                self.dirty |= changes.BATTLE
                 bt["tasks"] = []
                 self._end_battle()
                 return True
@@ -383,6 +389,7 @@ class DiplomacyMixin:
                 return True
         if bt.get("dip_round") == bt["round"] or not self._battle_ceasefire_possible():
             return False
+        self.dirty |= changes.BATTLE
         bt["dip_round"] = bt["round"]
         self._push("end_round")  # run again when the window closes
         self.dip_window = "battle"
@@ -523,6 +530,7 @@ class DiplomacyMixin:
 
     def _declare_war(self, p: int, q: int) -> None:
         """Spec 5.19: war from the next round; every treaty between them is broken by p."""
+        self.dirty |= changes.DIPLOMACY
         self.war_declared[p][q] = self.round
         self._break_all_treaties(p, q)
 
@@ -535,8 +543,10 @@ class DiplomacyMixin:
                 else:
                     self._transfer(r, p, o["amount"])
         if kind == Treaty.CEASEFIRE:
+            self.dirty |= changes.DIPLOMACY
             self.ceasefires.add((min(p, q), max(p, q)))
         elif kind == Treaty.PEACE:
+            self.dirty |= changes.WAR | changes.DIPLOMACY
             self.at_war[p][q] = self.at_war[q][p] = False
             self.war_declared[p][q] = self.war_declared[q][p] = 0
         elif kind == Treaty.PRISONER_RELEASE:
@@ -550,6 +560,7 @@ class DiplomacyMixin:
             self._end_treaties([self._treaty_of(kind, p, q)])
         elif kind in STATE_TREATIES:
             until = 0 if o["term"] == UNTIL_END else self.round + o["term"]  # term index 0 = 1 round
+            self.dirty |= changes.DIPLOMACY
             self.treaties.append({"kind": kind, "parties": (p, q, *o["also"]), "until": until,
                                   "secret": o["secret"], "fee": o["fee"]})
             self._refresh_treaty_index()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from .constants import (
     BUILDING_CLASS, CITY, COINS, NUM_UNIT_TYPES, Ctrl, Head, Phase, Stage,
 )
+from . import changes
 
 NT = NUM_UNIT_TYPES
 DONE = (Head.CTRL, Ctrl.DONE)
@@ -29,10 +30,12 @@ class EconomyMixin:
 
     def _loan(self, p: int, ctrl: int) -> None:
         if ctrl == Ctrl.TAKE_LOAN:
+            self.dirty |= changes.SEATS
             self.loans[p] += 1
             self.loan_taken[p] = 1
             self._bank(p, self.loan_amount)
         else:
+            self.dirty |= changes.SEATS
             self.loans[p] -= 1
             self.loan_repaid[p] = 1
             self._bank(p, -self.loan_amount)
@@ -82,6 +85,7 @@ class EconomyMixin:
         self._resolve_auction()
 
     def _resolve_auction(self) -> None:
+        self.dirty |= changes.ORDER
         self.bids_revealed = list(self.bids)  # everyone reveals at once
         players = [p for p in self.order if not self.eliminated[p]]
         top = max(self.bids[p] for p in players)
@@ -126,6 +130,7 @@ class EconomyMixin:
         """Phase 2.1: the start player rolls the three barbarian dice and may reroll any once."""
         self.stage = Stage.EVENTS
         rng = self.rng
+        self.dirty |= changes.HORDE
         self.barb_dice = [int(rng.integers(1, 5)), int(rng.integers(1, 7)), int(rng.integers(1, 9))]
         self.phase = Phase.HORDE_REROLL
         self.actor = self.order[0]
@@ -135,6 +140,7 @@ class EconomyMixin:
 
     def _apply_reroll(self, mask: int) -> None:
         sides = (4, 6, 8)
+        self.dirty |= changes.HORDE
         for i in range(3):
             if mask >> i & 1:
                 self.barb_dice[i] = int(self.rng.integers(1, sides[i] + 1))
@@ -144,6 +150,7 @@ class EconomyMixin:
 
     def _set_horde(self) -> None:
         d4, d6, d8 = self.barb_dice
+        self.dirty |= changes.HORDE
         self.horde = [1 + (d4 <= 3), int(d6 <= 3), int(d8 <= 3)]
 
     # ------------------------------------------------------------- phase 3: taxes ----
@@ -169,6 +176,7 @@ class EconomyMixin:
             self.actor = self.queue.pop(0)
             return
         # all chose: reveal, collect income, then pay expenses in turn order (G20)
+        self.dirty |= changes.SEATS
         for q in range(self.num_players):
             if not self.eliminated[q]:
                 self.tax_rate[q] = self.tax_pending[q]
@@ -213,6 +221,7 @@ class EconomyMixin:
     def _pay_expenses(self, p: int) -> None:
         share = self._share_interest(p)  # Magnat 37 (cards.py)
         self._bank(p, -(self.expenses_due(p) - share))
+        self.dirty |= changes.SEATS
         self.missed_interest[p] = 0
 
     def _deficit_options(self, p: int) -> list[tuple]:
@@ -294,6 +303,7 @@ class EconomyMixin:
         self._bank(p, -self.upkeep(p))  # 0 here
         interest = self.interest_due(p)
         if interest and self.money[p] < interest:
+            self.dirty |= changes.SEATS
             self.missed_interest[p] += 1
             if self.missed_interest[p] >= 2:
                 self._eliminate(p)
@@ -306,13 +316,16 @@ class EconomyMixin:
 
     def _remove_building(self, node: int, cls: int) -> None:
         kind = self.building_kind_at(node, cls)
+        self.dirty |= changes.SUPPLY
         self.building_supply[kind] += 1
         if cls == 0:
+            self.dirty |= changes.BUILDINGS
             self.civil[node] = 0
             self.civil_owner[node] = -1
             self.civil_dmg[node] = 0
         elif cls == 1:
             owner = self.mil_owner[node]
+            self.dirty |= changes.MARKERS | changes.BUILDINGS | changes.SEATS
             self.mil[node] = 0
             self.mil_owner[node] = -1
             self.mil_dmg[node] = 0
@@ -324,11 +337,13 @@ class EconomyMixin:
                     self.marker[m] = -1
                     self.markers_left[owner] += 1
         else:
+            self.dirty |= changes.BUILDINGS
             self.cath_owner[node] = -1
             self.cath_dmg[node] = 0
 
     def _eliminate(self, p: int) -> None:
         """Spec 5.6: all markers, pieces and cards go back to the supply."""
+        self.dirty |= changes.SUPPLY | changes.UNITS | changes.MARKERS | changes.SEATS | changes.CARDS
         self.eliminated[p] = True
         for n in range(self.board.num_nodes):
             for t in range(NT):

@@ -578,8 +578,10 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
             self._open_turn_window(self.actor, "move")  # W-MOVE (cards.py)
         elif ph == Phase.MOVE:
             self._apply_move(move)
+            self.dirty |= changes.TECHNOLOGY
             self.decree_steps = -1  # an Erlass lock lasts until the next move of the movement
         elif ph == Phase.WAR_TURN:
+            self.dirty |= changes.TECHNOLOGY
             self.logistik = -1  # a new movement: no Logistik yet
             self._apply_war_turn(move)
         elif Phase.CAPTAIN_SLOT <= ph <= Phase.RETREAT_TO or Phase.PROTECT_CHOICE <= ph <= Phase.CAPTURE_DECLARE:
@@ -589,6 +591,7 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         elif ph == Phase.EVENT_CHOICE:
             self._apply_event_choice(move[1])
         elif ph == Phase.TRADE_TURN:
+            self.dirty |= changes.TECHNOLOGY
             self.logistik = -1  # a new trade activation: no Logistik yet
             self._apply_trade_turn(move)
         elif ph in (Phase.TRADE, Phase.PLACE_CUBE) or Phase.ROUTE_LENGTH <= ph <= Phase.ROUTE_POINTS:
@@ -612,6 +615,7 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         elif ph == Phase.NEXT_OPPONENT:
             self._apply_next_opponent(move)
         elif ph == Phase.EMPIRE_PICK:
+            self.dirty |= changes.SEATS
             self.empire_of[self.actor] = move[1]
             self.turn += 1
             if self.queue:
@@ -629,9 +633,6 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
             self.unit_moves += 1
         else:
             self.revision = object()
-        # until every rule reports its changes (changes.py), any move but a minor one may change every domain
-        if not minor:
-            self.dirty = changes.ALL
         self.moves += 1
         changes.stamp(self)
 

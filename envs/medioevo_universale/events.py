@@ -17,6 +17,7 @@ from __future__ import annotations
 from .constants import (
     AR, B_AR, B_CP, B_LI, CA, CP1, HI, LI, NUM_UNIT_TYPES, O_KIND, O_NODE, SIEGE, Ctrl, Head, Phase,
 )
+from . import changes
 
 NT = NUM_UNIT_TYPES
 SYMBOL_LIMIT = {"movement": 2, "units": 4, "buildings": 3, "goods": 2}  # d6 results that hit
@@ -34,14 +35,17 @@ class EventsMixin:
     def _draw_event(self) -> int:
         if not self.event_deck:  # G69: reshuffle the discards
             pile = self.event_discard
+            self.dirty |= changes.EVENTS
             self.event_deck = [pile[int(i)] for i in self.rng.permutation(len(pile))]
             self.event_discard = []
+        self.dirty |= changes.EVENTS
         card = self.event_deck.pop()
         self.event_discard.append(card)
         return card
 
     def _start_event_card(self) -> None:
         self.ev_rolls = []
+        self.dirty |= changes.EVENTS
         self.event_card = self._draw_event()
         self.phase = Phase.EVENT_CHOICE
         self.actor = self.order[0]
@@ -54,6 +58,7 @@ class EventsMixin:
         symbols = self.data.events[self.event_card].symbols
         chosen = [s for i, s in enumerate(symbols) if i != drop]
         self.turn += 1
+        self.dirty |= changes.EVENTS
         self.ev_stage = "effects"
         self.ev_tasks = [(s, p) for s in chosen for p in self.order if not self.eliminated[p]]
         self._resume_events()
@@ -63,6 +68,7 @@ class EventsMixin:
         if self.ev_stage == "effects":
             if self.ev_effect is not None and self._effect_step():
                 return
+            self.dirty |= changes.EVENTS
             while self.ev_tasks:
                 symbol, p = self.ev_tasks.pop(0)
                 if not self._effect_targets(symbol, p):
@@ -142,16 +148,19 @@ class EventsMixin:
             self.phase = Phase.EVENT_EFFECT
             self._open_tree(opts)
             return True
+        self.dirty |= changes.EVENTS
         self.ev_effect = None
         return False
 
     def _apply_effect_point(self, opt: tuple) -> None:
         eff = self.ev_effect
         p = eff["player"]
+        self.dirty |= changes.EVENTS
         eff["left"] -= 1
         if eff["symbol"] == "movement":
             oid = self.slots[p][opt[0][1]]
             eff["picked"].append(oid)
+            self.dirty |= changes.OBJECTS
             self.objs[oid][4] = 0  # a stop marker: no MP this round
         elif eff["symbol"] == "units" and opt[0][0] == Head.OBJECT:
             self._damage_aboard(p, self.slots[p][opt[0][1]], opt[1][1])
@@ -159,6 +168,7 @@ class EventsMixin:
             self._damage_unit(p, opt[0][1], opt[1][1])
         elif eff["symbol"] == "goods":
             oid = self.slots[p][opt[0][1]]
+            self.dirty |= changes.OBJECTS
             self.goods[oid][opt[1][1]] -= 1
             self.goods_supply[opt[1][1]] += 1
         else:
@@ -172,6 +182,7 @@ class EventsMixin:
         """One damage point to a unit aboard a galley (the normal rules: HI -> LI, CA -> HI)."""
         cargo = self.cargo[oid]
         sup = self.unit_supply[p]
+        self.dirty |= changes.OBJECTS
         cargo[t] -= 1
         sup[min(t, 4)] += 1
         repl = LI if t == HI and sup[LI] > 0 else -1
@@ -185,6 +196,7 @@ class EventsMixin:
         """Damage markers; a building is destroyed when its markers reach its GP (spec 2.6)."""
         cls = (0, 0, 0, 1, 1, 1, 2)[kind]
         dmg = (self.civil_dmg, self.mil_dmg, self.cath_dmg)[cls]
+        self.dirty |= changes.BUILDINGS
         dmg[node] += points
         if dmg[node] >= self.comp.building_gp[kind]:
             self._remove_building(node, cls)
@@ -229,13 +241,16 @@ class EventsMixin:
     def _apply_buildup(self, opt: tuple) -> None:
         head, arg = opt[0]
         if head == Head.CTRL:
+            self.dirty |= changes.EVENTS
             self.buildup_left = 0
             self.turn += 1
             self._resume_events()
             return
+        self.dirty |= changes.EVENTS
         self.buildup_left -= 1
         if head == Head.UNIT:
             k = BARB_UNIT[arg]
+            self.dirty |= changes.SUPPLY
             self.barb_supply[k] -= 1
             self._add_barb(opt[1][1], k, 1)
             self._resume_events()
@@ -263,6 +278,7 @@ class EventsMixin:
 
     # -------------------------------------------------------------------- revolts ----
     def _start_revolts(self, final: bool) -> None:
+        self.dirty |= changes.EVENTS
         self.ev_stage = "revolts"
         self.final_check = final
         if final:
@@ -295,6 +311,7 @@ class EventsMixin:
         return [n for n in pool if self.army[p][n] == fewest]
 
     def _next_revolt(self) -> None:
+        self.dirty |= changes.EVENTS
         while self.revolt_queue:
             p = self.revolt_queue[0]
             cands = self.revolt_candidates(p)
@@ -317,6 +334,7 @@ class EventsMixin:
         return [(Head.NODE, n) for n in self.revolt_candidates(self.actor)]
 
     def _apply_revolt(self, node: int) -> None:
+        self.dirty |= changes.EVENTS
         p = self.revolt_queue.pop(0)
         self.turn += 1
         if self._place_revolt(p, node):

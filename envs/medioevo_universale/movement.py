@@ -20,6 +20,7 @@ from .constants import (
     CARAVAN, GALLEY, MERCHANT_SHIP, NUM_UNIT_TYPES, O_KIND, O_MP, O_NODE, O_STOP, SIEGE, WAR_WAGON, Ctrl,
     Head, Phase, Stage,
 )
+from . import changes
 
 NT = NUM_UNIT_TYPES
 DONE = (Head.CTRL, Ctrl.DONE)
@@ -101,6 +102,7 @@ class WarMixin:
                 self._stop_follow_up()
             self._next_war_turn()
             return
+        self.dirty |= changes.MOVE
         self.move_steps = 0
         self.mover = p
         if head == Head.OBJECT:
@@ -249,25 +251,31 @@ class WarMixin:
             if self.warlord_load is not None:
                 self.warlord_board(p, node, arg)  # Kriegsfürst 6 (cards.py)
             self._add_units(p, node, arg, -1)
+            self.dirty |= changes.OBJECTS | changes.MOVE
             cargo[arg] += 1
         elif head == Head.UNLOAD:
+            self.dirty |= changes.UNITS | changes.OBJECTS | changes.MOVE
             cargo[arg] -= 1
             self._add_units(p, node, arg, 1)
             self.stopped[p][node * NT + arg] += 1  # units left behind get a stop marker
         elif head in (Head.EMBARK, Head.DISEMBARK) and self.war_kind(self.carrier) == WAR_WAGON:
             oid = self.slots[p][arg]
             if head == Head.EMBARK:
+                self.dirty |= changes.MOVE
                 self.escort.append(oid)
             else:
+                self.dirty |= changes.OBJECTS | changes.MOVE
                 self.escort.remove(oid)
                 self.objs[oid][O_STOP] = self.objs[oid][O_STOP] or self.move_steps > 0
         elif head == Head.EMBARK:
             oid = self.slots[p][arg]
+            self.dirty |= changes.OBJECTS
             self.objs[oid][O_NODE] = -1
             self.aboard.setdefault(self.carrier, []).append(oid)
             self.carried_by[oid] = self.carrier
         elif head == Head.DISEMBARK:
             oid = self.slots[p][arg]
+            self.dirty |= changes.OBJECTS
             self.aboard[self.carrier].remove(oid)
             del self.carried_by[oid]
             o = self.objs[oid]
@@ -275,6 +283,7 @@ class WarMixin:
             if o[O_KIND] == SIEGE:
                 o[O_STOP] = True  # it moved this round (G85)
         elif head == Head.OBJECT:
+            self.dirty |= changes.OBJECTS | changes.MOVE
             for oid in self.escort:  # accompanying engines stay here when the group changes carrier
                 self.objs[oid][O_STOP] = self.objs[oid][O_STOP] or self.move_steps > 0
             self.escort = []
@@ -290,6 +299,7 @@ class WarMixin:
             self._end_movement()
 
     def _step(self, p: int, y: int) -> None:
+        self.dirty |= changes.MOVE
         self.move_steps += 1
         if self.carrier == FOOT:
             self.foot_node = y
@@ -297,6 +307,7 @@ class WarMixin:
         else:
             o = self.objs[self.carrier]
             x = o[O_NODE]
+            self.dirty |= changes.OBJECTS
             o[O_MP] -= self.step_cost(o[O_KIND], x, y)
             o[O_NODE] = y
             for oid in list(self.escort):  # accompanying siege engines pay their own MP
@@ -390,6 +401,7 @@ class WarMixin:
     def _attack_all(self, p: int, y: int, opponents: list[int]) -> None:
         """Spec 5.15: one opponent -> one battle; several -> one battle after another (``multi_war``)."""
         if len(opponents) > 1:
+            self.dirty |= changes.MULTI_WAR
             self.multi_war = {"node": y, "attacker": p, "left": opponents, "fought": []}
             self._next_opponent_battle()
         else:
@@ -418,6 +430,7 @@ class WarMixin:
         attacker chooses, NEXT_OPPONENT); then the sequence ends."""
         mw = self.multi_war
         y, p = mw["node"], mw["attacker"]
+        self.dirty |= changes.MULTI_WAR
         left = mw["left"] = [q for q in mw["left"] if self._party_at(q, y)]
         if not left or not self._force_at(p, y):
             self._finish_multi_war()
@@ -429,6 +442,7 @@ class WarMixin:
 
     def _fight_next(self, q: int) -> None:
         mw = self.multi_war
+        self.dirty |= changes.MULTI_WAR
         mw["left"].remove(q)
         mw["fought"].append(q)
         self._attack_opponent(mw["attacker"], mw["node"], q)
@@ -445,6 +459,7 @@ class WarMixin:
         Gebiet": the conquest (EP and decisions over every beaten player's objects) only when the attacker's
         army is the only one left; otherwise the movement just ends (ASSUMPTION, the docs). At sea nothing
         is conquered: each battle took the beaten side's empty ships at once (G42, ASSUMPTION)."""
+        self.dirty |= changes.MULTI_WAR
         mw, self.multi_war = self.multi_war, None
         y, p = mw["node"], mw["attacker"]
         if not self.board.is_sea[y] and self.conquers(y, p):
@@ -486,6 +501,7 @@ class WarMixin:
         """Crews of both sides leave their galleys for the battle's bookkeeping (-1: barbarians)."""
         self.naval_crewed = [oid for oid, o in self.objs.items()
                              if o[O_NODE] == sea and o[O_KIND] == GALLEY and sum(self.cargo[oid])]
+        self.dirty |= changes.OBJECTS
         for r in (p, q):
             if r < 0:
                 continue
@@ -500,11 +516,13 @@ class WarMixin:
     def _stop_carrier(self) -> None:
         """Entering such a region makes the carrier lose all its remaining MP."""
         if self.carrier != FOOT:
+            self.dirty |= changes.OBJECTS
             self.objs[self.carrier][O_MP] = 0
 
     def _disembark(self, p: int, node: int) -> None:
         cargo = self.carrier_cargo()
         st = self.stopped[p]
+        self.dirty |= changes.UNITS | changes.OBJECTS | changes.MOVE
         for t in range(NT):
             k = cargo[t]
             if k:
@@ -521,6 +539,7 @@ class WarMixin:
         if self.kartografie_after_battle():  # after a won battle the carrier may move on (technologies.py)
             return
         p = self.actor = self.mover
+        self.dirty |= changes.OBJECTS | changes.MOVE
         for oid in self.escort:  # siege engines that moved are stopped for the round (G85)
             if oid in self.objs:
                 self.objs[oid][O_STOP] = True
@@ -547,6 +566,7 @@ class WarMixin:
         y, moved = self.follow_up
         p = self.mover
         st, u = self.stopped[p], self.units[p]
+        self.dirty |= changes.UNITS
         for t in range(NT):
             i = y * NT + t
             st[i] = min(u[i], st[i] + moved[t])
@@ -559,6 +579,7 @@ class WarMixin:
         if self.move_steps == 0:
             if self.board.is_sea[node]:
                 return  # nothing moved at sea: the crew was aboard before (no loading at sea)
+            self.dirty |= changes.OBJECTS | changes.MOVE
             for t in range(NT):  # nothing moved: the units go back unstopped
                 if cargo[t]:
                     self._add_units(p, node, t, cargo[t])
@@ -566,10 +587,12 @@ class WarMixin:
         else:
             self.cycle_moved = True
             if self.carrier != FOOT and self.war_kind(self.carrier) in (SIEGE, CARAVAN, MERCHANT_SHIP):
+                self.dirty |= changes.OBJECTS
                 self.objs[self.carrier][O_STOP] = True
             if not self.board.is_sea[node]:
                 self._disembark(p, node)
             elif sum(cargo):
+                self.dirty |= changes.OBJECTS
                 self.cargo_stopped[self.carrier] = True  # the army stays aboard at sea
 
     # ------------------------------------------------------------- helpers ----
@@ -578,18 +601,21 @@ class WarMixin:
         if q < 0 or self.at_war[p][q]:
             return
         self._gain_ep(p, -3, "undeclared_attack")
+        self.dirty |= changes.WAR
         self.at_war[p][q] = self.at_war[q][p] = True
         self._war_breaks_treaties(p, q)  # diplomacy: -2 EP per treaty with q
 
     def _remove_markers(self, node: int) -> None:
         m = self.marker[node]
         if m >= 0:
+            self.dirty |= changes.MARKERS | changes.SEATS
             self.marker[node] = -1
             self.markers_left[m] += 1
 
     def _spawn_horde(self, node: int) -> int:
         """Barbarian resistance: an army of the round's horde composition, as far as the supply allows."""
         placed = 0
+        self.dirty |= changes.SUPPLY
         for k in range(3):
             take = min(self.horde[k], self.barb_supply[k])
             if take:

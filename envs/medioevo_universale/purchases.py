@@ -16,6 +16,7 @@ from .constants import (
     NUM_UNIT_TYPES, O_KIND, O_LEVEL, O_NODE, RED, RELIGION_B, SIEGE, TRANSPORT_B, VIOLET, Ctrl, Head,
     Phase, Purchase, Stage,
 )
+from . import changes
 
 NT = NUM_UNIT_TYPES
 P = Head.PURCHASE
@@ -70,6 +71,7 @@ class PurchaseMixin:
         if self.config.hidden_purchases and self.purchase_snapshot is None:
             self._snapshot_public()  # variant 8.5: what the others see until the reveal
         p = self.actor = self.queue.pop(0)
+        self.dirty |= changes.SEATS
         self.units_bought[p] = 0
         self.card_bought[p] = False
         self.tp[p] = [0] * 6
@@ -234,16 +236,21 @@ class PurchaseMixin:
             self._pay(p, fl, VIOLET if kind == CATHEDRAL else GREEN, tp)
         gained_markers = comp.building_markers[kind] - (comp.building_markers[cur] if cur >= 0 else 0)
         if cur >= 0:
+            self.dirty |= changes.SUPPLY
             self.building_supply[cur] += 1
+        self.dirty |= changes.SUPPLY
         self.building_supply[kind] -= 1
         level = comp.building_level[kind]
         if cls == CIVIL:
+            self.dirty |= changes.BUILDINGS
             self.civil[node] = level
             self.civil_owner[node] = p
         elif cls == MILITARY:
+            self.dirty |= changes.BUILDINGS
             self.mil[node] = level
             self.mil_owner[node] = p
         else:
+            self.dirty |= changes.BUILDINGS
             self.cath_owner[node] = p
         if comp.building_ep[kind]:
             self._gain_ep(p, comp.building_ep[kind], "built_" + BUILDING_NAMES[kind])  # G12: upgrades too
@@ -274,6 +281,7 @@ class PurchaseMixin:
     def _apply_marker(self, move: tuple[int, int]) -> None:
         p = self.actor
         if move[0] == Head.NODE:
+            self.dirty |= changes.MARKERS | changes.SEATS
             self.marker[move[1]] = p
             self.markers_left[p] -= 1
             self.markers_to_place -= 1
@@ -460,8 +468,10 @@ class PurchaseMixin:
             colours = alts[0] if len(alts) == 1 else (opt[1][1],)
             for k in colours:
                 self.tp[p][k] += 1
+            self.dirty |= changes.CARDS
             self.rotated[p].append(arg)
         elif head == Head.COLOUR:
+            self.dirty |= changes.SEATS
             self.tokens_flipped[p][arg] += 1
             self.tp[p][arg] += self.tp_per_token
         elif head == Head.TECH:  # a technology activation (technologies.py)
@@ -484,6 +494,7 @@ class PurchaseMixin:
         if cat == Purchase.TECH:
             b, lvl = divmod(opt[1][1], 4)
             self._bank(p, -self.tech_price * (lvl + 1))
+            self.dirty |= changes.SEATS
             self.tech[p][b] = lvl + 1
             self.tech_bought[p][b] = True
         elif cat == Purchase.BUILD:
@@ -492,6 +503,7 @@ class PurchaseMixin:
             node, kind = opt[1][1], opt[2][1]
             cls = BUILDING_CLASS[kind]
             dmg = (self.civil_dmg, self.mil_dmg, self.cath_dmg)[cls]
+            self.dirty |= changes.BUILDINGS
             dmg[node] -= 1
             self._bank(p, -self.repair_price)
         elif cat == Purchase.VEHICLE:
@@ -499,8 +511,10 @@ class PurchaseMixin:
             level = lvl + 1
             self._pay(p, self.vehicle_cost_per_level * level, GREEN if kind == SIEGE else BLUE, level)
             if kind == SIEGE:
+                self.dirty |= changes.SUPPLY
                 self.siege_supply[lvl] -= 1
             else:
+                self.dirty |= changes.SUPPLY
                 self.vehicle_supply[kind] -= 1
             self._new_object(p, kind, level, opt[2][1])
         elif cat == Purchase.UPGRADE_VEHICLE:
@@ -510,8 +524,10 @@ class PurchaseMixin:
             diff = target - o[O_LEVEL]
             self._pay(p, self.vehicle_cost_per_level * diff, GREEN if kind == SIEGE else BLUE, diff)
             if kind == SIEGE:  # the old figure goes back to the supply
+                self.dirty |= changes.SUPPLY
                 self.siege_supply[o[O_LEVEL] - 1] += 1
                 self.siege_supply[target - 1] -= 1
+            self.dirty |= changes.OBJECTS
             o[O_LEVEL] = target
         elif cat == Purchase.UNIT:
             t, node = opt[1][1], opt[2][1]
@@ -523,6 +539,7 @@ class PurchaseMixin:
                 self._bank(p, -comp.unit_cost[t])
                 self.unit_supply[p][t] -= 1
             self._add_units(p, node, t, 1)
+            self.dirty |= changes.SEATS
             self.units_bought[p] += 1
         elif cat == Purchase.RANSOM:
             t, node = opt[1][1], opt[2][1]
@@ -530,9 +547,11 @@ class PurchaseMixin:
             self.prisoners[captor][p][t] -= 1
             self._transfer(p, captor, 2 * comp.unit_cost[t])
             self._add_units(p, node, t, 1)
+            self.dirty |= changes.SEATS
             self.units_bought[p] += 1
         elif cat == Purchase.REDEPLOY:
             t, node = opt[1][1], opt[2][1]
+            self.dirty |= changes.UNITS | changes.SEATS
             self.capitulated[p][t] -= 1
             self._add_units(p, node, t, 1)
             self.units_bought[p] += 1
@@ -543,6 +562,7 @@ class PurchaseMixin:
             self._add_units(p, node, to, 1)
         elif cat == Purchase.CARD:
             self._bank(p, -self.card_price(p))
+            self.dirty |= changes.SEATS | changes.CARDS
             self.card_bought[p] = True
             cp = comp.raw["card_price"]
             k = cp["draw_base"] + cp["draw_per_cathedral"] * self.count_buildings(p, CATHEDRAL, controlled_only=False)
@@ -555,6 +575,7 @@ class PurchaseMixin:
 
     def _apply_keep_card(self, card: int) -> None:
         p = self.actor
+        self.dirty |= changes.CARDS
         self.hand[p].append(card)
         if not self.setup_done:
             self.turn += 1
@@ -590,6 +611,7 @@ class PurchaseMixin:
             self._add_units(p, moves[1][1], arg, -1)
             self.unit_supply[p][min(arg, 4)] += 1  # captains: one supply of figures for every level
         elif head == Head.GOOD:
+            self.dirty |= changes.OBJECTS
             self.goods[self.slots[p][moves[1][1]]][arg] -= 1
             self.goods_supply[arg] += 1
         else:
@@ -599,6 +621,7 @@ class PurchaseMixin:
         card = opt[1][1]
         colours = self.cards[card].token_colours or tuple(range(6))
         colour = opt[2][1] if len(opt) > 2 else colours[0]
+        self.dirty |= changes.SUPPLY | changes.SEATS | changes.CARDS
         self.token_supply[colour] -= 1
         self.tokens[p][colour] += 1
         self.hand[p].remove(card)

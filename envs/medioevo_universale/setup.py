@@ -5,6 +5,7 @@ from .constants import (
     AR, GALLEY, MERCHANT_SHIP, NUM_UNIT_TYPES, O_NODE, Head, Phase, VILLAGE,
 )
 from .data import EMPIRES, STARTING_KITS, connected_empire_sets, playable_nodes
+from . import changes
 
 NT = NUM_UNIT_TYPES
 _SHIPS = (MERCHANT_SHIP, GALLEY)
@@ -16,6 +17,7 @@ class SetupMixin:
         sets = connected_empire_sets(self.num_players)
         chosen = sets[int(self.rng.integers(len(sets)))]
         perm = self.rng.permutation(len(chosen))
+        self.dirty |= changes.SEATS
         self.empire_of = [chosen[int(i)] for i in perm]
         self._after_empires()
 
@@ -35,6 +37,7 @@ class SetupMixin:
         board = self.board
         chosen = tuple(sorted(self.empire_of))
         play = playable_nodes(chosen)
+        self.dirty |= changes.SUPPLY | changes.BUILDINGS
         self.playable = [i in play for i in range(board.num_nodes)]
         self.land_playable = [self.playable[i] and not board.is_sea[i] for i in range(board.num_nodes)]
         self.land_nodes = [i for i in range(board.num_nodes) if self.playable[i] and not board.is_sea[i]]
@@ -69,6 +72,7 @@ class SetupMixin:
 
     def _apply_kit(self, kit_index: int) -> None:
         p = self.actor
+        self.dirty |= changes.SUPPLY
         for kind, level in STARTING_KITS[kit_index]:
             self.vehicle_supply[kind] -= 1
             self.kit[p].append((kind, level))
@@ -91,6 +95,7 @@ class SetupMixin:
 
     def _apply_village(self, node: int) -> None:
         p = self.actor
+        self.dirty |= changes.SUPPLY | changes.BUILDINGS
         self.civil[node] = 1
         self.civil_owner[node] = p
         self.building_supply[VILLAGE] -= 1
@@ -139,12 +144,14 @@ class SetupMixin:
         if k == 0:
             self._setup_next_card_draw()
             return
+        self.dirty |= changes.CARDS
         self.drawn = [self.deck.pop() for _ in range(k)]
         self.keep_return = Phase.VILLAGE  # marker: setup
         self.phase = Phase.KEEP_CARD
 
     def _setup_card_kept(self, card: int) -> None:
         """S7: keep one; the others are shuffled back into the deck."""
+        self.dirty |= changes.CARDS
         self.deck.extend(c for c in self.drawn if c != card)
         self.drawn = []
         self.deck[:] = [self.deck[i] for i in self.rng.permutation(len(self.deck))]
@@ -156,6 +163,7 @@ class SetupMixin:
 
     def _apply_goal_token(self, colour: int) -> None:
         p = self.actor
+        self.dirty |= changes.SUPPLY | changes.SEATS
         self.token_supply[colour] -= 1
         self.tokens[p][colour] += 1
         self.turn += 1
@@ -169,6 +177,7 @@ class SetupMixin:
     def _new_object(self, p: int, kind: int, level: int, node: int) -> int:
         oid = self.next_obj
         self.next_obj += 1
+        self.dirty |= changes.OBJECTS
         self.objs[oid] = [p, kind, level, node, self.vehicle_mp(kind, level), False]
         self.slots[p][self.free_slot(p)] = oid
         if kind in (2, 3):  # war wagons and galleys carry units
@@ -180,6 +189,7 @@ class SetupMixin:
     def _remove_object(self, oid: int) -> None:
         """Back to the supply (the figure; a siege engine's figure is per level). Units aboard go
         down with it, back to their owner's supply."""
+        self.dirty |= changes.OBJECTS
         for carried in self.aboard.pop(oid, []):  # objects aboard a lost galley are lost with it
             self.carried_by.pop(carried, None)
             self._remove_object(carried)
@@ -200,8 +210,10 @@ class SetupMixin:
         slots = self.slots[p]
         slots[slots.index(oid)] = -1
         if kind == 4:
+            self.dirty |= changes.SUPPLY
             self.siege_supply[level - 1] += 1
         else:
+            self.dirty |= changes.SUPPLY
             self.vehicle_supply[kind] += 1
 
     def object_node(self, oid: int) -> int:

@@ -40,6 +40,7 @@ from .constants import (
     NUM_UNIT_TYPES, O_KIND, O_LEVEL, O_MP, O_NODE, ORANGE, RED, RELIGION_B, SIEGE, TOWER, TOWN, VILLAGE, VIOLET,
     WAR_WAGON, YELLOW, Ctrl, Head, Phase,
 )
+from . import changes
 
 NT = NUM_UNIT_TYPES
 DONE = (Head.CTRL, Ctrl.DONE)
@@ -71,6 +72,7 @@ MAX_ALT_COMBOS = 512  # "/" cards enumerated for the best case of a payment; gre
 
 class TechnologyMixin:
     def _init_technologies(self) -> None:
+        self.dirty |= changes.TECHNOLOGY
         self.tp_payment: dict | None = None  # a TP cost being paid outside phase 4
         self.tech_use: dict | None = None  # the open activation window
         self.tech_ctx: dict = {}  # what a stand-alone window is about: {"node": revolt} / {"side": battle}
@@ -188,6 +190,7 @@ class TechnologyMixin:
 
     def start_tp_payment(self, p: int, fl: int, costs: tuple, then: tuple) -> None:
         """Pay a TP cost outside phase 4; ``then`` says what follows (``_tp_paid``)."""
+        self.dirty |= changes.TECHNOLOGY
         self.tp_payment = {"seat": p, "fl": fl, "costs": costs, "then": then}
         opts = self._tp_pay_options()
         if opts == [(DONE,)]:
@@ -205,6 +208,7 @@ class TechnologyMixin:
         opts = []
         if now == 0:
             return [(DONE,)]
+        self.dirty |= changes.SEATS
         for moves, gain in self._tp_sources(p):
             trial = list(pool)
             for k in gain:
@@ -231,8 +235,10 @@ class TechnologyMixin:
             alts = self.cards[arg].tp
             for k in (alts[0] if len(alts) == 1 else (opt[1][1],)):
                 self.tp[p][k] += 1
+            self.dirty |= changes.CARDS
             self.rotated[p].append(arg)
         elif head == Head.COLOUR:
+            self.dirty |= changes.SEATS
             self.tokens_flipped[p][arg] += 1
             self.tp[p][arg] += self.tp_per_token
         else:
@@ -245,6 +251,7 @@ class TechnologyMixin:
             self._open_tree(opts)
 
     def _finish_tp_payment(self) -> None:
+        self.dirty |= changes.TECHNOLOGY
         pay, self.tp_payment = self.tp_payment, None
         self.tp_pay(pay["seat"], pay["fl"], pay["costs"])
         self._tp_paid(pay["seat"], pay["then"])
@@ -382,6 +389,7 @@ class TechnologyMixin:
         p = self.actor
         window = self._embedded_window()
         self.tech_ctx = {}
+        self.dirty |= changes.TECHNOLOGY
         self.tech_use = {"window": window, "seat": p, "return_phase": self.phase}
         self.tech_options_open = {moves: (fl, costs) for moves, fl, costs in self._payable_options(p, window)}
         self.phase = Phase.TECH_USE
@@ -394,6 +402,7 @@ class TechnologyMixin:
         opts = self._payable_options(p, window)
         if not opts:
             return False
+        self.dirty |= changes.TECHNOLOGY
         self.tech_use = dict(context, window=window, seat=p, return_phase=self.phase)
         self.tech_options_open = {moves: (fl, costs) for moves, fl, costs in opts}
         self.actor = p
@@ -421,6 +430,7 @@ class TechnologyMixin:
 
     def _close_tech_window(self, p: int) -> None:
         """Back to the interrupted decision; DONE of a stand-alone window continues its step."""
+        self.dirty |= changes.TECHNOLOGY
         use, self.tech_use = self.tech_use, None
         window = use["window"]
         self.actor = p
@@ -477,11 +487,14 @@ class TechnologyMixin:
         if violet:  # the violet TP of the access is set aside before the purchase's own costs
             self.tp[p][VIOLET] -= 1
         else:
+            self.dirty |= changes.MONEY
             self.money[p] -= self.tp_price
+        self.dirty |= changes.SEATS
         self.tech[p] = raised
         try:
             borrowed = {o for g in gens for o in g(p)} if self.money[p] >= 0 else set()
         finally:
+            self.dirty |= changes.MONEY
             self.tech[p], self.money[p], self.tp[p][VIOLET] = tech, money, violet
         return [((Head.TECH, WELTLICHE_MACHT),) + o for o in sorted(borrowed - own)]
 
@@ -532,6 +545,7 @@ class TechnologyMixin:
             self._do_build(p, moves[1][1], moves[0][1], pay=False)
             return
         o = self.objs[self.slots[p][moves[0][1]]]
+        self.dirty |= changes.SUPPLY | changes.OBJECTS
         self.siege_supply[o[O_LEVEL] - 1] += 1
         self.siege_supply[o[O_LEVEL]] -= 1
         o[O_LEVEL] += 1
@@ -555,6 +569,7 @@ class TechnologyMixin:
         return [(((Head.NODE, y),), 0, ((ORANGE, 1),)) for y in sorted(targets)]
 
     def _do_gesetze(self, p: int, moves: tuple) -> bool:
+        self.dirty |= changes.TECHNOLOGY
         self.tech_use = None
         self._revolt_lands(p, moves[0][1])
         return True
@@ -566,6 +581,7 @@ class TechnologyMixin:
     # ======================================================================== trade ====
     def trade_tech_reset(self) -> None:
         """A new purchase or sale opens: its Handel / Markt counters start at zero."""
+        self.dirty |= changes.TECHNOLOGY
         self.trade_bonus = {"bought": 0, "discount": 0, "handel": 0}
 
     def _handel_options(self, p: int) -> list[tuple]:
@@ -576,6 +592,7 @@ class TechnologyMixin:
         return [((), 0, ((YELLOW, 1),))]
 
     def _do_handel(self, p: int, moves: tuple) -> None:
+        self.dirty |= changes.TECHNOLOGY
         self.trade_bonus["handel"] += 1
         self._bank(p, HANDEL_BONUS[self.civil[self.objs[self.trader][O_NODE]]])
 
@@ -590,6 +607,7 @@ class TechnologyMixin:
 
     def _do_markt(self, p: int, moves: tuple) -> None:
         if self.trade_action == "buy":
+            self.dirty |= changes.TECHNOLOGY
             self.trade_bonus["discount"] += MARKT_STEP
         self._bank(p, MARKT_STEP)
 
@@ -620,6 +638,7 @@ class TechnologyMixin:
 
     def _do_beschaffung(self, p: int, moves: tuple) -> None:
         a, b, g = moves[0][1], moves[1][1], moves[2][1]
+        self.dirty |= changes.MARKET
         self.cubes[a][g] = 0
         self.cubes[b][g] = 1
 
@@ -699,6 +718,7 @@ class TechnologyMixin:
         oid = self._moving_vehicle()
         if oid < 0 or self.logistik == oid or (self.phase == Phase.TRADE and self.trade_action):
             return []
+        self.dirty |= changes.TECHNOLOGY
         self.logistik, saved = oid, self.logistik
         try:
             useful = bool(self._logistik_targets(p, oid))
@@ -707,6 +727,7 @@ class TechnologyMixin:
         return [((), 0, ((BLUE, 1),))] if useful else []
 
     def _do_logistik(self, p: int, moves: tuple) -> None:
+        self.dirty |= changes.TECHNOLOGY
         self.logistik = self.carrier if self.tech_use["return_phase"] == Phase.MOVE else self.trader
 
     def _kartografie_options(self, p: int) -> list[tuple]:
@@ -741,17 +762,20 @@ class TechnologyMixin:
         if self.tech_use["window"] == "invade":
             return self._kartografie_defends(p, moves)
         if not moves:
+            self.dirty |= changes.OBJECTS
             self.objs[self.carrier][O_MP] += 1
             return False
         if len(moves) == 2:  # into the battle region: the unit joins the battle, stopped
             x, t, n = moves[0][1], moves[1][1], self.bt["node"]
             self._add_units(p, x, t, -1)
             self._add_units(p, n, t, 1)
+            self.dirty |= changes.UNITS
             self.stopped[p][n * NT + t] += 1
             self._resume_battle_window()
             return True
         # G72: one unit moves without a transport: a completed movement of an army of 1 (the war turn)
         n, t, y = moves[0][1], moves[1][1], moves[2][1]
+        self.dirty |= changes.TECHNOLOGY | changes.MOVE
         self.tech_use = None
         self.move_steps = 0
         self.mover = p
@@ -823,6 +847,7 @@ class TechnologyMixin:
         """G72: the unit is an army of 1 entering the region (stopped) as the controller's or a guest of it;
         the invader will meet it there: one more opponent (the battle of an invasion, W-INVADE of the cards,
         when it is the only one). The next decider's window follows."""
+        self.dirty |= changes.UNITS | changes.TECHNOLOGY
         use, self.tech_use = self.tech_use, None
         n = use["node"]
         x, t = moves[0][1], moves[1][1]
@@ -867,6 +892,7 @@ class TechnologyMixin:
         self.decree_step = True
         self._step(p, moves[0][1])
         self.decree_step = False
+        self.dirty |= changes.TECHNOLOGY
         self.decree_steps = self.move_steps
 
     # ===================================================================== war turn ====
@@ -937,6 +963,7 @@ class TechnologyMixin:
         else:
             n = self.bt["node"]
             kinds = [(UNIT_AS_BARB[moves[0][1]], 1)]
+        self.dirty |= changes.SUPPLY
         for k, count in kinds:
             if not count:
                 continue
@@ -955,6 +982,7 @@ class TechnologyMixin:
         p = self.side_owner(side)
         if not self.side_size(side) or not self.side_size(1 - side):
             if self.bt.get("tech_used"):  # an activation wiped a side out: no melee this round
+                self.dirty |= changes.BATTLE
                 self.bt["tasks"] = ["end_round"]
             return False
         if p < 0:
@@ -971,6 +999,7 @@ class TechnologyMixin:
     def _free_crew(self, side: int, oid: int) -> None:
         """The engine's crew also fights in steps 2-9 of this battle round."""
         crew = self.bt["crew"][side]
+        self.dirty |= changes.BATTLE
         for t in self.bt["crew_of"].pop((self.bt["round"], oid)):
             if crew[t]:
                 crew[t] -= 1
@@ -991,6 +1020,7 @@ class TechnologyMixin:
     def _resume_battle_window(self, *tasks) -> None:
         """After a battle activation: its tasks, then the same side's window again."""
         side = self.tech_use["side"]
+        self.dirty |= changes.TECHNOLOGY | changes.BATTLE
         self.tech_use = None
         self.bt["tech_used"] = True
         self._push(*tasks, ("tech", side))
@@ -1012,6 +1042,7 @@ class TechnologyMixin:
         return [(((Head.UNIT, t),), 0, ((RED, 1),)) for t in self.damage_targets(loser, restricted=False)]
 
     def _do_taktik(self, p: int, moves: tuple) -> bool:
+        self.dirty |= changes.TECHNOLOGY
         use, self.tech_use = self.tech_use, None
         self._hit(use["loser"], moves[0][1])
         self._push(("taktik", use["loser"], use["points"] - 1))
@@ -1065,6 +1096,7 @@ class TechnologyMixin:
         """The side's stored appointments without those no piece backs any more."""
         apps = self.bt["appointed"][side]
         kept = self._appointments(side, self.side_pieces(side))
+        self.dirty |= changes.BATTLE
         apps.clear()
         for a, b, k in kept:
             apps[(a, b)] = k
@@ -1101,10 +1133,12 @@ class TechnologyMixin:
         if down is not None:
             if down != a:
                 apps = bt["appointed"][side]
+                self.dirty |= changes.BATTLE
                 apps[(a, down)] = apps.get((a, down), 0) + 1
         else:
             self._appointed_dies(side, a, t)
         crew, u = bt["crew"][side], self.side_units(side)
+        self.dirty |= changes.BATTLE
         for k in range(NT):
             if crew[k] > u[k]:
                 crew[k] = u[k]
@@ -1116,6 +1150,7 @@ class TechnologyMixin:
         if p < 0:
             k = UNIT_AS_BARB[a]
             self._add_barb(node, k, -1)
+            self.dirty |= changes.SUPPLY
             self.barb_supply[k] += 1
             return
         captor = self._hit_captor(side, t)  # capture, Kerkermeister 39 (cards.py)
@@ -1123,6 +1158,7 @@ class TechnologyMixin:
         self._add_units(p, node, a, -1)
         if captor >= 0:
             self.prisoners[captor][p][a] += 1
+            self.dirty |= changes.BATTLE
             bt["taken"].append((p, a))
         else:
             self.unit_supply[p][min(a, 4)] += 1
@@ -1144,6 +1180,7 @@ class TechnologyMixin:
     def _do_ernennung(self, p: int, moves: tuple) -> bool:
         side, a, b = moves[0][1], moves[1][1], moves[2][1]
         if "appointed" not in self.bt:
+            self.dirty |= changes.BATTLE
             self.bt["appointed"] = [{}, {}]
         apps = self._settled_appointments(side)
         apps[(a, b)] = apps.get((a, b), 0) + 1
@@ -1180,6 +1217,7 @@ class TechnologyMixin:
         if not any(self._step_targets(p, o[O_KIND], y, armed, mp=1) for armed in loads):
             return False
         if board_again:  # the LOAD allowance of Kriegsfürst 6 (cards.py): stopped units may board
+            self.dirty |= changes.CARD_EFFECTS
             self.warlord_load = (y, self.army[p][y])
         self.actor = p
         self.phase = Phase.MOVE

@@ -37,6 +37,7 @@ from .constants import (
     Ctrl, Head, Phase, Purchase, Stage,
 )
 from .data import EMPIRES, connected_empire_sets
+from . import changes
 
 NT = NUM_UNIT_TYPES
 DONE = (Head.CTRL, Ctrl.DONE)
@@ -62,6 +63,7 @@ def terrain_rules() -> tuple[dict, int, dict, int, frozenset]:
 class VariantsMixin:
     def _init_variants(self) -> None:
         n, board = self.num_players, self.board
+        self.dirty |= changes.VARIANTS
         self.blood = [0] * n
         self.blood_supply = BLOOD_MARKERS
         self.hidden_bought: list[list[tuple]] = [[] for _ in range(n)]  # ("unit", t) / ("vehicle", kind, level)
@@ -88,12 +90,14 @@ class VariantsMixin:
     # ------------------------------------------------------------- 8.1 empire auction ----
     def _start_empire_auction(self) -> None:
         sets = connected_empire_sets(self.num_players)
+        self.dirty |= changes.VARIANTS
         self.auction_empires = list(sets[int(self.rng.integers(len(sets)))])
         self.auction_round = 1
         self._open_empire_bidding()
 
     def _open_empire_bidding(self) -> None:
         bidders = [p for p in range(self.num_players) if self.empire_of[p] < 0]
+        self.dirty |= changes.VARIANTS
         for p in bidders:
             self.sealed_empire[p] = self.sealed_ep_bid[p] = -1
         self.queue = bidders
@@ -111,8 +115,10 @@ class VariantsMixin:
         head, arg = move
         p = self.actor
         if head == Head.EMPIRE:
+            self.dirty |= changes.VARIANTS
             self.sealed_empire[p] = arg
             return
+        self.dirty |= changes.VARIANTS
         self.sealed_ep_bid[p] = arg
         self.turn += 1
         if self.queue:
@@ -124,6 +130,7 @@ class VariantsMixin:
 
     def _reveal_empire_bids(self) -> None:
         wanted: dict[int, list[int]] = {}
+        self.dirty |= changes.VARIANTS
         for p in range(self.num_players):
             if self.empire_of[p] < 0:
                 self.shown_empire_bid[p] = [self.sealed_empire[p], self.sealed_ep_bid[p]]
@@ -139,6 +146,7 @@ class VariantsMixin:
         self._next_empire_tie()
 
     def _next_empire_tie(self) -> None:
+        self.dirty |= changes.VARIANTS
         while self.auction_ties:
             tie = self.auction_ties[0]
             if tie["amount"] >= EP_BID_MAX or tie["rounds"] >= self.max_tie_rounds:
@@ -156,6 +164,7 @@ class VariantsMixin:
 
     def _settle_empire_tie(self) -> None:
         tie = self.auction_ties[0]
+        self.dirty |= changes.VARIANTS
         tie["rounds"] += 1
         for p in tie["seats"]:
             self.shown_empire_bid[p][1] = self.sealed_ep_bid[p]
@@ -169,22 +178,26 @@ class VariantsMixin:
         self._next_empire_tie()
 
     def _award_empire(self, p: int, e: int, bid: int) -> None:
+        self.dirty |= changes.SEATS
         self.empire_of[p] = e
         self._auction_ep(p, -bid)
 
     def _auction_ep(self, p: int, k: int) -> None:
         """Tallied like every EP change; the EP limit counts from round 1 on, not in the setup."""
         if k:
+            self.dirty |= changes.SEATS
             self.ep[p] += k
             self.ep_events[p]["empire_auction"] = self.ep_events[p].get("empire_auction", 0) + k
 
     def _empire_bidding_done(self) -> None:
         left = [p for p in range(self.num_players) if self.empire_of[p] < 0]
         if left and self.auction_round < EMPIRE_BIDDING_ROUNDS:
+            self.dirty |= changes.VARIANTS
             self.auction_round += 1
             self._open_empire_bidding()
             return
         free = [e for e in self.auction_empires if e not in self.empire_of]
+        self.dirty |= changes.SEATS | changes.VARIANTS
         for p, i in zip(left, self.rng.permutation(len(free))):
             self.empire_of[p] = free[int(i)]
         shift = self.comp.raw["starting_ep"] - min(self.ep)  # the lowest EP marker on the start space
@@ -214,6 +227,7 @@ class VariantsMixin:
     # ------------------------------------------------------------- 8.3 blood markers ----
     def _gain_blood(self, p: int) -> None:
         if self.config.blood_markers and p >= 0 and self.blood_supply > 0:
+            self.dirty |= changes.VARIANTS
             self.blood[p] += 1
             self.blood_supply -= 1
 
@@ -229,6 +243,7 @@ class VariantsMixin:
     def _add_blood_tasks(self) -> None:
         """Each side may spend markers before its roll (after its LI sacrifices)."""
         tasks = self.bt["tasks"]
+        self.dirty |= changes.BATTLE
         for side in (0, 1):
             tasks.insert(tasks.index(("roll", side)), ("blood", side))
 
@@ -236,6 +251,7 @@ class VariantsMixin:
         p = self.side_owner(side)
         if p < 0 or not self.blood[p] or not self.side_size(side) or not self.side_size(1 - side):
             return False
+        self.dirty |= changes.BATTLE
         self.bt["blood_side"] = side
         self._decide(side, Phase.BLOOD_SPEND)
         return True
@@ -246,6 +262,7 @@ class VariantsMixin:
     def _apply_blood(self, move: tuple[int, int]) -> None:
         p = self.actor
         if move == (Head.CTRL, Ctrl.SPEND_BLOOD):
+            self.dirty |= changes.VARIANTS | changes.BATTLE
             self.blood[p] -= 1
             self.blood_supply += 1
             self.bt["blood"][self.bt["blood_side"]] += 1
@@ -278,9 +295,12 @@ class VariantsMixin:
             kind, lvl = divmod(opt[1][1], 3)
             self._pay(p, self.vehicle_cost_per_level * (lvl + 1), GREEN if kind == SIEGE else BLUE, lvl + 1)
             if kind == SIEGE:
+                self.dirty |= changes.SUPPLY
                 self.siege_supply[lvl] -= 1
             else:
+                self.dirty |= changes.SUPPLY
                 self.vehicle_supply[kind] -= 1
+            self.dirty |= changes.VARIANTS
             self.hidden_bought[p].append(("vehicle", kind, lvl + 1))
             return
         t = opt[1][1]
@@ -296,7 +316,9 @@ class VariantsMixin:
             self.prisoners[captor][p][t] -= 1
             self._transfer(p, captor, 2 * comp.unit_cost[t])
         else:  # REDEPLOY
+            self.dirty |= changes.UNITS
             self.capitulated[p][t] -= 1
+        self.dirty |= changes.SEATS | changes.VARIANTS
         self.units_bought[p] += 1
         self.hidden_bought[p].append(("unit", t))
 
@@ -311,6 +333,7 @@ class VariantsMixin:
     def _snapshot_public(self) -> None:
         """At the first purchase turn: the public state the other seats keep seeing of a seat until
         it reveals (technologies, cards, tokens, buildings, control markers, units, transports)."""
+        self.dirty |= changes.VARIANTS
         self.purchase_snapshot = {
             "tech": [list(x) for x in self.tech], "tech_bought": [list(x) for x in self.tech_bought],
             "tokens": [list(x) for x in self.tokens], "tokens_flipped": [list(x) for x in self.tokens_flipped],
@@ -330,6 +353,7 @@ class VariantsMixin:
         self._next_reveal()
 
     def _next_reveal(self) -> None:
+        self.dirty |= changes.VARIANTS
         while True:
             p = self.revealing
             if p >= 0 and self.hidden_bought[p]:
@@ -365,15 +389,19 @@ class VariantsMixin:
 
     def _return_hidden(self, p: int) -> None:
         """No place left (a stationing treaty ended during phase 4): the piece goes back to the supply."""
+        self.dirty |= changes.VARIANTS
         item = self.hidden_bought[p].pop(0)
         if item[0] == "unit":
             self.unit_supply[p][min(item[1], 4)] += 1
         elif item[1] == SIEGE:
+            self.dirty |= changes.SUPPLY
             self.siege_supply[item[2] - 1] += 1
         else:
+            self.dirty |= changes.SUPPLY
             self.vehicle_supply[item[1]] += 1
 
     def _place_hidden(self, p: int, node: int) -> None:
+        self.dirty |= changes.VARIANTS
         item = self.hidden_bought[p].pop(0)
         if item[0] == "unit":
             self._add_units(p, node, item[1], 1)
@@ -388,6 +416,7 @@ class VariantsMixin:
         count = [list(bt["count"][0]), list(bt["count"][1])]
         # unblocked: the opponent has none of the type, or Kriegsfürst 4 (cards.py) lifts the block
         unblocked = [{t: count[1 - s][t] == 0 or self._warlord_beats(s, t) for t in ABIL} for s in (0, 1)]
+        self.dirty |= changes.BATTLE
         for s in (0, 1):
             o = 1 - s
             for i, t in enumerate(ABIL):
