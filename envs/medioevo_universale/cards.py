@@ -102,8 +102,8 @@ def ability_params() -> dict:
 class CardsMixin:
     # ------------------------------------------------------------------------ state ----
     def _init_cards(self) -> None:
-        nn = self.board.num_nodes
         self.dirty |= changes.CARD_EFFECTS
+        nn = self.board.num_nodes
         self.cw: dict | None = None  # the open card window
         self.cw_done: dict[str, int] = {}  # phase window -> round it was last held
         self.card_ctx: dict | None = None  # the activation waiting for a follow-up
@@ -177,9 +177,9 @@ class CardsMixin:
 
     def _straighten_cards(self, p: int) -> None:
         """Phase 7: used cards are straightened, except those locked by Intrigant 13 (once)."""
+        self.dirty |= changes.CARDS
         keep = [c for c in self.rotated[p] if c in self.locked_cards]
         self.locked_cards.difference_update(keep)
-        self.dirty |= changes.CARDS
         self.rotated[p] = keep
         self.missionary_used[p] = set()
 
@@ -247,14 +247,12 @@ class CardsMixin:
         return out
 
     def _give_vehicle_card(self, p: int, c: int, slot: int) -> None:
+        self.dirty |= changes.OBJECTS | changes.CARD_EFFECTS
         oid = self.slots[p][slot]
-        self.dirty |= changes.CARD_EFFECTS
         self.vehicle_cards[oid] = (c, self.round)
         if self.objs[oid][1] == WAR_WAGON:
-            self.dirty |= changes.OBJECTS
             self.goods.setdefault(oid, [0] * len(self.goods_supply))
         else:
-            self.dirty |= changes.OBJECTS
             self.cargo.setdefault(oid, [0] * NUM_UNIT_TYPES)
 
     def _vehicle_cards_round_end(self) -> None:
@@ -316,8 +314,8 @@ class CardsMixin:
         entered = self.army[p][y]  # the region was another player's: every own unit there came in now
         if not entered:
             return False
-        self.warlord_load = (y, (entered + 1) // 2)
         self.dirty |= changes.OBJECTS
+        self.warlord_load = (y, (entered + 1) // 2)
         self.objs[c][4] = w["mp"]
         self.actor = p
         self.phase = Phase.MOVE
@@ -388,8 +386,8 @@ class CardsMixin:
         if wagon >= 0:
             o = self.objs[wagon]
             if opt[0][0] == Head.LOAD:
-                self._add_units(p, o[3], opt[0][1], -1)
                 self.dirty |= changes.OBJECTS
+                self._add_units(p, o[3], opt[0][1], -1)
                 self.cargo[wagon][opt[0][1]] += 1
                 return True
             self.dirty |= changes.OBJECTS | changes.CARD_EFFECTS
@@ -401,13 +399,13 @@ class CardsMixin:
         if opt[0] == DONE:
             return False
         if opt[0][0] == Head.OBJECT:
-            oid = self.slots[p][opt[0][1]]
             self.dirty |= changes.CARD_EFFECTS
+            oid = self.slots[p][opt[0][1]]
             ctx["wagon"] = oid
             ctx["wagon_cost"] = self._militia_costs(p, target, ctx["left"])[self.objs[oid][3]]  # before loading
             return True
-        t, n = opt[0][1], opt[1][1]
         self.dirty |= changes.UNITS | changes.CARD_EFFECTS
+        t, n = opt[0][1], opt[1][1]
         ctx["left"] -= self._militia_costs(p, target, ctx["left"])[n]
         self._add_units(p, n, t, -1)
         self._add_units(p, target, t, 1)
@@ -415,8 +413,8 @@ class CardsMixin:
         return True
 
     def _disembark_militia(self, p: int, wagon: int, node: int) -> None:
-        cargo = self.cargo[wagon]
         self.dirty |= changes.UNITS | changes.OBJECTS
+        cargo = self.cargo[wagon]
         for t in range(NUM_UNIT_TYPES):
             k, cargo[t] = cargo[t], 0
             if k:
@@ -437,12 +435,12 @@ class CardsMixin:
         return [((Head.NODE, n),) for n in sorted(places)]
 
     def _make_hunters(self, p: int, cid: int, target: tuple) -> None:
+        self.dirty |= changes.CARD_EFFECTS
         if cid == 55:
             oids = [self.slots[p][target[1]]]
         else:
             oids = [oid for oid in self.slots[p] if oid >= 0 and self.objs[oid][3] == target[1]
                     and self.war_kind(oid) in (WAR_WAGON, GALLEY)]
-        self.dirty |= changes.CARD_EFFECTS
         for oid in oids:
             self.hunters[oid] = self.round
 
@@ -523,8 +521,8 @@ class CardsMixin:
         return [PLAY] if self._can_play_card(p, window) else []
 
     def _next_window_seat(self) -> None:
-        cw = self.cw
         self.dirty |= changes.CARD_EFFECTS
+        cw = self.cw
         while cw["queue"]:
             p = cw["queue"].pop(0)
             opts = self._card_play_options(p, cw["window"])
@@ -619,8 +617,8 @@ class CardsMixin:
         round (after the loss values), so the units still fight in melee. Returns the points due now."""
         if points <= 0 or not self._card_flag("deferred", side):
             return points
-        tasks = self.bt["tasks"]
         self.dirty |= changes.BATTLE
+        tasks = self.bt["tasks"]
         tasks.insert(tasks.index("end_round"), ("damage", side, points, False))
         return 0
 
@@ -663,11 +661,11 @@ class CardsMixin:
         return out
 
     def _buy_back(self, p: int, t: int, node: int) -> None:
+        self.dirty |= changes.SEATS
         self.buyback[p][t] -= 1
         self._bank(p, -(self.comp.unit_cost[t] // 2))
         self.unit_supply[p][min(t, 4)] -= 1
         self._add_units(p, node, t, 1)
-        self.dirty |= changes.SEATS
         self.units_bought[p] += 1
 
     def _hit_captor(self, side: int, t: int) -> int:
@@ -1099,9 +1097,9 @@ class CardsMixin:
         if "appointed" in bt:
             t = self.take_appointed_piece(side, t)  # Ernennung: the piece that counts as t (technologies.py)
         if q < 0:
+            self.dirty |= changes.SUPPLY
             k = {LI: B_LI, AR: B_AR}.get(t, B_CP)
             self._add_barb(node, k, -1)
-            self.dirty |= changes.SUPPLY
             self.barb_supply[k] += 1
             return
         self._add_units(q, node, t, -1)
@@ -1132,8 +1130,8 @@ class CardsMixin:
                 if cid == 17:
                     self._remove_battle_unit(1 - side, subs[0][1])
                 elif cid == 18:
-                    key = (1 - side, subs[0][1], bt["round"])
                     self.dirty |= changes.BATTLE
+                    key = (1 - side, subs[0][1], bt["round"])
                     neutral = bt.setdefault("neutral", {})
                     neutral[key] = neutral.get(key, 0) + 1
                 else:
@@ -1299,9 +1297,9 @@ class CardsMixin:
             self._card_continue(p)
 
     def _card_effect(self, p: int, c: int, subs: tuple) -> bool:
+        self.dirty |= changes.CARD_EFFECTS
         cid = c + 1
         par = ability_params()
-        self.dirty |= changes.CARD_EFFECTS
         self.card_ctx = {"player": p, "card": c, "left": 0, "set": []}
         if cid in (1, 2, 3):
             self.card_bans[cid - 1][subs[0][1]] = self.round
@@ -1329,14 +1327,14 @@ class CardsMixin:
         elif cid == 20:
             return self._follow_up()
         elif cid == 21:
+            self.dirty |= changes.OBJECTS
             oid, g = self.slots[p][subs[0][1]], subs[1][1]
             self.goods_supply[g] -= 1
-            self.dirty |= changes.OBJECTS
             self.goods[oid][g] += 1
             self._bank(p, -par["21"]["price"])
         elif cid == 63:
-            a, g, b = subs[0][1], subs[1][1], subs[2][1]
             self.dirty |= changes.MARKET
+            a, g, b = subs[0][1], subs[1][1], subs[2][1]
             self.cubes[a][g] -= 1
             self.cubes[b][g] += 1
         elif cid == 31:
@@ -1415,10 +1413,10 @@ class CardsMixin:
                 self.tp[p][k] += 1
             return self._card_effect(p, t, rest)
         elif cid == 60:
+            self.dirty |= changes.CARDS
             t = subs[0][1]
             alts = self.cards[t].tp
             colours = alts[0] if len(alts) == 1 else (subs[1][1],)
-            self.dirty |= changes.CARDS
             self.rotated[p].append(t)
             for k in colours:
                 self.tp[p][k] += par["60"]["tp_factor"]
@@ -1440,8 +1438,8 @@ class CardsMixin:
         elif cid in (71, 72):
             return self._follow_up()
         elif cid == 12:
-            side = next(s for s in (0, 1) if self.bt["owners"][s] == p)
             self.dirty |= changes.BATTLE
+            side = next(s for s in (0, 1) if self.bt["owners"][s] == p)
             self.bt.setdefault("card_protect", {})[(side, self.bt["round"])] = subs[0][1]
         elif cid == 52:
             self.dirty |= changes.BATTLE
@@ -1457,19 +1455,19 @@ class CardsMixin:
         elif cid in (67, 68):
             self._set_card_flag("hero67" if cid == 67 else "hero68", subs[0][1])
         elif cid == 7:
+            self.dirty |= changes.BATTLE
             side = next(s for s in (0, 1) if self.bt["owners"][s] == p)
             self._set_card_flag("crossbow", side)
-            self.dirty |= changes.BATTLE
             self.bt.setdefault("crossbow", [0, 0])[side] = self._roll_d3()
         elif cid == 5:
-            side = subs[0][1]
             self.dirty |= changes.BATTLE
+            side = subs[0][1]
             self.bt["card_bonus"][side] += 2
             self._set_values(side)
         elif cid in (46, 47):
+            self.dirty |= changes.BATTLE
             side, die = subs[0][1], subs[1][1].bit_length() - 1
             dice = self.bt["dice"][side]
-            self.dirty |= changes.BATTLE
             dice[die] = max(1, dice[die] - (2 if subs[-1] == subs[1] and len(subs) == 3 else 1))
             self._set_values(side)
         return False
@@ -1548,8 +1546,8 @@ class CardsMixin:
             u = self.side_units(ctx["side"])
             types = [t for t in range(7) if u[t]]
             if len(types) == 1:
-                self._remove_battle_unit(ctx["side"], types[0])
                 self.dirty |= changes.CARD_EFFECTS
+                self._remove_battle_unit(ctx["side"], types[0])
                 ctx["left"] = 0
                 return []
             return [((Head.UNIT, t),) for t in types]
@@ -1595,24 +1593,24 @@ class CardsMixin:
             self.event_protected.add(opt[0][1])
             ctx["left"] -= 1
         elif cid == 50:
-            self._protect_object(p, opt[0][1])
             self.dirty |= changes.CARD_EFFECTS
+            self._protect_object(p, opt[0][1])
             ctx["left"] -= 1
         elif cid == 61:
             self.dirty |= changes.EVENTS | changes.CARD_EFFECTS
             self.event_card = ctx.pop("events")[opt[0][1]]
         elif cid in (16, 17, 18):
-            self._remove_battle_unit(ctx["side"], opt[0][1])
             self.dirty |= changes.CARD_EFFECTS
+            self._remove_battle_unit(ctx["side"], opt[0][1])
             ctx["left"] = 0
             if not self.side_size(0) or not self.side_size(1):
                 self.dirty |= changes.BATTLE
                 self.bt["tasks"] = ["end_round"]
         elif cid == 31:
+            self.dirty |= changes.CARD_EFFECTS
             stages = self.route_of(p)["stages"]
             i = stages.index(opt[0][1])
             stages[i] = opt[1][1]
-            self.dirty |= changes.CARD_EFFECTS
             ctx["moved"] += (i,)
         elif cid == 20:
             self._unload_cube(self.slots[p][opt[0][1]], opt[1][1])

@@ -78,9 +78,9 @@ class BattleMixin:
 
     # ------------------------------------------------------------------------ start ----
     def _start_battle(self, node: int, attacker: int, defender: int) -> None:
+        self.dirty |= changes.BATTLE
         self._remove_markers(node)  # a battle removes control markers there (spec 5.2)
         self.battle_nodes.add(node)  # G47: no trade there this round
-        self.dirty |= changes.BATTLE
         self.bt = {
             "node": node, "owners": [attacker, defender], "round": 0,
             "start_size": [0, 0], "tasks": [], "cap": [[], []], "slots_left": 0, "slot_side": -1,
@@ -102,8 +102,8 @@ class BattleMixin:
         self._battle_run()
 
     def _new_battle_round(self) -> None:
-        bt = self.bt
         self.dirty |= changes.BATTLE
+        bt = self.bt
         bt["round"] += 1
         bt["retreat"] = False
         bt["cap"] = [[], []]
@@ -128,8 +128,8 @@ class BattleMixin:
 
     # -------------------------------------------------------------------- the run ----
     def _battle_run(self) -> None:
-        bt = self.bt
         self.dirty |= changes.BATTLE
+        bt = self.bt
         while bt["tasks"]:
             task = bt["tasks"].pop(0)
             if self._battle_task(task):
@@ -219,10 +219,10 @@ class BattleMixin:
             self._decide(side, Phase.SIEGE_BUILDING)
             return True
         if name == "archers":
+            self.dirty |= changes.BATTLE
             self._fix_abilities()
             shots = [self._archer_shots(0), self._archer_shots(1)]
             hits = [self._archer_hits(s, shots[s]) for s in (0, 1)]  # 1d8 each, 1-3 hits; cards 8 / 9
-            self.dirty |= changes.BATTLE
             bt["last_archer_hits"] = hits
             self._push(("damage", 0, self._deferred(0, self._protected(0, 1, hits[1])), False),  # Chirurg 29
                        ("damage", 1, self._deferred(1, self._protected(1, 1, hits[0])), False))  # (cards.py)
@@ -253,8 +253,8 @@ class BattleMixin:
                 bt["dice"][side] = list(self.barb_dice)
                 self._set_values(side)
                 return False
-            rng = self.rng
             self.dirty |= changes.BATTLE
+            rng = self.rng
             bt["dice"][side] = [int(rng.integers(1, 5)), int(rng.integers(1, 7)), int(rng.integers(1, 9))]
             bt["reroll_side"] = side
             self._decide(side, Phase.ATTACK_REROLL)
@@ -302,13 +302,13 @@ class BattleMixin:
             return self._assign_damage(side, points, restricted)
         if name == "freed":
             # spec 5.14: a captor wiped out by its own loss value frees this round's prisoners
+            self.dirty |= changes.BATTLE
             for owner, t in bt["taken"]:
                 captor = bt["owners"][1] if bt["owners"][0] == owner else bt["owners"][0]
                 side = 0 if bt["owners"][0] == captor else 1
                 if not self.side_size(side) and self.prisoners[captor][owner][t] > 0:
                     self.prisoners[captor][owner][t] -= 1
                     self._add_units(owner, bt["node"], t, 1)
-            self.dirty |= changes.BATTLE
             bt["taken"] = []
             return False
         if name == "retreat_move":
@@ -341,9 +341,9 @@ class BattleMixin:
     def _fix_abilities(self) -> None:
         """Spec 5.11: a type's ability works only if the opponent has none of that type; captains
         act as a type (counting as present), enable an own type, or cancel an enemy type (G87)."""
+        self.dirty |= changes.BATTLE
         bt = self.bt
         units = [self.fighting_units(0), self.fighting_units(1)]
-        self.dirty |= changes.BATTLE
         for s in (0, 1):
             o = 1 - s
             count = [units[s][t] + (self._acting_as(s, t) if t in ABIL else 0) for t in range(NT)]
@@ -368,19 +368,20 @@ class BattleMixin:
 
     # ------------------------------------------------------------ attack values ----
     def _sacrifice(self, side: int) -> None:
+        self.dirty |= changes.BATTLE
         p = self.side_owner(side)
         node = self.bt["node"]
         if p < 0:
-            self._add_barb(node, B_LI, -1)
             self.dirty |= changes.SUPPLY
+            self._add_barb(node, B_LI, -1)
             self.barb_supply[B_LI] += 1
         else:
             self._add_units(p, node, LI, -1)
             self.unit_supply[p][LI] += 1
-        self.dirty |= changes.BATTLE
         self.bt["sac"][side] += 1
 
     def _set_values(self, side: int) -> None:
+        self.dirty |= changes.BATTLE
         bt = self.bt
         dice = bt["dice"][side]
         p = self.side_owner(side)
@@ -396,7 +397,6 @@ class BattleMixin:
             av = (av + 1) // 2  # retreat: halved, rounded up (G73: after the bonuses)
         if bt["capture"][side] and self.side_size(side) < self._capture_ratio(side) * self.side_size(1 - side):
             av = self._capture_penalty(side, av)  # without a 3:1 superiority: halved (Kerkermeister 40 / 41)
-        self.dirty |= changes.BATTLE
         bt["av"][side] = av
         bt["lv"][side] = min(dice)
 
@@ -409,13 +409,13 @@ class BattleMixin:
             self._push(("damage", 0, self._protected(0, 2, 2 * cav[1]), True),
                        ("damage", 1, self._protected(1, 2, 2 * cav[0]), True))
             return False
+        self.dirty |= changes.BATTLE
         w = 0 if av[0] > av[1] else 1
         l = 1 - w
         diff = av[w] - av[l]
         fighting = self.fighting_units(w)
         melee = sum(fighting) - fighting[AR]  # G37: after sacrifices; no archers, no siege crews
         result = min(diff, melee)
-        self.dirty |= changes.BATTLE
         bt["winner"] = w
         bt["super_left"] = diff // 20
         tasks = []
@@ -506,8 +506,8 @@ class BattleMixin:
         self._damage_unit(self.side_owner(side), self.bt["node"], t, captor)
         crew = self.bt["crew"][side]
         if crew[t]:
-            u = self.side_units(side)
             self.dirty |= changes.BATTLE
+            u = self.side_units(side)
             for k in range(NT):
                 if crew[k] > u[k]:
                     crew[k] = u[k]
@@ -516,9 +516,9 @@ class BattleMixin:
         """One damage point to a unit of type t of p (-1: barbarians) at node (spec 2.4). A unit
         that dies becomes ``captor``'s prisoner when a capture succeeds."""
         if p < 0:
+            self.dirty |= changes.SUPPLY
             k = {LI: B_LI, AR: B_AR}.get(t, B_CP)
             self._add_barb(node, k, -1)
-            self.dirty |= changes.SUPPLY
             self.barb_supply[k] += 1
             return
         sup = self.unit_supply[p]
@@ -540,9 +540,9 @@ class BattleMixin:
                 self.dirty |= changes.UNITS
                 self.stopped[p][node * NT + repl] += 1
         elif captor >= 0:
+            self.dirty |= changes.BATTLE
             sup[min(t, 4)] -= 1
             self.prisoners[captor][p][t] += 1
-            self.dirty |= changes.BATTLE
             self.bt["taken"].append((p, t))
 
     # ---------------------------------------------------------------- decisions ----
@@ -595,8 +595,8 @@ class BattleMixin:
 
     def _next_engine(self, side: int) -> bool:
         """Move on to the side's next engine; True while crewing decisions remain."""
-        bt = self.bt
         self.dirty |= changes.BATTLE
+        bt = self.bt
         bt["crewing"][1] += 1
         if bt["crewing"][1] < len(bt["engines"][side]) and any(self.fighting_units(side)):
             self.phase = Phase.SIEGE_CREW
@@ -636,22 +636,20 @@ class BattleMixin:
                 if self.sacrifices_left(side):
                     return
         elif ph == Phase.ATTACK_REROLL:
+            self.dirty |= changes.BATTLE
             side = bt["reroll_side"]
             sides = (4, 6, 8)
-            self.dirty |= changes.BATTLE
             for i in range(3):
                 if arg >> i & 1:
                     bt["dice"][side][i] = int(self.rng.integers(1, sides[i] + 1))
             self._set_values(side)
         elif ph == Phase.SUPERIORITY:
+            self.dirty |= changes.BATTLE
             w = bt["winner"]
             if arg == Ctrl.SUPER_REDUCE:
-                self.dirty |= changes.BATTLE
                 bt["super_reduce"][w] += 1
             else:
-                self.dirty |= changes.BATTLE
                 bt["super_damage"] += 1
-            self.dirty |= changes.BATTLE
             bt["super_left"] -= 1
             if bt["super_left"]:
                 return
@@ -683,8 +681,8 @@ class BattleMixin:
             if self._next_engine(side):
                 return
         elif ph == Phase.SIEGE_TARGET:
-            side, i = bt["crewing"]
             self.dirty |= changes.BATTLE
+            side, i = bt["crewing"]
             bt["engines"][side][i][2] = arg == Ctrl.TARGET_BUILDINGS
             if self._next_engine(side):
                 return
@@ -697,8 +695,8 @@ class BattleMixin:
                 bt["offer"] = 0 if arg == Ctrl.CAPITULATE else 1  # the side that would capitulate
                 self._decide(1, Phase.CAPITULATION_ANSWER)
                 return
-            self._new_battle_round()
             self.dirty |= changes.BATTLE
+            self._new_battle_round()
             bt["retreat"] = arg == Ctrl.RETREAT
         elif ph == Phase.CAPITULATION_ANSWER:
             if arg == Ctrl.ACCEPT:
@@ -713,6 +711,7 @@ class BattleMixin:
         self._battle_run()
 
     def _retreat(self, y: int) -> None:
+        self.dirty |= changes.OBJECTS | changes.BATTLE
         bt = self.bt
         p, node = bt["owners"][0], bt["node"]
         base = node * NT
@@ -723,7 +722,6 @@ class BattleMixin:
                 self._add_units(p, node, t, -k)
                 self._add_units(p, y, t, k)
                 moved[t] = k
-        self.dirty |= changes.OBJECTS | changes.BATTLE
         for o in self.objs.values():
             if o[0] == p and o[O_NODE] == node and o[O_KIND] == 2:
                 o[O_NODE] = y
@@ -735,10 +733,10 @@ class BattleMixin:
     def _capitulate(self, side: int) -> None:
         """Spec 5.14 / G90: the capitulating side's units in this battle are set aside; from the
         next round they may be redeployed in the purchase phase."""
+        self.dirty |= changes.UNITS | changes.BATTLE
         bt = self.bt
         p, node = bt["owners"][side], bt["node"]
         base = node * NT
-        self.dirty |= changes.UNITS | changes.BATTLE
         for t in range(NT):
             k = self.units[p][base + t]
             if k:
@@ -750,11 +748,11 @@ class BattleMixin:
     # --------------------------------------------------------------------- end ----
     def _end_battle(self) -> None:
         """Spec 5.15-5.16, 5.20, 6.1: survivors, conquest EP, barbarian raids, battle EP."""
+        self.dirty |= changes.SEATS | changes.BATTLE
         bt = self.bt
         node = bt["node"]
         att, dfn = bt["owners"]
         alive = [self.side_size(0) > 0, self.side_size(1) > 0]
-        self.dirty |= changes.SEATS
         for side in (0, 1):
             p, o = bt["owners"][side], bt["owners"][1 - side]
             if alive[side] or bt["start_size"][side] == 0:
@@ -776,7 +774,6 @@ class BattleMixin:
         self.note_won_entry(node, alive)  # Kartografie may move the carrier on (technologies.py)
         if bt["naval"]:
             self._end_naval(bt)
-        self.dirty |= changes.BATTLE
         self.bt = None
         if self.battle_after in ("events", "deficit", "card"):  # phase 2, last revolt check, bankruptcy, card
             war = self.barbarian_war
@@ -832,20 +829,20 @@ class BattleMixin:
     def _conquest_ep(self, node: int, att: int) -> None:
         """Spec 6: conquering an inhabited region outside the own start empire, once per region and round."""
         if self.board.inhabited[node] and self.home_owner[node] != att and node not in self.conquered_round:
+            self.dirty |= changes.SEATS
             levels = self.civil[node] + self.mil[node] + (3 if self.cath_owner[node] >= 0 else 0)
             ep = 1 + levels
             if node in self.special_nodes.values() and node not in self.special_conquered:
                 self.special_conquered.add(node)
                 ep += 2
             self.conquered_round.add(node)
-            self.dirty |= changes.SEATS
             self.stat_conquered[att] += 1
             self._gain_ep(att, ep, "conquest")
 
     def _end_naval(self, bt: dict) -> None:
         """Survivors go back aboard their galleys; a galley that lost all its units sinks on 1-3."""
-        node = bt["node"]
         self.dirty |= changes.OBJECTS
+        node = bt["node"]
         for side in (0, 1):
             p = bt["owners"][side]
             if p < 0:
@@ -910,13 +907,13 @@ class BattleMixin:
 
     def _barbarian_raid(self, node: int) -> None:
         """Spec 5.20: barbarians alone destroy buildings, transports, siege engines and cubes."""
+        self.dirty |= changes.MARKET
         for cls in range(3):
             if self.building_owner_at(node, cls) >= 0:
                 self._remove_building(node, cls)
         for oid in self.objects_at(node):
             if not self.plunder_protected(oid):  # Diplomat 50 / 51 (cards.py)
                 self._destroy_object(oid)
-        self.dirty |= changes.MARKET
         for g, c in enumerate(self.cubes[node]):
             if c:
                 self.cubes[node][g] = 0

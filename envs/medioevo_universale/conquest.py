@@ -24,6 +24,7 @@ class ConquestMixin:
                         more_losers: list[int] | tuple = ()) -> None:
         """Queue the decisions; ``_end_movement`` runs when they are done. ``more_losers``: the other
         players a multi-party war beat there (spec 5.15); their objects are decided the same way."""
+        self.dirty |= changes.CONQUEST
         if buildings:  # the winner took the region (by battle or takeover)
             self._blood_for_conquest(node, winner)
         items: list[tuple] = []
@@ -36,7 +37,6 @@ class ConquestMixin:
                       and not self.plunder_protected(oid)]  # Diplomat 50 / 51 (cards.py)
         if buildings:
             items += [("c", g) for g, c in enumerate(self.cubes[node]) if c]
-        self.dirty |= changes.CONQUEST
         self.conquest = {"node": node, "winner": winner, "loser": loser, "items": items}
         self._next_conquest_item()
 
@@ -76,9 +76,9 @@ class ConquestMixin:
         self._next_conquest_item()
 
     def _resolve_conquest_item(self, move: tuple[int, int]) -> None:
+        self.dirty |= changes.CONQUEST
         cq = self.conquest
         node, w = cq["node"], cq["winner"]
-        self.dirty |= changes.CONQUEST
         kind, x = cq["items"].pop(0)
         # the item's owner: several players may have lost the region (spec 5.15)
         loser = (self.building_owner_at(node, x) if kind == "b" else self.objs[x][0] if kind == "o"
@@ -90,16 +90,14 @@ class ConquestMixin:
             cls = x
             building = self.building_kind_at(node, cls)
             if keep:
+                self.dirty |= changes.BUILDINGS
                 if cls == 0:
-                    self.dirty |= changes.BUILDINGS
                     self.civil_owner[node] = w
                 elif cls == MILITARY:
-                    self.dirty |= changes.BUILDINGS
                     self.mil_owner[node] = w
                     cq["marker_owner"] = loser
                     cq["items"][:0] = [("m", m) for m in self._orphan_markers(node, loser)]
                 else:
-                    self.dirty |= changes.BUILDINGS
                     self.cath_owner[node] = w
             else:
                 self._bank(w, int(self.plunder_fraction * self.comp.building_cost[building]))  # G45
@@ -107,9 +105,9 @@ class ConquestMixin:
         elif kind == "o":
             o = self.objs[x]
             if keep:
+                self.dirty |= changes.OBJECTS
                 cargo = self.cargo.get(x)
                 if cargo:  # units aboard go back to their owner's supply
-                    self.dirty |= changes.OBJECTS
                     for t in range(NT):
                         self.unit_supply[o[0]][min(t, 4)] += cargo[t]
                         cargo[t] = 0
@@ -117,7 +115,6 @@ class ConquestMixin:
                     self._bank(w, int(self.plunder_fraction * self.vehicle_cost_per_level * self.objs[carried][2]))
                     self._remove_object(carried)
                 old = self.slots[o[0]]
-                self.dirty |= changes.OBJECTS
                 old[old.index(x)] = -1
                 o[0] = w
                 self.slots[w][self.free_slot(w)] = x

@@ -96,8 +96,8 @@ GUEST_TREATIES = (Treaty.RIGHT_OF_WAY, Treaty.STATIONING)  # treaties that let a
 class DiplomacyMixin:
     # ------------------------------------------------------------------------ state ----
     def _init_diplomacy(self) -> None:
-        n = self.num_players
         self.dirty |= changes.DIPLOMACY
+        n = self.num_players
         self.treaties: list[dict] = []  # {"kind", "parties": (a, b, ...), "until": last round or 0, "secret", "fee"}
         self.treaty_kinds: dict[tuple[int, int], set] = {}  # (a, b) and (b, a) -> kinds in force (index)
         self.guest_treaties = False  # a right-of-way or stationing treaty is in force (control needs treaties)
@@ -239,13 +239,13 @@ class DiplomacyMixin:
         presence an ended treaty allowed leave the host's regions."""
         if not ended:
             return
+        self.dirty |= changes.DIPLOMACY
         guests = []
         for t in ended:
             if t["kind"] in GUEST_TREATIES:
                 for g, h in permutations(t["parties"], 2):
                     guests += [(g, h, node) for node in self.land_nodes
                                if self.army[g][node] and self.controller(node) == h]
-        self.dirty |= changes.DIPLOMACY
         for t in ended:
             self.treaties.remove(t)
             if breaker >= 0:
@@ -559,8 +559,8 @@ class DiplomacyMixin:
         elif o.get("ending"):  # all parties agree: it ends like a treaty whose term is over
             self._end_treaties([self._treaty_of(kind, p, q)])
         elif kind in STATE_TREATIES:
-            until = 0 if o["term"] == UNTIL_END else self.round + o["term"]  # term index 0 = 1 round
             self.dirty |= changes.DIPLOMACY
+            until = 0 if o["term"] == UNTIL_END else self.round + o["term"]  # term index 0 = 1 round
             self.treaties.append({"kind": kind, "parties": (p, q, *o["also"]), "until": until,
                                   "secret": o["secret"], "fee": o["fee"]})
             self._refresh_treaty_index()

@@ -29,13 +29,12 @@ class EconomyMixin:
         return moves
 
     def _loan(self, p: int, ctrl: int) -> None:
+        self.dirty |= changes.SEATS
         if ctrl == Ctrl.TAKE_LOAN:
-            self.dirty |= changes.SEATS
             self.loans[p] += 1
             self.loan_taken[p] = 1
             self._bank(p, self.loan_amount)
         else:
-            self.dirty |= changes.SEATS
             self.loans[p] -= 1
             self.loan_repaid[p] = 1
             self._bank(p, -self.loan_amount)
@@ -128,9 +127,9 @@ class EconomyMixin:
     # ------------------------------------------------------------ phase 2: events ----
     def _start_events(self) -> None:
         """Phase 2.1: the start player rolls the three barbarian dice and may reroll any once."""
+        self.dirty |= changes.HORDE
         self.stage = Stage.EVENTS
         rng = self.rng
-        self.dirty |= changes.HORDE
         self.barb_dice = [int(rng.integers(1, 5)), int(rng.integers(1, 7)), int(rng.integers(1, 9))]
         self.phase = Phase.HORDE_REROLL
         self.actor = self.order[0]
@@ -139,8 +138,8 @@ class EconomyMixin:
             self._after_horde()
 
     def _apply_reroll(self, mask: int) -> None:
-        sides = (4, 6, 8)
         self.dirty |= changes.HORDE
+        sides = (4, 6, 8)
         for i in range(3):
             if mask >> i & 1:
                 self.barb_dice[i] = int(self.rng.integers(1, sides[i] + 1))
@@ -149,8 +148,8 @@ class EconomyMixin:
         self._after_horde()
 
     def _set_horde(self) -> None:
-        d4, d6, d8 = self.barb_dice
         self.dirty |= changes.HORDE
+        d4, d6, d8 = self.barb_dice
         self.horde = [1 + (d4 <= 3), int(d6 <= 3), int(d8 <= 3)]
 
     # ------------------------------------------------------------- phase 3: taxes ----
@@ -219,9 +218,9 @@ class EconomyMixin:
         self._start_purchases()
 
     def _pay_expenses(self, p: int) -> None:
+        self.dirty |= changes.SEATS
         share = self._share_interest(p)  # Magnat 37 (cards.py)
         self._bank(p, -(self.expenses_due(p) - share))
-        self.dirty |= changes.SEATS
         self.missed_interest[p] = 0
 
     def _deficit_options(self, p: int) -> list[tuple]:
@@ -315,17 +314,16 @@ class EconomyMixin:
         self.unit_supply[p][min(t, 4)] += 1
 
     def _remove_building(self, node: int, cls: int) -> None:
+        self.dirty |= changes.SUPPLY | changes.BUILDINGS
         kind = self.building_kind_at(node, cls)
-        self.dirty |= changes.SUPPLY
         self.building_supply[kind] += 1
         if cls == 0:
-            self.dirty |= changes.BUILDINGS
             self.civil[node] = 0
             self.civil_owner[node] = -1
             self.civil_dmg[node] = 0
         elif cls == 1:
+            self.dirty |= changes.MARKERS | changes.SEATS
             owner = self.mil_owner[node]
-            self.dirty |= changes.MARKERS | changes.BUILDINGS | changes.SEATS
             self.mil[node] = 0
             self.mil_owner[node] = -1
             self.mil_dmg[node] = 0
@@ -337,7 +335,6 @@ class EconomyMixin:
                     self.marker[m] = -1
                     self.markers_left[owner] += 1
         else:
-            self.dirty |= changes.BUILDINGS
             self.cath_owner[node] = -1
             self.cath_dmg[node] = 0
 

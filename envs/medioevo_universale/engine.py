@@ -577,8 +577,8 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         elif ph == Phase.MOVE and move == (Head.CTRL, Ctrl.PLAY_CARD):
             self._open_turn_window(self.actor, "move")  # W-MOVE (cards.py)
         elif ph == Phase.MOVE:
-            self._apply_move(move)
             self.dirty |= changes.TECHNOLOGY
+            self._apply_move(move)
             self.decree_steps = -1  # an Erlass lock lasts until the next move of the movement
         elif ph == Phase.WAR_TURN:
             self.dirty |= changes.TECHNOLOGY

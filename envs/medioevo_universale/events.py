@@ -33,19 +33,18 @@ class EventsMixin:
             self._start_taxes()
 
     def _draw_event(self) -> int:
+        self.dirty |= changes.EVENTS
         if not self.event_deck:  # G69: reshuffle the discards
             pile = self.event_discard
-            self.dirty |= changes.EVENTS
             self.event_deck = [pile[int(i)] for i in self.rng.permutation(len(pile))]
             self.event_discard = []
-        self.dirty |= changes.EVENTS
         card = self.event_deck.pop()
         self.event_discard.append(card)
         return card
 
     def _start_event_card(self) -> None:
-        self.ev_rolls = []
         self.dirty |= changes.EVENTS
+        self.ev_rolls = []
         self.event_card = self._draw_event()
         self.phase = Phase.EVENT_CHOICE
         self.actor = self.order[0]
@@ -55,10 +54,10 @@ class EventsMixin:
         return [(Head.EVENT, i) for i in range(3)]
 
     def _apply_event_choice(self, drop: int) -> None:
+        self.dirty |= changes.EVENTS
         symbols = self.data.events[self.event_card].symbols
         chosen = [s for i, s in enumerate(symbols) if i != drop]
         self.turn += 1
-        self.dirty |= changes.EVENTS
         self.ev_stage = "effects"
         self.ev_tasks = [(s, p) for s in chosen for p in self.order if not self.eliminated[p]]
         self._resume_events()
@@ -153,22 +152,22 @@ class EventsMixin:
         return False
 
     def _apply_effect_point(self, opt: tuple) -> None:
+        self.dirty |= changes.EVENTS
         eff = self.ev_effect
         p = eff["player"]
-        self.dirty |= changes.EVENTS
         eff["left"] -= 1
         if eff["symbol"] == "movement":
+            self.dirty |= changes.OBJECTS
             oid = self.slots[p][opt[0][1]]
             eff["picked"].append(oid)
-            self.dirty |= changes.OBJECTS
             self.objs[oid][4] = 0  # a stop marker: no MP this round
         elif eff["symbol"] == "units" and opt[0][0] == Head.OBJECT:
             self._damage_aboard(p, self.slots[p][opt[0][1]], opt[1][1])
         elif eff["symbol"] == "units":
             self._damage_unit(p, opt[0][1], opt[1][1])
         elif eff["symbol"] == "goods":
-            oid = self.slots[p][opt[0][1]]
             self.dirty |= changes.OBJECTS
+            oid = self.slots[p][opt[0][1]]
             self.goods[oid][opt[1][1]] -= 1
             self.goods_supply[opt[1][1]] += 1
         else:
@@ -180,9 +179,9 @@ class EventsMixin:
 
     def _damage_aboard(self, p: int, oid: int, t: int) -> None:
         """One damage point to a unit aboard a galley (the normal rules: HI -> LI, CA -> HI)."""
+        self.dirty |= changes.OBJECTS
         cargo = self.cargo[oid]
         sup = self.unit_supply[p]
-        self.dirty |= changes.OBJECTS
         cargo[t] -= 1
         sup[min(t, 4)] += 1
         repl = LI if t == HI and sup[LI] > 0 else -1
@@ -194,9 +193,9 @@ class EventsMixin:
 
     def _damage_building(self, node: int, kind: int, points: int = 1) -> None:
         """Damage markers; a building is destroyed when its markers reach its GP (spec 2.6)."""
+        self.dirty |= changes.BUILDINGS
         cls = (0, 0, 0, 1, 1, 1, 2)[kind]
         dmg = (self.civil_dmg, self.mil_dmg, self.cath_dmg)[cls]
-        self.dirty |= changes.BUILDINGS
         dmg[node] += points
         if dmg[node] >= self.comp.building_gp[kind]:
             self._remove_building(node, cls)
@@ -249,8 +248,8 @@ class EventsMixin:
         self.dirty |= changes.EVENTS
         self.buildup_left -= 1
         if head == Head.UNIT:
-            k = BARB_UNIT[arg]
             self.dirty |= changes.SUPPLY
+            k = BARB_UNIT[arg]
             self.barb_supply[k] -= 1
             self._add_barb(opt[1][1], k, 1)
             self._resume_events()

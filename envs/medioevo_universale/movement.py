@@ -248,10 +248,10 @@ class WarMixin:
         node = self.carrier_node()
         cargo = self.carrier_cargo()
         if head == Head.LOAD:
+            self.dirty |= changes.OBJECTS | changes.MOVE
             if self.warlord_load is not None:
                 self.warlord_board(p, node, arg)  # Kriegsfürst 6 (cards.py)
             self._add_units(p, node, arg, -1)
-            self.dirty |= changes.OBJECTS | changes.MOVE
             cargo[arg] += 1
         elif head == Head.UNLOAD:
             self.dirty |= changes.UNITS | changes.OBJECTS | changes.MOVE
@@ -259,23 +259,23 @@ class WarMixin:
             self._add_units(p, node, arg, 1)
             self.stopped[p][node * NT + arg] += 1  # units left behind get a stop marker
         elif head in (Head.EMBARK, Head.DISEMBARK) and self.war_kind(self.carrier) == WAR_WAGON:
+            self.dirty |= changes.MOVE
             oid = self.slots[p][arg]
             if head == Head.EMBARK:
-                self.dirty |= changes.MOVE
                 self.escort.append(oid)
             else:
-                self.dirty |= changes.OBJECTS | changes.MOVE
+                self.dirty |= changes.OBJECTS
                 self.escort.remove(oid)
                 self.objs[oid][O_STOP] = self.objs[oid][O_STOP] or self.move_steps > 0
         elif head == Head.EMBARK:
-            oid = self.slots[p][arg]
             self.dirty |= changes.OBJECTS
+            oid = self.slots[p][arg]
             self.objs[oid][O_NODE] = -1
             self.aboard.setdefault(self.carrier, []).append(oid)
             self.carried_by[oid] = self.carrier
         elif head == Head.DISEMBARK:
-            oid = self.slots[p][arg]
             self.dirty |= changes.OBJECTS
+            oid = self.slots[p][arg]
             self.aboard[self.carrier].remove(oid)
             del self.carried_by[oid]
             o = self.objs[oid]
@@ -305,9 +305,9 @@ class WarMixin:
             self.foot_node = y
             self.foot_stepped = True
         else:
+            self.dirty |= changes.OBJECTS
             o = self.objs[self.carrier]
             x = o[O_NODE]
-            self.dirty |= changes.OBJECTS
             o[O_MP] -= self.step_cost(o[O_KIND], x, y)
             o[O_NODE] = y
             for oid in list(self.escort):  # accompanying siege engines pay their own MP
@@ -428,9 +428,9 @@ class WarMixin:
         """Spec 5.15 "Man muss nacheinander mit jedem Gegner kämpfen": while the attacker can fight there
         and opponents are left, the next battle starts (barbarians first; among several players the
         attacker chooses, NEXT_OPPONENT); then the sequence ends."""
+        self.dirty |= changes.MULTI_WAR
         mw = self.multi_war
         y, p = mw["node"], mw["attacker"]
-        self.dirty |= changes.MULTI_WAR
         left = mw["left"] = [q for q in mw["left"] if self._party_at(q, y)]
         if not left or not self._force_at(p, y):
             self._finish_multi_war()
@@ -441,8 +441,8 @@ class WarMixin:
             self.phase = Phase.NEXT_OPPONENT
 
     def _fight_next(self, q: int) -> None:
-        mw = self.multi_war
         self.dirty |= changes.MULTI_WAR
+        mw = self.multi_war
         mw["left"].remove(q)
         mw["fought"].append(q)
         self._attack_opponent(mw["attacker"], mw["node"], q)
@@ -499,9 +499,9 @@ class WarMixin:
 
     def _naval_battle_vs(self, sea: int, p: int, q: int) -> None:
         """Crews of both sides leave their galleys for the battle's bookkeeping (-1: barbarians)."""
+        self.dirty |= changes.OBJECTS
         self.naval_crewed = [oid for oid, o in self.objs.items()
                              if o[O_NODE] == sea and o[O_KIND] == GALLEY and sum(self.cargo[oid])]
-        self.dirty |= changes.OBJECTS
         for r in (p, q):
             if r < 0:
                 continue
@@ -520,9 +520,9 @@ class WarMixin:
             self.objs[self.carrier][O_MP] = 0
 
     def _disembark(self, p: int, node: int) -> None:
+        self.dirty |= changes.UNITS | changes.OBJECTS | changes.MOVE
         cargo = self.carrier_cargo()
         st = self.stopped[p]
-        self.dirty |= changes.UNITS | changes.OBJECTS | changes.MOVE
         for t in range(NT):
             k = cargo[t]
             if k:
@@ -538,8 +538,8 @@ class WarMixin:
             return
         if self.kartografie_after_battle():  # after a won battle the carrier may move on (technologies.py)
             return
-        p = self.actor = self.mover
         self.dirty |= changes.OBJECTS | changes.MOVE
+        p = self.actor = self.mover
         for oid in self.escort:  # siege engines that moved are stopped for the round (G85)
             if oid in self.objs:
                 self.objs[oid][O_STOP] = True
@@ -563,10 +563,10 @@ class WarMixin:
 
     def _stop_follow_up(self) -> None:
         """The retreated units that stayed in the retreat region get their stop markers now."""
+        self.dirty |= changes.UNITS
         y, moved = self.follow_up
         p = self.mover
         st, u = self.stopped[p], self.units[p]
-        self.dirty |= changes.UNITS
         for t in range(NT):
             i = y * NT + t
             st[i] = min(u[i], st[i] + moved[t])
@@ -600,8 +600,8 @@ class WarMixin:
         """Spec 5.19 / G50: an attack on a player not at war costs -3 EP and starts the war."""
         if q < 0 or self.at_war[p][q]:
             return
-        self._gain_ep(p, -3, "undeclared_attack")
         self.dirty |= changes.WAR
+        self._gain_ep(p, -3, "undeclared_attack")
         self.at_war[p][q] = self.at_war[q][p] = True
         self._war_breaks_treaties(p, q)  # diplomacy: -2 EP per treaty with q
 
@@ -614,8 +614,8 @@ class WarMixin:
 
     def _spawn_horde(self, node: int) -> int:
         """Barbarian resistance: an army of the round's horde composition, as far as the supply allows."""
-        placed = 0
         self.dirty |= changes.SUPPLY
+        placed = 0
         for k in range(3):
             take = min(self.horde[k], self.barb_supply[k])
             if take:

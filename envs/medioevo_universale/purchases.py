@@ -68,10 +68,10 @@ class PurchaseMixin:
         if not self.queue:
             self._after_purchases()
             return
+        self.dirty |= changes.SEATS
         if self.config.hidden_purchases and self.purchase_snapshot is None:
             self._snapshot_public()  # variant 8.5: what the others see until the reveal
         p = self.actor = self.queue.pop(0)
-        self.dirty |= changes.SEATS
         self.units_bought[p] = 0
         self.card_bought[p] = False
         self.tp[p] = [0] * 6
@@ -228,6 +228,7 @@ class PurchaseMixin:
 
     def _do_build(self, p: int, kind: int, node: int, card: int = -1, pay: bool = True) -> None:
         """``pay=False``: Ingenieurskunst raises the level with no other cost (paid by the caller)."""
+        self.dirty |= changes.SUPPLY | changes.BUILDINGS
         comp = self.comp
         cls = BUILDING_CLASS[kind]
         cur = self.building_kind_at(node, cls)
@@ -236,21 +237,16 @@ class PurchaseMixin:
             self._pay(p, fl, VIOLET if kind == CATHEDRAL else GREEN, tp)
         gained_markers = comp.building_markers[kind] - (comp.building_markers[cur] if cur >= 0 else 0)
         if cur >= 0:
-            self.dirty |= changes.SUPPLY
             self.building_supply[cur] += 1
-        self.dirty |= changes.SUPPLY
         self.building_supply[kind] -= 1
         level = comp.building_level[kind]
         if cls == CIVIL:
-            self.dirty |= changes.BUILDINGS
             self.civil[node] = level
             self.civil_owner[node] = p
         elif cls == MILITARY:
-            self.dirty |= changes.BUILDINGS
             self.mil[node] = level
             self.mil_owner[node] = p
         else:
-            self.dirty |= changes.BUILDINGS
             self.cath_owner[node] = p
         if comp.building_ep[kind]:
             self._gain_ep(p, comp.building_ep[kind], "built_" + BUILDING_NAMES[kind])  # G12: upgrades too
@@ -464,11 +460,11 @@ class PurchaseMixin:
             else:
                 self._loan(p, arg)
         elif head == Head.CARD:
+            self.dirty |= changes.CARDS
             alts = self.cards[arg].tp
             colours = alts[0] if len(alts) == 1 else (opt[1][1],)
             for k in colours:
                 self.tp[p][k] += 1
-            self.dirty |= changes.CARDS
             self.rotated[p].append(arg)
         elif head == Head.COLOUR:
             self.dirty |= changes.SEATS
@@ -492,32 +488,32 @@ class PurchaseMixin:
             self._buy_hidden(p, cat, opt)  # variant 8.5: behind the screen until the reveal
             return
         if cat == Purchase.TECH:
+            self.dirty |= changes.SEATS
             b, lvl = divmod(opt[1][1], 4)
             self._bank(p, -self.tech_price * (lvl + 1))
-            self.dirty |= changes.SEATS
             self.tech[p][b] = lvl + 1
             self.tech_bought[p][b] = True
         elif cat == Purchase.BUILD:
             self._do_build(p, opt[1][1], opt[2][1])
         elif cat == Purchase.REPAIR:
+            self.dirty |= changes.BUILDINGS
             node, kind = opt[1][1], opt[2][1]
             cls = BUILDING_CLASS[kind]
             dmg = (self.civil_dmg, self.mil_dmg, self.cath_dmg)[cls]
-            self.dirty |= changes.BUILDINGS
             dmg[node] -= 1
             self._bank(p, -self.repair_price)
         elif cat == Purchase.VEHICLE:
+            self.dirty |= changes.SUPPLY
             kind, lvl = divmod(opt[1][1], 3)
             level = lvl + 1
             self._pay(p, self.vehicle_cost_per_level * level, GREEN if kind == SIEGE else BLUE, level)
             if kind == SIEGE:
-                self.dirty |= changes.SUPPLY
                 self.siege_supply[lvl] -= 1
             else:
-                self.dirty |= changes.SUPPLY
                 self.vehicle_supply[kind] -= 1
             self._new_object(p, kind, level, opt[2][1])
         elif cat == Purchase.UPGRADE_VEHICLE:
+            self.dirty |= changes.OBJECTS
             oid = self.slots[p][opt[1][1]]
             o = self.objs[oid]
             kind, target = o[O_KIND], opt[2][1] % 3 + 1
@@ -527,9 +523,9 @@ class PurchaseMixin:
                 self.dirty |= changes.SUPPLY
                 self.siege_supply[o[O_LEVEL] - 1] += 1
                 self.siege_supply[target - 1] -= 1
-            self.dirty |= changes.OBJECTS
             o[O_LEVEL] = target
         elif cat == Purchase.UNIT:
+            self.dirty |= changes.SEATS
             t, node = opt[1][1], opt[2][1]
             if t >= CP1:
                 level = t - CP1 + 1
@@ -539,19 +535,18 @@ class PurchaseMixin:
                 self._bank(p, -comp.unit_cost[t])
                 self.unit_supply[p][t] -= 1
             self._add_units(p, node, t, 1)
-            self.dirty |= changes.SEATS
             self.units_bought[p] += 1
         elif cat == Purchase.RANSOM:
+            self.dirty |= changes.SEATS
             t, node = opt[1][1], opt[2][1]
             captor = self._ransom_captor(p, t)
             self.prisoners[captor][p][t] -= 1
             self._transfer(p, captor, 2 * comp.unit_cost[t])
             self._add_units(p, node, t, 1)
-            self.dirty |= changes.SEATS
             self.units_bought[p] += 1
         elif cat == Purchase.REDEPLOY:
-            t, node = opt[1][1], opt[2][1]
             self.dirty |= changes.UNITS | changes.SEATS
+            t, node = opt[1][1], opt[2][1]
             self.capitulated[p][t] -= 1
             self._add_units(p, node, t, 1)
             self.units_bought[p] += 1
@@ -561,8 +556,8 @@ class PurchaseMixin:
             self._add_units(p, node, frm, -1)
             self._add_units(p, node, to, 1)
         elif cat == Purchase.CARD:
-            self._bank(p, -self.card_price(p))
             self.dirty |= changes.SEATS | changes.CARDS
+            self._bank(p, -self.card_price(p))
             self.card_bought[p] = True
             cp = comp.raw["card_price"]
             k = cp["draw_base"] + cp["draw_per_cathedral"] * self.count_buildings(p, CATHEDRAL, controlled_only=False)
@@ -574,8 +569,8 @@ class PurchaseMixin:
         return [(Head.CARD, c) for c in sorted(self.drawn)]
 
     def _apply_keep_card(self, card: int) -> None:
-        p = self.actor
         self.dirty |= changes.CARDS
+        p = self.actor
         self.hand[p].append(card)
         if not self.setup_done:
             self.turn += 1
@@ -618,10 +613,10 @@ class PurchaseMixin:
             self._remove_object(self.slots[p][arg])
 
     def _claim_goal(self, p: int, opt: tuple) -> None:
+        self.dirty |= changes.SUPPLY | changes.SEATS | changes.CARDS
         card = opt[1][1]
         colours = self.cards[card].token_colours or tuple(range(6))
         colour = opt[2][1] if len(opt) > 2 else colours[0]
-        self.dirty |= changes.SUPPLY | changes.SEATS | changes.CARDS
         self.token_supply[colour] -= 1
         self.tokens[p][colour] += 1
         self.hand[p].remove(card)

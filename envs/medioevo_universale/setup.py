@@ -14,10 +14,10 @@ _SHIPS = (MERCHANT_SHIP, GALLEY)
 class SetupMixin:
     # ------------------------------------------------------------------- S1 empires ----
     def _assign_random_empires(self) -> None:
+        self.dirty |= changes.SEATS
         sets = connected_empire_sets(self.num_players)
         chosen = sets[int(self.rng.integers(len(sets)))]
         perm = self.rng.permutation(len(chosen))
-        self.dirty |= changes.SEATS
         self.empire_of = [chosen[int(i)] for i in perm]
         self._after_empires()
 
@@ -34,10 +34,10 @@ class SetupMixin:
         return moves
 
     def _after_empires(self) -> None:
+        self.dirty |= changes.SUPPLY | changes.BUILDINGS
         board = self.board
         chosen = tuple(sorted(self.empire_of))
         play = playable_nodes(chosen)
-        self.dirty |= changes.SUPPLY | changes.BUILDINGS
         self.playable = [i in play for i in range(board.num_nodes)]
         self.land_playable = [self.playable[i] and not board.is_sea[i] for i in range(board.num_nodes)]
         self.land_nodes = [i for i in range(board.num_nodes) if self.playable[i] and not board.is_sea[i]]
@@ -71,8 +71,8 @@ class SetupMixin:
         return moves
 
     def _apply_kit(self, kit_index: int) -> None:
-        p = self.actor
         self.dirty |= changes.SUPPLY
+        p = self.actor
         for kind, level in STARTING_KITS[kit_index]:
             self.vehicle_supply[kind] -= 1
             self.kit[p].append((kind, level))
@@ -94,8 +94,8 @@ class SetupMixin:
                 if self.playable[n] and self.board.inhabited[n] and self.civil[n] == 0]
 
     def _apply_village(self, node: int) -> None:
-        p = self.actor
         self.dirty |= changes.SUPPLY | changes.BUILDINGS
+        p = self.actor
         self.civil[node] = 1
         self.civil_owner[node] = p
         self.building_supply[VILLAGE] -= 1
@@ -162,8 +162,8 @@ class SetupMixin:
         return [(Head.COLOUR, c) for c in range(6) if self.token_supply[c] > 0]
 
     def _apply_goal_token(self, colour: int) -> None:
-        p = self.actor
         self.dirty |= changes.SUPPLY | changes.SEATS
+        p = self.actor
         self.token_supply[colour] -= 1
         self.tokens[p][colour] += 1
         self.turn += 1
@@ -175,9 +175,9 @@ class SetupMixin:
 
     # ------------------------------------------------------------------ objects ----
     def _new_object(self, p: int, kind: int, level: int, node: int) -> int:
+        self.dirty |= changes.OBJECTS
         oid = self.next_obj
         self.next_obj += 1
-        self.dirty |= changes.OBJECTS
         self.objs[oid] = [p, kind, level, node, self.vehicle_mp(kind, level), False]
         self.slots[p][self.free_slot(p)] = oid
         if kind in (2, 3):  # war wagons and galleys carry units
@@ -189,7 +189,7 @@ class SetupMixin:
     def _remove_object(self, oid: int) -> None:
         """Back to the supply (the figure; a siege engine's figure is per level). Units aboard go
         down with it, back to their owner's supply."""
-        self.dirty |= changes.OBJECTS
+        self.dirty |= changes.SUPPLY | changes.OBJECTS
         for carried in self.aboard.pop(oid, []):  # objects aboard a lost galley are lost with it
             self.carried_by.pop(carried, None)
             self._remove_object(carried)
@@ -210,10 +210,8 @@ class SetupMixin:
         slots = self.slots[p]
         slots[slots.index(oid)] = -1
         if kind == 4:
-            self.dirty |= changes.SUPPLY
             self.siege_supply[level - 1] += 1
         else:
-            self.dirty |= changes.SUPPLY
             self.vehicle_supply[kind] += 1
 
     def object_node(self, oid: int) -> int:

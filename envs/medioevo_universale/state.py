@@ -50,8 +50,8 @@ class StateMixin:
     # ------------------------------------------------------------------------- units ----
     def _add_units(self, p: int, node: int, t: int, k: int) -> None:
         """The only way units change on the board (keeps ``army`` and stop markers in step)."""
-        i = node * NT + t
         self.dirty |= changes.UNITS
+        i = node * NT + t
         self.units[p][i] += k
         army = self.army[p]
         before = army[node]

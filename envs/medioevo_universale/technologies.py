@@ -232,10 +232,10 @@ class TechnologyMixin:
         p = self.tp_payment["seat"]
         head, arg = opt[0]
         if head == Head.CARD:
+            self.dirty |= changes.CARDS
             alts = self.cards[arg].tp
             for k in (alts[0] if len(alts) == 1 else (opt[1][1],)):
                 self.tp[p][k] += 1
-            self.dirty |= changes.CARDS
             self.rotated[p].append(arg)
         elif head == Head.COLOUR:
             self.dirty |= changes.SEATS
@@ -386,10 +386,10 @@ class TechnologyMixin:
 
     def _begin_tech_use(self, move: tuple[int, int]) -> None:
         """A TECH move inside MOVE / WAR_TURN / TRADE opens the activation's sub-decisions."""
+        self.dirty |= changes.TECHNOLOGY
         p = self.actor
         window = self._embedded_window()
         self.tech_ctx = {}
-        self.dirty |= changes.TECHNOLOGY
         self.tech_use = {"window": window, "seat": p, "return_phase": self.phase}
         self.tech_options_open = {moves: (fl, costs) for moves, fl, costs in self._payable_options(p, window)}
         self.phase = Phase.TECH_USE
@@ -479,6 +479,7 @@ class TechnologyMixin:
         raised = [max(a, b) for a, b in zip(self.tech[p], self._neighbour_techs(p))]
         if raised == self.tech[p]:
             return []
+        self.dirty |= changes.SEATS
         gens = (self._build_options, self._vehicle_upgrade_options, self._captain_upgrade_options)
         if not self.config.hidden_purchases:  # 8.5 places new units and vehicles behind the screen: not borrowed
             gens += (self._vehicle_options, self._unit_options)
@@ -489,7 +490,6 @@ class TechnologyMixin:
         else:
             self.dirty |= changes.MONEY
             self.money[p] -= self.tp_price
-        self.dirty |= changes.SEATS
         self.tech[p] = raised
         try:
             borrowed = {o for g in gens for o in g(p)} if self.money[p] >= 0 else set()
@@ -544,8 +544,8 @@ class TechnologyMixin:
         if moves[0][0] == Head.NODE:
             self._do_build(p, moves[1][1], moves[0][1], pay=False)
             return
-        o = self.objs[self.slots[p][moves[0][1]]]
         self.dirty |= changes.SUPPLY | changes.OBJECTS
+        o = self.objs[self.slots[p][moves[0][1]]]
         self.siege_supply[o[O_LEVEL] - 1] += 1
         self.siege_supply[o[O_LEVEL]] -= 1
         o[O_LEVEL] += 1
@@ -637,8 +637,8 @@ class TechnologyMixin:
         return out
 
     def _do_beschaffung(self, p: int, moves: tuple) -> None:
-        a, b, g = moves[0][1], moves[1][1], moves[2][1]
         self.dirty |= changes.MARKET
+        a, b, g = moves[0][1], moves[1][1], moves[2][1]
         self.cubes[a][g] = 0
         self.cubes[b][g] = 1
 
@@ -766,16 +766,16 @@ class TechnologyMixin:
             self.objs[self.carrier][O_MP] += 1
             return False
         if len(moves) == 2:  # into the battle region: the unit joins the battle, stopped
+            self.dirty |= changes.UNITS
             x, t, n = moves[0][1], moves[1][1], self.bt["node"]
             self._add_units(p, x, t, -1)
             self._add_units(p, n, t, 1)
-            self.dirty |= changes.UNITS
             self.stopped[p][n * NT + t] += 1
             self._resume_battle_window()
             return True
         # G72: one unit moves without a transport: a completed movement of an army of 1 (the war turn)
-        n, t, y = moves[0][1], moves[1][1], moves[2][1]
         self.dirty |= changes.TECHNOLOGY | changes.MOVE
+        n, t, y = moves[0][1], moves[1][1], moves[2][1]
         self.tech_use = None
         self.move_steps = 0
         self.mover = p
@@ -889,10 +889,10 @@ class TechnologyMixin:
         return out
 
     def _do_erlass(self, p: int, moves: tuple) -> None:
+        self.dirty |= changes.TECHNOLOGY
         self.decree_step = True
         self._step(p, moves[0][1])
         self.decree_step = False
-        self.dirty |= changes.TECHNOLOGY
         self.decree_steps = self.move_steps
 
     # ===================================================================== war turn ====
@@ -956,6 +956,7 @@ class TechnologyMixin:
                 if self.barb[n * 3 + k] and sup[min(BARB_AS_UNIT[k], 4)] > 0]
 
     def _do_einfluss(self, p: int, moves: tuple) -> bool:
+        self.dirty |= changes.SUPPLY
         in_battle = moves[0][0] == Head.UNIT
         if not in_battle:
             n = moves[0][1]
@@ -963,7 +964,6 @@ class TechnologyMixin:
         else:
             n = self.bt["node"]
             kinds = [(UNIT_AS_BARB[moves[0][1]], 1)]
-        self.dirty |= changes.SUPPLY
         for k, count in kinds:
             if not count:
                 continue
@@ -998,8 +998,8 @@ class TechnologyMixin:
 
     def _free_crew(self, side: int, oid: int) -> None:
         """The engine's crew also fights in steps 2-9 of this battle round."""
-        crew = self.bt["crew"][side]
         self.dirty |= changes.BATTLE
+        crew = self.bt["crew"][side]
         for t in self.bt["crew_of"].pop((self.bt["round"], oid)):
             if crew[t]:
                 crew[t] -= 1
@@ -1019,8 +1019,8 @@ class TechnologyMixin:
 
     def _resume_battle_window(self, *tasks) -> None:
         """After a battle activation: its tasks, then the same side's window again."""
-        side = self.tech_use["side"]
         self.dirty |= changes.TECHNOLOGY | changes.BATTLE
+        side = self.tech_use["side"]
         self.tech_use = None
         self.bt["tech_used"] = True
         self._push(*tasks, ("tech", side))
@@ -1094,9 +1094,9 @@ class TechnologyMixin:
 
     def _settled_appointments(self, side: int) -> dict:
         """The side's stored appointments without those no piece backs any more."""
+        self.dirty |= changes.BATTLE
         apps = self.bt["appointed"][side]
         kept = self._appointments(side, self.side_pieces(side))
-        self.dirty |= changes.BATTLE
         apps.clear()
         for a, b, k in kept:
             apps[(a, b)] = k
@@ -1128,17 +1128,16 @@ class TechnologyMixin:
         a = self._appointed_piece(side, t)
         if a < 0:
             return False
+        self.dirty |= changes.BATTLE
         bt = self.bt
         down = None if bt["naval"] else STEP_DOWN.get(t)
         if down is not None:
             if down != a:
                 apps = bt["appointed"][side]
-                self.dirty |= changes.BATTLE
                 apps[(a, down)] = apps.get((a, down), 0) + 1
         else:
             self._appointed_dies(side, a, t)
         crew, u = bt["crew"][side], self.side_units(side)
-        self.dirty |= changes.BATTLE
         for k in range(NT):
             if crew[k] > u[k]:
                 crew[k] = u[k]
@@ -1148,17 +1147,17 @@ class TechnologyMixin:
         bt = self.bt
         p, node = bt["owners"][side], bt["node"]
         if p < 0:
+            self.dirty |= changes.SUPPLY
             k = UNIT_AS_BARB[a]
             self._add_barb(node, k, -1)
-            self.dirty |= changes.SUPPLY
             self.barb_supply[k] += 1
             return
         captor = self._hit_captor(side, t)  # capture, Kerkermeister 39 (cards.py)
         self._note_loss(side, a, captor, dies=True)  # Chirurg 28 (cards.py)
         self._add_units(p, node, a, -1)
         if captor >= 0:
-            self.prisoners[captor][p][a] += 1
             self.dirty |= changes.BATTLE
+            self.prisoners[captor][p][a] += 1
             bt["taken"].append((p, a))
         else:
             self.unit_supply[p][min(a, 4)] += 1

@@ -265,8 +265,8 @@ class TradeMixin:
         if self.board.inhabited[node] and not self.board.is_sea[node] and sum(self.goods[oid]):
             colours = self.placement_colours(oid, node, [])
             if len(colours) > 1:
-                self.pending_step = arg
                 self.dirty |= changes.TRADE
+                self.pending_step = arg
                 self.sold_now = []
                 self.phase = Phase.PLACE_CUBE
                 return
@@ -276,8 +276,8 @@ class TradeMixin:
         self._trade_checkpoint()
 
     def _trade_step(self, y: int) -> None:
-        o = self.objs[self.trader]
         self.dirty |= changes.OBJECTS
+        o = self.objs[self.trader]
         o[O_MP] -= self.step_cost(o[O_KIND], o[O_NODE], y)
         o[O_NODE] = y
         route = self.route_of(o[0])
@@ -310,21 +310,21 @@ class TradeMixin:
         head, arg = move
         node = self.objs[oid][O_NODE]
         if self.phase == Phase.ROUTE_POINTS:
+            self.dirty |= changes.ROUTES
             if arg == Ctrl.POINT_EP:
                 self._gain_ep(p, 1, "trade_route")
             else:
                 self._bank(p, self.route_point_fl * len(self.sold_now))
                 self.route_fl_points += 1
-            self.dirty |= changes.ROUTES
             self.route_points_left -= 1
             if self.route_points_left:
                 return
+            self.dirty |= changes.SEATS
             route = self.route[p]
             if (self.config.market_bonus_with_route_ep and self.route_fl_points == 0
                     or self.route_keeps_market_bonus(p)):  # Kameltreiber 64 (cards.py)
                 self._bank(p, self.city_market_bonus * self.withheld_factor * len(self.sold_now))
             self.route_fl_points = 0
-            self.dirty |= changes.SEATS
             self.stat_route_stages[p] = max(self.stat_route_stages[p], len(route["stages"]))
             self.route[p] = None
             self.phase = Phase.TRADE
@@ -356,9 +356,9 @@ class TradeMixin:
         self._trade_checkpoint()
 
     def _buy_cube(self, p: int, oid: int, node: int) -> None:
+        self.dirty |= changes.OBJECTS | changes.TECHNOLOGY
         g = self.board.good[node]
         self._bank(p, -self.cube_price)
-        self.dirty |= changes.OBJECTS | changes.TECHNOLOGY
         self.trade_bonus["bought"] += 1
         self.goods_supply[g] -= 1
         self.goods[oid][g] += 1
@@ -380,8 +380,8 @@ class TradeMixin:
         self._trade_checkpoint()
 
     def _place_cube(self, node: int, g: int) -> None:
-        self.goods_supply[g] -= 1
         self.dirty |= changes.MARKET
+        self.goods_supply[g] -= 1
         self.cubes[node][g] = 1
 
     def _trade_checkpoint(self) -> None:

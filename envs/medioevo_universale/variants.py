@@ -62,8 +62,8 @@ def terrain_rules() -> tuple[dict, int, dict, int, frozenset]:
 
 class VariantsMixin:
     def _init_variants(self) -> None:
-        n, board = self.num_players, self.board
         self.dirty |= changes.VARIANTS
+        n, board = self.num_players, self.board
         self.blood = [0] * n
         self.blood_supply = BLOOD_MARKERS
         self.hidden_bought: list[list[tuple]] = [[] for _ in range(n)]  # ("unit", t) / ("vehicle", kind, level)
@@ -89,15 +89,15 @@ class VariantsMixin:
 
     # ------------------------------------------------------------- 8.1 empire auction ----
     def _start_empire_auction(self) -> None:
-        sets = connected_empire_sets(self.num_players)
         self.dirty |= changes.VARIANTS
+        sets = connected_empire_sets(self.num_players)
         self.auction_empires = list(sets[int(self.rng.integers(len(sets)))])
         self.auction_round = 1
         self._open_empire_bidding()
 
     def _open_empire_bidding(self) -> None:
-        bidders = [p for p in range(self.num_players) if self.empire_of[p] < 0]
         self.dirty |= changes.VARIANTS
+        bidders = [p for p in range(self.num_players) if self.empire_of[p] < 0]
         for p in bidders:
             self.sealed_empire[p] = self.sealed_ep_bid[p] = -1
         self.queue = bidders
@@ -129,8 +129,8 @@ class VariantsMixin:
             self._reveal_empire_bids()
 
     def _reveal_empire_bids(self) -> None:
-        wanted: dict[int, list[int]] = {}
         self.dirty |= changes.VARIANTS
+        wanted: dict[int, list[int]] = {}
         for p in range(self.num_players):
             if self.empire_of[p] < 0:
                 self.shown_empire_bid[p] = [self.sealed_empire[p], self.sealed_ep_bid[p]]
@@ -163,8 +163,8 @@ class VariantsMixin:
         self._empire_bidding_done()
 
     def _settle_empire_tie(self) -> None:
-        tie = self.auction_ties[0]
         self.dirty |= changes.VARIANTS
+        tie = self.auction_ties[0]
         tie["rounds"] += 1
         for p in tie["seats"]:
             self.shown_empire_bid[p][1] = self.sealed_ep_bid[p]
@@ -196,8 +196,8 @@ class VariantsMixin:
             self.auction_round += 1
             self._open_empire_bidding()
             return
-        free = [e for e in self.auction_empires if e not in self.empire_of]
         self.dirty |= changes.SEATS | changes.VARIANTS
+        free = [e for e in self.auction_empires if e not in self.empire_of]
         for p, i in zip(left, self.rng.permutation(len(free))):
             self.empire_of[p] = free[int(i)]
         shift = self.comp.raw["starting_ep"] - min(self.ep)  # the lowest EP marker on the start space
@@ -242,8 +242,8 @@ class VariantsMixin:
 
     def _add_blood_tasks(self) -> None:
         """Each side may spend markers before its roll (after its LI sacrifices)."""
-        tasks = self.bt["tasks"]
         self.dirty |= changes.BATTLE
+        tasks = self.bt["tasks"]
         for side in (0, 1):
             tasks.insert(tasks.index(("roll", side)), ("blood", side))
 
@@ -292,17 +292,16 @@ class VariantsMixin:
         """Pay and take the piece behind the screen (the same prices and supplies as an open purchase)."""
         comp = self.comp
         if cat == Purchase.VEHICLE:
+            self.dirty |= changes.SUPPLY | changes.VARIANTS
             kind, lvl = divmod(opt[1][1], 3)
             self._pay(p, self.vehicle_cost_per_level * (lvl + 1), GREEN if kind == SIEGE else BLUE, lvl + 1)
             if kind == SIEGE:
-                self.dirty |= changes.SUPPLY
                 self.siege_supply[lvl] -= 1
             else:
-                self.dirty |= changes.SUPPLY
                 self.vehicle_supply[kind] -= 1
-            self.dirty |= changes.VARIANTS
             self.hidden_bought[p].append(("vehicle", kind, lvl + 1))
             return
+        self.dirty |= changes.SEATS | changes.VARIANTS
         t = opt[1][1]
         if cat == Purchase.UNIT:
             if t >= CP1:
@@ -318,7 +317,6 @@ class VariantsMixin:
         else:  # REDEPLOY
             self.dirty |= changes.UNITS
             self.capitulated[p][t] -= 1
-        self.dirty |= changes.SEATS | changes.VARIANTS
         self.units_bought[p] += 1
         self.hidden_bought[p].append(("unit", t))
 
@@ -412,11 +410,11 @@ class VariantsMixin:
     def _per_unit_abilities(self) -> None:
         """G87 literal reading: each "enable own" slot lets one more unit of a blocked type use its
         ability, each "cancel enemy" slot stops one unit; ``count`` becomes the number of users."""
+        self.dirty |= changes.BATTLE
         bt = self.bt
         count = [list(bt["count"][0]), list(bt["count"][1])]
         # unblocked: the opponent has none of the type, or Kriegsfürst 4 (cards.py) lifts the block
         unblocked = [{t: count[1 - s][t] == 0 or self._warlord_beats(s, t) for t in ABIL} for s in (0, 1)]
-        self.dirty |= changes.BATTLE
         for s in (0, 1):
             o = 1 - s
             for i, t in enumerate(ABIL):
