@@ -454,13 +454,15 @@ class CardsMixin:
     def hunter_passes(self, p: int, y: int) -> bool:
         """Movement hook on every step: a hunting carrier with cargo enters y without any reaction;
         the reaction waits for the end of the movement, if it ends there."""
-        self.dirty |= changes.CARD_EFFECTS
-        self.hunter_pending = -1
+        if self.hunter_pending != -1:
+            self.dirty |= changes.CARD_EFFECTS
+            self.hunter_pending = -1
         c = self.carrier
         if c < 0 or self.hunters.get(c) != self.round or not sum(self.carrier_cargo()):
             return False
         if not self._entry_reacts(p, y):
             return False
+        self.dirty |= changes.CARD_EFFECTS
         self.hunter_pending = y
         return True
 
@@ -474,8 +476,10 @@ class CardsMixin:
     def hunter_arrival(self) -> bool:
         """Movement hook where it ends: a movement ending in a region passed through gets that
         region's entry effect now. True when the effect took over (a battle, a takeover, ...)."""
-        self.dirty |= changes.CARD_EFFECTS
-        y, self.hunter_pending = self.hunter_pending, -1
+        y = self.hunter_pending
+        if y != -1:
+            self.dirty |= changes.CARD_EFFECTS
+            self.hunter_pending = -1
         if (y < 0 or self.carrier not in self.objs or self.objs[self.carrier][3] != y
                 or not self._entry_reacts(self.mover, y)):
             return False
@@ -501,7 +505,8 @@ class CardsMixin:
             return False
         self.cw_done[window] = self.round
         if window == W_EVENT:
-            self.dirty |= changes.CARD_EFFECTS
+            if self.event_protected:
+                self.dirty |= changes.CARD_EFFECTS
             self.event_protected = set()
         seats = [q for q in self.order if not self.eliminated[q] and self._can_play_card(q, window)]
         if not seats:

@@ -907,7 +907,6 @@ class BattleMixin:
 
     def _barbarian_raid(self, node: int) -> None:
         """Spec 5.20: barbarians alone destroy buildings, transports, siege engines and cubes."""
-        self.dirty |= changes.MARKET
         for cls in range(3):
             if self.building_owner_at(node, cls) >= 0:
                 self._remove_building(node, cls)
@@ -916,6 +915,7 @@ class BattleMixin:
                 self._destroy_object(oid)
         for g, c in enumerate(self.cubes[node]):
             if c:
+                self.dirty |= changes.MARKET
                 self.cubes[node][g] = 0
                 self.goods_supply[g] += 1
 

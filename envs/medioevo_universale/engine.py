@@ -577,12 +577,14 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         elif ph == Phase.MOVE and move == (Head.CTRL, Ctrl.PLAY_CARD):
             self._open_turn_window(self.actor, "move")  # W-MOVE (cards.py)
         elif ph == Phase.MOVE:
-            self.dirty |= changes.TECHNOLOGY
             self._apply_move(move)
-            self.decree_steps = -1  # an Erlass lock lasts until the next move of the movement
+            if self.decree_steps != -1:  # an Erlass lock lasts until the next move of the movement
+                self.dirty |= changes.TECHNOLOGY
+                self.decree_steps = -1
         elif ph == Phase.WAR_TURN:
-            self.dirty |= changes.TECHNOLOGY
-            self.logistik = -1  # a new movement: no Logistik yet
+            if self.logistik != -1:  # a new movement: no Logistik yet
+                self.dirty |= changes.TECHNOLOGY
+                self.logistik = -1
             self._apply_war_turn(move)
         elif Phase.CAPTAIN_SLOT <= ph <= Phase.RETREAT_TO or Phase.PROTECT_CHOICE <= ph <= Phase.CAPTURE_DECLARE:
             self._apply_battle(move)
@@ -591,8 +593,9 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         elif ph == Phase.EVENT_CHOICE:
             self._apply_event_choice(move[1])
         elif ph == Phase.TRADE_TURN:
-            self.dirty |= changes.TECHNOLOGY
-            self.logistik = -1  # a new trade activation: no Logistik yet
+            if self.logistik != -1:  # a new trade activation: no Logistik yet
+                self.dirty |= changes.TECHNOLOGY
+                self.logistik = -1
             self._apply_trade_turn(move)
         elif ph in (Phase.TRADE, Phase.PLACE_CUBE) or Phase.ROUTE_LENGTH <= ph <= Phase.ROUTE_POINTS:
             self._apply_trade(move)

@@ -538,10 +538,11 @@ class WarMixin:
             return
         if self.kartografie_after_battle():  # after a won battle the carrier may move on (technologies.py)
             return
-        self.dirty |= changes.OBJECTS | changes.MOVE
+        self.dirty |= changes.MOVE
         p = self.actor = self.mover
         for oid in self.escort:  # siege engines that moved are stopped for the round (G85)
             if oid in self.objs:
+                self.dirty |= changes.OBJECTS
                 self.objs[oid][O_STOP] = True
         self.escort = []
         if self.carrier != FOOT and self.carrier not in self.objs:

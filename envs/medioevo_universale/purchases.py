@@ -68,10 +68,11 @@ class PurchaseMixin:
         if not self.queue:
             self._after_purchases()
             return
-        self.dirty |= changes.SEATS
         if self.config.hidden_purchases and self.purchase_snapshot is None:
             self._snapshot_public()  # variant 8.5: what the others see until the reveal
         p = self.actor = self.queue.pop(0)
+        if self.units_bought[p] or self.card_bought[p]:  # set back below
+            self.dirty |= changes.SEATS
         self.units_bought[p] = 0
         self.card_bought[p] = False
         self.tp[p] = [0] * 6

@@ -208,7 +208,6 @@ class TechnologyMixin:
         opts = []
         if now == 0:
             return [(DONE,)]
-        self.dirty |= changes.SEATS
         for moves, gain in self._tp_sources(p):
             trial = list(pool)
             for k in gain:
@@ -479,7 +478,6 @@ class TechnologyMixin:
         raised = [max(a, b) for a, b in zip(self.tech[p], self._neighbour_techs(p))]
         if raised == self.tech[p]:
             return []
-        self.dirty |= changes.SEATS
         gens = (self._build_options, self._vehicle_upgrade_options, self._captain_upgrade_options)
         if not self.config.hidden_purchases:  # 8.5 places new units and vehicles behind the screen: not borrowed
             gens += (self._vehicle_options, self._unit_options)
@@ -488,7 +486,6 @@ class TechnologyMixin:
         if violet:  # the violet TP of the access is set aside before the purchase's own costs
             self.tp[p][VIOLET] -= 1
         else:
-            self.dirty |= changes.MONEY
             self.money[p] -= self.tp_price
         self.tech[p] = raised
         try:
@@ -718,7 +715,6 @@ class TechnologyMixin:
         oid = self._moving_vehicle()
         if oid < 0 or self.logistik == oid or (self.phase == Phase.TRADE and self.trade_action):
             return []
-        self.dirty |= changes.TECHNOLOGY
         self.logistik, saved = oid, self.logistik
         try:
             useful = bool(self._logistik_targets(p, oid))
