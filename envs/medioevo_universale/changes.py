@@ -71,6 +71,20 @@ def stamp(engine) -> None:
             d ^= low
 
 
+def stamp_at_once(engine, bit: int) -> None:
+    """A lazy update, which a query between two moves may make: stamped at once, with a count of its own
+    (observers look again before the next move), and again at the end of the move in progress, if any."""
+    engine.dirty |= bit
+    engine.moves += 1
+    engine.stamps[bit.bit_length() - 1] = engine.moves
+
+
+def stamp_all(engine) -> None:
+    """The state was edited from outside the rules (tests): count it as a move that changed every domain."""
+    engine.moves += 1
+    engine.stamps[:] = [engine.moves] * NUM_DOMAINS
+
+
 def snapshot(engine) -> list:
     """A deep copy of every domain's attributes (missing attributes as a marker), for ``changed_bits``."""
     return [copy.deepcopy(tuple(getattr(engine, a, _MISSING) for a in attrs)) for attrs in DOMAINS.values()]

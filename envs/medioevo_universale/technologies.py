@@ -648,6 +648,7 @@ class TechnologyMixin:
                 for y, done in zip(route["stages"][:-1], route["established"][:-1]) if not done]
 
     def _do_gilden(self, p: int, moves: tuple) -> None:
+        self.dirty |= changes.ROUTES
         route = self.route_of(p)
         route["established"][route["stages"].index(moves[0][1])] = True
 

@@ -282,6 +282,7 @@ class TradeMixin:
         o[O_NODE] = y
         route = self.route_of(o[0])
         if route is not None and route["vehicle"] == self.trader and y in route["stages"][:-1]:
+            self.dirty |= changes.ROUTES
             route["established"][route["stages"].index(y)] = True
 
     # ----------------------------------------------------------------- routes ----
@@ -302,7 +303,7 @@ class TradeMixin:
         if route is not None:
             oid = route["vehicle"]
             if oid not in self.objs or self.objs[oid][0] != p:
-                self.dirty |= changes.ROUTES
+                changes.stamp_at_once(self, changes.ROUTES)  # also a query may find it
                 self.route[p] = route = self._orphaned_route(p, route)  # Verkäufer 30 (cards.py)
         return route
 
