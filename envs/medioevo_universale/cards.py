@@ -102,7 +102,6 @@ def ability_params() -> dict:
 class CardsMixin:
     # ------------------------------------------------------------------------ state ----
     def _init_cards(self) -> None:
-        self.dirty |= changes.CARD_EFFECTS
         nn = self.board.num_nodes
         self.cw: dict | None = None  # the open card window
         self.cw_done: dict[str, int] = {}  # phase window -> round it was last held

@@ -96,7 +96,6 @@ GUEST_TREATIES = (Treaty.RIGHT_OF_WAY, Treaty.STATIONING)  # treaties that let a
 class DiplomacyMixin:
     # ------------------------------------------------------------------------ state ----
     def _init_diplomacy(self) -> None:
-        self.dirty |= changes.DIPLOMACY
         n = self.num_players
         self.treaties: list[dict] = []  # {"kind", "parties": (a, b, ...), "until": last round or 0, "secret", "fee"}
         self.treaty_kinds: dict[tuple[int, int], set] = {}  # (a, b) and (b, a) -> kinds in force (index)

@@ -219,7 +219,8 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         self._seat_regions_kept: tuple | None = None  # (control map, regions per seat), see ``_seat_regions``
         # See ``apply``: a new object after every move but the minor, seat and unit moves, which are counted instead.
         self.revision = object()
-        # See ``changes.py``: the domains each move changed, stamped with the count of moves at its end.
+        # See ``changes.py``: the domains each move changed (``dirty``, set by the rules), stamped with the
+        # count of moves at its end.
         self.dirty = 0
         self.moves = 0
         self.stamps = [0] * changes.NUM_DOMAINS
@@ -515,7 +516,13 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         unless purchases are hidden; a unit put back into the supply); it adds 1 to ``unit_moves``. Every
         other move makes ``revision`` a new object. Observers use them to skip looking at the rest of the
         state after these moves (encoder.py): a rule that makes one of them change more must make it a major
-        one here."""
+        one here.
+
+        Every rule that changes an attribute of a change domain (``changes.DOMAINS``) sets the domain's bit in
+        ``dirty`` (``self.dirty |= changes.UNITS``); at the end the move is counted in ``moves`` and the set
+        domains are stamped with it (``changes.stamp``), so ``stamps`` says which domains this move changed.
+        A rule may report a domain whose content ends up unchanged (a reset of what was already reset, a
+        flow of 0), never leave out one that changed (tests/medioevo_universale/test_change_domains.py)."""
         ph = self.phase
         minor = seat_move = unit_move = False
         if ph in (Phase.PURCHASE, Phase.DEFICIT, Phase.EVENT_EFFECT, Phase.BUILDUP, Phase.CARD_WINDOW,

@@ -14,7 +14,6 @@ _SHIPS = (MERCHANT_SHIP, GALLEY)
 class SetupMixin:
     # ------------------------------------------------------------------- S1 empires ----
     def _assign_random_empires(self) -> None:
-        self.dirty |= changes.SEATS
         sets = connected_empire_sets(self.num_players)
         chosen = sets[int(self.rng.integers(len(sets)))]
         perm = self.rng.permutation(len(chosen))

@@ -72,7 +72,6 @@ MAX_ALT_COMBOS = 512  # "/" cards enumerated for the best case of a payment; gre
 
 class TechnologyMixin:
     def _init_technologies(self) -> None:
-        self.dirty |= changes.TECHNOLOGY
         self.tp_payment: dict | None = None  # a TP cost being paid outside phase 4
         self.tech_use: dict | None = None  # the open activation window
         self.tech_ctx: dict = {}  # what a stand-alone window is about: {"node": revolt} / {"side": battle}

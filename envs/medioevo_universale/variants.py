@@ -62,7 +62,6 @@ def terrain_rules() -> tuple[dict, int, dict, int, frozenset]:
 
 class VariantsMixin:
     def _init_variants(self) -> None:
-        self.dirty |= changes.VARIANTS
         n, board = self.num_players, self.board
         self.blood = [0] * n
         self.blood_supply = BLOOD_MARKERS
@@ -89,7 +88,6 @@ class VariantsMixin:
 
     # ------------------------------------------------------------- 8.1 empire auction ----
     def _start_empire_auction(self) -> None:
-        self.dirty |= changes.VARIANTS
         sets = connected_empire_sets(self.num_players)
         self.auction_empires = list(sets[int(self.rng.integers(len(sets)))])
         self.auction_round = 1
