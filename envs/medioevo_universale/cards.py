@@ -302,8 +302,10 @@ class CardsMixin:
         half (rounded up) of the units that entered may move on with the carrier's remaining MP.
         True when the movement goes on. ASSUMPTION: the player picks them by loading them again
         (stopped units of the region, up to that number); the others stay stopped."""
-        self.dirty |= changes.CARD_EFFECTS
-        w, self.warlord_step, self.warlord_load = self.warlord_step, None, None
+        w = self.warlord_step
+        if w is not None or self.warlord_load is not None:
+            self.dirty |= changes.CARD_EFFECTS
+            self.warlord_step = self.warlord_load = None
         if not w:
             return False
         p, y, c = self.mover, w["node"], self.carrier

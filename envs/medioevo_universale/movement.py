@@ -520,12 +520,12 @@ class WarMixin:
             self.objs[self.carrier][O_MP] = 0
 
     def _disembark(self, p: int, node: int) -> None:
-        self.dirty |= changes.UNITS | changes.OBJECTS | changes.MOVE
         cargo = self.carrier_cargo()
         st = self.stopped[p]
         for t in range(NT):
             k = cargo[t]
             if k:
+                self.dirty |= changes.UNITS | changes.OBJECTS | changes.MOVE  # the cargo of a vehicle or on foot
                 cargo[t] = 0
                 self._add_units(p, node, t, k)
                 st[node * NT + t] += k
@@ -580,9 +580,9 @@ class WarMixin:
         if self.move_steps == 0:
             if self.board.is_sea[node]:
                 return  # nothing moved at sea: the crew was aboard before (no loading at sea)
-            self.dirty |= changes.OBJECTS | changes.MOVE
             for t in range(NT):  # nothing moved: the units go back unstopped
                 if cargo[t]:
+                    self.dirty |= changes.OBJECTS | changes.MOVE  # the cargo of a vehicle or on foot
                     self._add_units(p, node, t, cargo[t])
                     cargo[t] = 0
         else:
@@ -615,11 +615,11 @@ class WarMixin:
 
     def _spawn_horde(self, node: int) -> int:
         """Barbarian resistance: an army of the round's horde composition, as far as the supply allows."""
-        self.dirty |= changes.SUPPLY
         placed = 0
         for k in range(3):
             take = min(self.horde[k], self.barb_supply[k])
             if take:
+                self.dirty |= changes.SUPPLY
                 self.barb_supply[k] -= take
                 self._add_barb(node, k, take)
                 placed += take
