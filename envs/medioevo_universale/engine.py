@@ -336,6 +336,7 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         else:
             self.phase = Phase.KIT
             self._assign_random_empires()
+        self.dirty = 0  # the setup so far reports nothing: observers look at everything first
 
     # ---------------------------------------------------------------- RulesEngine protocol ----
     @property

@@ -1,7 +1,7 @@
 """The rules report every change of a change domain (changes.py): at every move of random games, each
 domain whose content changed (``changes.changed_bits``, a deep comparison) carries the stamp of that
-move; what finding the legal moves changes (a lazy update) is stamped at once. Also with the forced
-fuzzes of the rare rules."""
+move; what finding the legal moves changes (a lazy update) is stamped at once, and it reports nothing
+else. Also with the forced fuzzes of the rare rules."""
 import random
 
 import numpy as np
@@ -42,9 +42,12 @@ def play_checked(n: int, seed: int, options: dict, extra_cards: int = 0, rounds:
     before = changes.snapshot(e)
     steps = 0
     while not e.is_over:
+        count = e.moves
         moves = e.legal_moves()
         where = f"{n} players {options} seed {seed} move {steps} round {e.round} phase {PHASE_NAMES[e.phase]}"
         assert_reported(before, e, f"{where}: finding the legal moves")
+        # a query that tries a change and undoes it reports nothing (the next move would stamp it)
+        assert e.moves > count or not e.dirty, f"{where}: finding the legal moves reported {changes.names_of(e.dirty)}"
         move = moves[pick.randrange(len(moves))]
         e.apply(move)
         assert_reported(before, e, f"{where} {e.move_name(move)}")
