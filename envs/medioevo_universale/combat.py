@@ -128,7 +128,7 @@ class BattleMixin:
 
     # -------------------------------------------------------------------- the run ----
     def _battle_run(self) -> None:
-        self.dirty |= changes.BATTLE
+        self.dirty |= changes.BATTLE  # also for the tasks (``_battle_task``)
         bt = self.bt
         while bt["tasks"]:
             task = bt["tasks"].pop(0)
@@ -155,10 +155,8 @@ class BattleMixin:
             side = 0 if lv[0] > lv[1] else 1
             slots = lv[side] - lv[1 - side]
             if self.side_owner(side) < 0:
-                self.dirty |= changes.BATTLE
                 bt["cap"][side] = [(0, 0)] * slots  # barbarian captains act as archers (5.20)
                 return False
-            self.dirty |= changes.BATTLE
             bt["slots_left"] = slots
             bt["slot_side"] = side
             self._decide(side, Phase.CAPTAIN_SLOT)
@@ -166,19 +164,16 @@ class BattleMixin:
         if name == "capture":
             side = task[1]
             if self.side_owner(side) >= 0 and self.side_owner(1 - side) >= 0:  # never barbarians
-                self.dirty |= changes.BATTLE
                 bt["capture_side"] = side
                 self._decide(side, Phase.CAPTURE_DECLARE)
                 return True
             return False
         if name == "captor":
-            self.dirty |= changes.BATTLE
             bt["captor_now"] = task[1]
             return False
         if name == "protect":
             side = task[1]
             if self.side_owner(side) >= 0 and self.battle_military_level(side):  # Miliz 26 (cards.py)
-                self.dirty |= changes.BATTLE
                 bt["protect_side"] = side
                 self._decide(side, Phase.PROTECT_CHOICE)
                 return True
@@ -199,7 +194,6 @@ class BattleMixin:
                             budget -= self.objs[oid][2]
             if not engines:
                 return False
-            self.dirty |= changes.BATTLE
             bt["engines"][side] = [[oid, 0, False] for oid in engines]
             bt["crewing"] = [side, 0]
             self._decide(side, Phase.SIEGE_CREW)
@@ -214,12 +208,10 @@ class BattleMixin:
             if len(targets) == 1:
                 self._damage_building(bt["node"], targets[0], points)
                 return False
-            self.dirty |= changes.BATTLE
             bt["building_hit"] = [side, points]
             self._decide(side, Phase.SIEGE_BUILDING)
             return True
         if name == "archers":
-            self.dirty |= changes.BATTLE
             self._fix_abilities()
             shots = [self._archer_shots(0), self._archer_shots(1)]
             hits = [self._archer_hits(s, shots[s]) for s in (0, 1)]  # 1d8 each, 1-3 hits; cards 8 / 9
@@ -249,11 +241,9 @@ class BattleMixin:
         if name == "roll":
             side = task[1]
             if self.side_owner(side) < 0:
-                self.dirty |= changes.BATTLE
                 bt["dice"][side] = list(self.barb_dice)
                 self._set_values(side)
                 return False
-            self.dirty |= changes.BATTLE
             rng = self.rng
             bt["dice"][side] = [int(rng.integers(1, 5)), int(rng.integers(1, 7)), int(rng.integers(1, 9))]
             bt["reroll_side"] = side
@@ -264,7 +254,6 @@ class BattleMixin:
         if name == "super":
             side = task[1]
             if self.side_owner(side) < 0:
-                self.dirty |= changes.BATTLE
                 bt["super_damage"] += bt["super_left"]
                 bt["super_left"] = 0
                 return False
@@ -302,7 +291,6 @@ class BattleMixin:
             return self._assign_damage(side, points, restricted)
         if name == "freed":
             # spec 5.14: a captor wiped out by its own loss value frees this round's prisoners
-            self.dirty |= changes.BATTLE
             for owner, t in bt["taken"]:
                 captor = bt["owners"][1] if bt["owners"][0] == owner else bt["owners"][0]
                 side = 0 if bt["owners"][0] == captor else 1
@@ -620,11 +608,11 @@ class BattleMixin:
         return room >= self.army[p][node]
 
     def _apply_battle(self, move: tuple[int, int]) -> None:
+        self.dirty |= changes.BATTLE  # every decision of a battle changes it
         ph = self.phase
         bt = self.bt
         head, arg = move
         if ph == Phase.CAPTAIN_SLOT:
-            self.dirty |= changes.BATTLE
             bt["cap"][bt["slot_side"]].append(divmod(arg, 4))
             bt["slots_left"] -= 1
             if bt["slots_left"]:
@@ -636,7 +624,6 @@ class BattleMixin:
                 if self.sacrifices_left(side):
                     return
         elif ph == Phase.ATTACK_REROLL:
-            self.dirty |= changes.BATTLE
             side = bt["reroll_side"]
             sides = (4, 6, 8)
             for i in range(3):
@@ -644,7 +631,6 @@ class BattleMixin:
                     bt["dice"][side][i] = int(self.rng.integers(1, sides[i] + 1))
             self._set_values(side)
         elif ph == Phase.SUPERIORITY:
-            self.dirty |= changes.BATTLE
             w = bt["winner"]
             if arg == Ctrl.SUPER_REDUCE:
                 bt["super_reduce"][w] += 1
@@ -659,16 +645,13 @@ class BattleMixin:
             if self._assign_damage(side, points - 1, restricted):
                 return
         elif ph == Phase.PROTECT_CHOICE:
-            self.dirty |= changes.BATTLE
             bt["protect"][bt["protect_side"]] = arg
         elif ph == Phase.CAPTURE_DECLARE:
-            self.dirty |= changes.BATTLE
             bt["capture"][bt["capture_side"]] = arg == Ctrl.CAPTURE
         elif ph == Phase.SIEGE_CREW:
             side, i = bt["crewing"]
             engine = bt["engines"][side][i]
             if head == Head.UNIT:
-                self.dirty |= changes.BATTLE
                 engine[1] += 1
                 bt["crew"][side][arg] += 1
                 crew_of = bt.setdefault("crew_of", {})  # per round and engine, for Maschinenbau (technologies.py)
@@ -681,7 +664,6 @@ class BattleMixin:
             if self._next_engine(side):
                 return
         elif ph == Phase.SIEGE_TARGET:
-            self.dirty |= changes.BATTLE
             side, i = bt["crewing"]
             bt["engines"][side][i][2] = arg == Ctrl.TARGET_BUILDINGS
             if self._next_engine(side):
@@ -691,11 +673,9 @@ class BattleMixin:
             self._damage_building(bt["node"], arg, points)
         elif ph == Phase.AFTER_ROUND:
             if arg in (Ctrl.CAPITULATE, Ctrl.DEMAND_CAPITULATION):
-                self.dirty |= changes.BATTLE
                 bt["offer"] = 0 if arg == Ctrl.CAPITULATE else 1  # the side that would capitulate
                 self._decide(1, Phase.CAPITULATION_ANSWER)
                 return
-            self.dirty |= changes.BATTLE
             self._new_battle_round()
             bt["retreat"] = arg == Ctrl.RETREAT
         elif ph == Phase.CAPITULATION_ANSWER:
