@@ -490,7 +490,6 @@ class TechnologyMixin:
         try:
             borrowed = {o for g in gens for o in g(p)} if self.money[p] >= 0 else set()
         finally:
-            self.dirty |= changes.MONEY
             self.tech[p], self.money[p], self.tp[p][VIOLET] = tech, money, violet
         return [((Head.TECH, WELTLICHE_MACHT),) + o for o in sorted(borrowed - own)]
 

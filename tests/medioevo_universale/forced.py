@@ -46,14 +46,41 @@ def assert_reported(before: list, engine, where: str) -> None:
     assert not missing, f"{where}: changed but not reported: {', '.join(missing)}"
 
 
+def assert_query_reported(before: list, count: int, engine, where: str) -> None:
+    """After a query (the legal moves): what it changed (a lazy update) is stamped at once, and a query
+    that tries a change and undoes it reports nothing (the next move would stamp it). ``count``: the
+    ``moves`` of the engine before the query."""
+    assert_reported(before, engine, f"{where}: finding the legal moves")
+    assert engine.moves > count or not engine.dirty, \
+        f"{where}: finding the legal moves reported {', '.join(changes.names_of(engine.dirty))}"
+
+
 def check_change_reports(engine) -> None:
-    """From now on every ``apply`` of ``engine`` checks that it reported all it changed (``assert_reported``)."""
-    apply = engine.apply
+    """From now on every ``apply`` and ``legal_moves`` of ``engine`` checks that it reported all it
+    changed (``assert_reported``, ``assert_query_reported``)."""
+    apply, legal_moves = engine.apply, engine.legal_moves
+    applying = []
+
+    def where():
+        return f"round {engine.round} phase {PHASE_NAMES[engine.phase]}"
 
     def checked_apply(move):
         before = changes.snapshot(engine)
-        where = f"round {engine.round} phase {PHASE_NAMES[engine.phase]} move {engine.move_name(move)}"
-        apply(move)
-        assert_reported(before, engine, where)
+        here = f"{where()} move {engine.move_name(move)}"
+        applying.append(move)
+        try:
+            apply(move)
+        finally:
+            applying.pop()
+        assert_reported(before, engine, here)
+
+    def checked_legal_moves():
+        if applying:  # a rule asking inside a move: the move's own check covers it
+            return legal_moves()
+        before, count = changes.snapshot(engine), engine.moves
+        moves = legal_moves()
+        assert_query_reported(before, count, engine, where())
+        return moves
 
     engine.apply = checked_apply
+    engine.legal_moves = checked_legal_moves
