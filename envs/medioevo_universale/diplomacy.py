@@ -286,12 +286,13 @@ class DiplomacyMixin:
     def _diplomacy_end_round(self) -> None:
         """Spec 5.19: ceasefires end; declarations take effect; treaties whose term is over end, and so do
         those of an eliminated seat, unless two of their parties are still in the game."""
-        self.dirty |= changes.WAR | changes.DIPLOMACY
+        self.dirty |= changes.DIPLOMACY
         self.ceasefires = set()
         n = self.num_players
         for p in range(n):
             for q in range(n):
                 if self.war_declared[p][q]:
+                    self.dirty |= changes.WAR
                     self.war_declared[p][q] = 0
                     self.at_war[p][q] = self.at_war[q][p] = True
         over = [t for t in self.treaties if (t["until"] and t["until"] <= self.round)
