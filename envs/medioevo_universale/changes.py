@@ -1,10 +1,17 @@
 """Change domains: the rules report which parts of the state a move changed, so observers need not look.
 
-Each engine attribute an observer reads belongs to one domain below. A rule that changes an attribute of
-a domain sets the domain's bit in ``engine.dirty`` (``self.dirty |= changes.UNITS``); at the end of
-``MedioevoEngine.apply`` the set bits are stamped: ``engine.stamps[i]`` is the value of ``engine.moves``
-(the count of applied moves) after the last move that changed domain ``i``. An observer that remembers the
-``moves`` it last looked at needs to look again only at the domains stamped later.
+Each engine attribute an observer reads belongs to one domain below. Every rule that changes an attribute
+of a domain sets the domain's bit in ``engine.dirty`` (``self.dirty |= changes.UNITS``), once per function
+where it can, at choke points such as ``_add_units``, ``_bank`` or ``_new_object``, and also for changes
+through an alias (``o = self.objs[oid]; o[3] = node`` is OBJECTS); the setup before the first move reports
+nothing (observers look at everything first). At the end of ``MedioevoEngine.apply`` the set bits are
+stamped: ``engine.stamps[i]`` is the value of ``engine.moves`` (a count of the applied moves) after the last
+move that changed domain ``i``. An observer that remembers the ``moves`` it last looked at needs to look
+again only at the domains stamped later. A domain may be stamped without a change of its content (a rule
+reports what it may change: a reset of what was already reset, a flow of 0), never the other way round.
+Two exceptions count as moves of their own: a lazy update a query may make between two moves
+(``stamp_at_once``: ``route_of`` ending a route whose vehicle was lost) and an edit from outside the rules
+(``stamp_all``, tests).
 
 Attributes that are not listed here (the phase, the stage, the round, the seat to move, the choice in
 progress, the offer, the sealed bids and tax choices, TP) change at almost every move: observers compare
@@ -69,6 +76,20 @@ def stamp(engine) -> None:
             low = d & -d
             stamps[low.bit_length() - 1] = now
             d ^= low
+
+
+def stamp_at_once(engine, bit: int) -> None:
+    """A lazy update, which a query between two moves may make: stamped at once, with a count of its own
+    (observers look again before the next move), and again at the end of the move in progress, if any."""
+    engine.dirty |= bit
+    engine.moves += 1
+    engine.stamps[bit.bit_length() - 1] = engine.moves
+
+
+def stamp_all(engine) -> None:
+    """The state was edited from outside the rules (tests): count it as a move that changed every domain."""
+    engine.moves += 1
+    engine.stamps[:] = [engine.moves] * NUM_DOMAINS
 
 
 def snapshot(engine) -> list:

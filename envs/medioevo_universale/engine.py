@@ -219,7 +219,8 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         self._seat_regions_kept: tuple | None = None  # (control map, regions per seat), see ``_seat_regions``
         # See ``apply``: a new object after every move but the minor, seat and unit moves, which are counted instead.
         self.revision = object()
-        # See ``changes.py``: the domains each move changed, stamped with the count of moves at its end.
+        # See ``changes.py``: the domains each move changed (``dirty``, set by the rules), stamped with the
+        # count of moves at its end.
         self.dirty = 0
         self.moves = 0
         self.stamps = [0] * changes.NUM_DOMAINS
@@ -335,6 +336,7 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         else:
             self.phase = Phase.KIT
             self._assign_random_empires()
+        self.dirty = 0  # the setup so far reports nothing: observers look at everything first
 
     # ---------------------------------------------------------------- RulesEngine protocol ----
     @property
@@ -515,7 +517,13 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         unless purchases are hidden; a unit put back into the supply); it adds 1 to ``unit_moves``. Every
         other move makes ``revision`` a new object. Observers use them to skip looking at the rest of the
         state after these moves (encoder.py): a rule that makes one of them change more must make it a major
-        one here."""
+        one here.
+
+        Every rule that changes an attribute of a change domain (``changes.DOMAINS``) sets the domain's bit in
+        ``dirty`` (``self.dirty |= changes.UNITS``); at the end the move is counted in ``moves`` and the set
+        domains are stamped with it (``changes.stamp``), so ``stamps`` says which domains this move changed.
+        A rule may report a domain whose content ends up unchanged (a reset of what was already reset, a
+        flow of 0), never leave out one that changed (tests/medioevo_universale/test_change_domains.py)."""
         ph = self.phase
         minor = seat_move = unit_move = False
         if ph in (Phase.PURCHASE, Phase.DEFICIT, Phase.EVENT_EFFECT, Phase.BUILDUP, Phase.CARD_WINDOW,
@@ -578,9 +586,13 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
             self._open_turn_window(self.actor, "move")  # W-MOVE (cards.py)
         elif ph == Phase.MOVE:
             self._apply_move(move)
-            self.decree_steps = -1  # an Erlass lock lasts until the next move of the movement
+            if self.decree_steps != -1:  # an Erlass lock lasts until the next move of the movement
+                self.dirty |= changes.TECHNOLOGY
+                self.decree_steps = -1
         elif ph == Phase.WAR_TURN:
-            self.logistik = -1  # a new movement: no Logistik yet
+            if self.logistik != -1:  # a new movement: no Logistik yet
+                self.dirty |= changes.TECHNOLOGY
+                self.logistik = -1
             self._apply_war_turn(move)
         elif Phase.CAPTAIN_SLOT <= ph <= Phase.RETREAT_TO or Phase.PROTECT_CHOICE <= ph <= Phase.CAPTURE_DECLARE:
             self._apply_battle(move)
@@ -589,7 +601,9 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         elif ph == Phase.EVENT_CHOICE:
             self._apply_event_choice(move[1])
         elif ph == Phase.TRADE_TURN:
-            self.logistik = -1  # a new trade activation: no Logistik yet
+            if self.logistik != -1:  # a new trade activation: no Logistik yet
+                self.dirty |= changes.TECHNOLOGY
+                self.logistik = -1
             self._apply_trade_turn(move)
         elif ph in (Phase.TRADE, Phase.PLACE_CUBE) or Phase.ROUTE_LENGTH <= ph <= Phase.ROUTE_POINTS:
             self._apply_trade(move)
@@ -612,6 +626,7 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         elif ph == Phase.NEXT_OPPONENT:
             self._apply_next_opponent(move)
         elif ph == Phase.EMPIRE_PICK:
+            self.dirty |= changes.SEATS
             self.empire_of[self.actor] = move[1]
             self.turn += 1
             if self.queue:
@@ -629,9 +644,6 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
             self.unit_moves += 1
         else:
             self.revision = object()
-        # until every rule reports its changes (changes.py), any move but a minor one may change every domain
-        if not minor:
-            self.dirty = changes.ALL
         self.moves += 1
         changes.stamp(self)
 

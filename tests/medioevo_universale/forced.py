@@ -1,13 +1,22 @@
 """The loop the forced fuzzes share: seeded random play with the state pushed towards a rare situation."""
 import random
 
+from envs.medioevo_universale import changes
+from envs.medioevo_universale.constants import PHASE_NAMES
+
+#: True: every move of the forced games is checked for unreported changes (``check_change_reports``)
+CHECK_CHANGES = False
+
 
 def forced_decisions(env, seed: int, prepare):
     """Plays one seeded game of ``env`` to its end, yielding ``(agent, obs, pick)`` at every decision (the
     caller steps the env, picking with ``pick``, the game's own ``random.Random``); ``prepare(engine)`` edits
-    the state once, when the setup is done. An edit from outside the rules gets a new ``revision`` (call
-    ``touched`` after further edits), so the encoder looks at the whole state again (encoder.py)."""
+    the state once, when the setup is done. An edit from outside the rules gets a new ``revision`` and
+    stamps every change domain (call ``touched`` after further edits), so the encoder looks at the whole
+    state again (encoder.py)."""
     env.reset(seed=seed)
+    if CHECK_CHANGES:
+        check_change_reports(env.engine)
     pick = random.Random(seed)
     prepared = False
     for agent in env.agent_iter():
@@ -26,3 +35,52 @@ def forced_decisions(env, seed: int, prepare):
 def touched(engine) -> None:
     """Tell observers that the state was edited from outside the rules (see ``MedioevoEngine.apply``)."""
     engine.revision = object()
+    changes.stamp_all(engine)
+
+
+def assert_reported(before: list, engine, where: str) -> None:
+    """Every domain whose content differs from the ``changes.snapshot`` ``before`` carries the stamp of
+    the move just applied."""
+    missing = [name for name in changes.names_of(changes.changed_bits(before, engine))
+               if engine.stamps[changes.NAMES.index(name)] != engine.moves]
+    assert not missing, f"{where}: changed but not reported: {', '.join(missing)}"
+
+
+def assert_query_reported(before: list, count: int, engine, where: str) -> None:
+    """After a query (the legal moves): what it changed (a lazy update) is stamped at once, and a query
+    that tries a change and undoes it reports nothing (the next move would stamp it). ``count``: the
+    ``moves`` of the engine before the query."""
+    assert_reported(before, engine, f"{where}: finding the legal moves")
+    assert engine.moves > count or not engine.dirty, \
+        f"{where}: finding the legal moves reported {', '.join(changes.names_of(engine.dirty))}"
+
+
+def check_change_reports(engine) -> None:
+    """From now on every ``apply`` and ``legal_moves`` of ``engine`` checks that it reported all it
+    changed (``assert_reported``, ``assert_query_reported``)."""
+    apply, legal_moves = engine.apply, engine.legal_moves
+    applying = []
+
+    def where():
+        return f"round {engine.round} phase {PHASE_NAMES[engine.phase]}"
+
+    def checked_apply(move):
+        before = changes.snapshot(engine)
+        here = f"{where()} move {engine.move_name(move)}"
+        applying.append(move)
+        try:
+            apply(move)
+        finally:
+            applying.pop()
+        assert_reported(before, engine, here)
+
+    def checked_legal_moves():
+        if applying:  # a rule asking inside a move: the move's own check covers it
+            return legal_moves()
+        before, count = changes.snapshot(engine), engine.moves
+        moves = legal_moves()
+        assert_query_reported(before, count, engine, where())
+        return moves
+
+    engine.apply = checked_apply
+    engine.legal_moves = checked_legal_moves
