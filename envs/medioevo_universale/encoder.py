@@ -21,6 +21,7 @@ against a fresh encoder at every step of random games.
 from __future__ import annotations
 
 import copy
+from itertools import compress
 from math import inf
 
 import numpy as np
@@ -30,8 +31,13 @@ from .cards import (
     card_choice_sources, card_effects_sources, card_move_fields, card_moves_sources, encode_card_choice,
     encode_card_effects, encode_card_moves,
 )
+from . import changes
+from .changes import (
+    BARBARIANS, BATTLE, BUILDINGS, CARD_EFFECTS, CARDS, DIPLOMACY, EVENTS, HORDE, MARKERS, MARKET, MONEY, MULTI_WAR,
+    OBJECTS, ORDER, ROUTES, SEATS, SUPPLY, TECHNOLOGY, UNITS, WAR,
+)
 from .codec import MedioevoCodec
-from .constants import NUM_PHASES as _ALL_PHASES, NUM_SLOTS, NUM_UNIT_TYPES, PHASE_NAMES, STAGE_NAMES, Phase
+from .constants import NUM_PHASES as _ALL_PHASES, NUM_SLOTS, NUM_UNIT_TYPES, PHASE_NAMES, STAGE_NAMES, Phase, Stage
 from .data import EMPIRES, GOAL_KEYS, VEHICLE_KINDS, game_data
 from .diplomacy import diplomacy_fields, diplomacy_sources, encode_diplomacy, encode_offer, offer_sources
 from .movement import encode_multi_war, multi_war_fields, multi_war_sources
@@ -49,6 +55,16 @@ BID_SCALE = 2000.0
 EP_OFFSET, EP_SCALE = 50.0, 200.0
 STATIC_FEATURES = 20
 _NET_MONEY = GOAL_KEYS.index("net_money")  # the only goal that reads money and loans
+# The domains (changes.py) each block reads, following the engine functions it calls.
+_DOMAIN_BITS = tuple(1 << i for i in range(changes.NUM_DOMAINS))
+_HEAD = ORDER | HORDE | SUPPLY | CARDS | EVENTS  # the decks' sizes
+_CONTROL = UNITS | BARBARIANS | MARKERS | BUILDINGS | DIPLOMACY  # StateMixin.controller, _treaty_controller
+_BOARD = _CONTROL | MARKET | OBJECTS
+# the board's sources (see _encode_board) by domain
+_BOARD_GROUPS = ((_CONTROL, (0,)), (BUILDINGS, (1,) + tuple(range(10, 20))), (UNITS, (2, 3)), (BARBARIANS, (4,)),
+                 (MARKERS, (5,)), (MARKET, (6,)), (OBJECTS, (7, 8, 9)))
+_ROWS = SEATS | UNITS | OBJECTS | CARDS  # _seat_rows: army, capitulated; slots, cargo; hand, rotated
+_GOALS = _BOARD | _ROWS | MONEY  # the visible money, and goal_value (net money, tech, stats, held cards, ...)
 _TREE_PHASES = (Phase.PURCHASE, Phase.DEFICIT, Phase.EVENT_EFFECT, Phase.BUILDUP, Phase.CARD_WINDOW,
                 Phase.CARD_FOLLOW, Phase.TECH_USE, Phase.TP_PAY)
 
@@ -338,44 +354,34 @@ class MedioevoEncoder(ObservationEncoder):
         if self._variants_on or e.auction_round:
             out[self._variant_region] = 0
             encode_variants(e, seat, out, L, rel, to_rel)
-        revision, moves = e.revision, (e.minor_moves, e.seat_moves, e.unit_moves)
-        last = seen.get("moves")
-        if seen.get("revision") is not revision or last == moves:
-            seen["revision"] = revision
-            self._encode_rest(e, seat, out, seen, mine, phase, rel, to_rel)
-        elif last[2] != moves[2]:
-            self._encode_board(e, seat, out, seen, rel)
-        elif last[1] != moves[1]:
-            self._encode_seats(e, seat, out, seen, rel, seen["board"])
+        # The domains (changes.py) stamped since this seat's last look; all of them when no move was made since
+        # (so that state edited from outside the rules between two looks is seen) or ``revision`` is a new object
+        # (an edit after a move, or another engine).
+        moves, last = e.moves, seen.get("moves")
+        if last is None or last == moves or seen.get("revision") is not e.revision:
+            seen["revision"] = e.revision
+            fresh = changes.ALL
+        else:
+            stamps = e.stamps
+            fresh = sum(compress(_DOMAIN_BITS, [s > last for s in stamps])) if max(stamps) > last else 0
         seen["moves"] = moves
+        self._encode_rest(e, seat, out, seen, mine, phase, rel, to_rel, fresh)
         obs = out.copy()  # callers may keep observations: later calls must not change them
         if self.config.hidden_purchases:
             show_purchase_snapshot(e, seat, obs, L, rel, to_rel)
         return obs
 
     def _encode_rest(self, e, seat: int, out: np.ndarray, seen: dict, mine: bool, phase: int, rel: list[int],
-                     to_rel: list[int]) -> None:
-        """The blocks of ``encode`` that no minor move changes."""
+                     to_rel: list[int], fresh: int) -> None:
+        """The blocks of ``encode`` that depend on the domains ``fresh`` (bits of changes.py), on the phase or on
+        what no domain covers."""
         n, nn = self.num_players, self.nn
         L = self.layout.slices
-        at = self._head_offsets
-        head = self._cached("head", (e.position, e.horde, e.barb_dice, e.bids_revealed, e.building_supply,
-                                     e.vehicle_supply, e.siege_supply, e.barb_supply, e.token_supply, len(e.deck),
-                                     len(e.event_deck)), lambda: self._supply_block(e))
-        if seen.get("head") is not head:
-            seen["head"] = head
-            supply = head[1]
-            start = self._turn_size
-            public = [0.0] * (self._head_size - start)
-            for i, p in enumerate(rel):
-                public[at["turn_order"] - start + i * n + e.position[p]] = 1.0
-            public[at["horde"] - start:at["horde"] - start + 6] = (
-                e.horde[0] / 2, e.horde[1], e.horde[2], e.barb_dice[0] / 4, e.barb_dice[1] / 6, e.barb_dice[2] / 8)
-            public[at["supply"] - start:at["supply"] - start + len(supply)] = supply
-            public[at["revealed_bids"] - start:at["revealed_bids"] - start + n] = [
-                min(1.0, e.bids_revealed[p] / BID_SCALE) for p in rel]
-            out[start:self._head_size] = public
-        self._encode_board(e, seat, out, seen, rel)
+        if fresh & _HEAD:
+            self._encode_head(e, out, seen, rel)
+        if fresh & _BOARD:
+            self._encode_board(e, seat, out, seen, fresh)
+        self._encode_seats(e, seat, out, seen, rel, fresh)
         # The blocks below are rewritten (zeroed first) when their inputs changed, or, for the blocks used
         # only in some phases, while they are in use and once more to clear them.
         trading = phase == Phase.TRADE or phase == Phase.PLACE_CUBE
@@ -389,7 +395,8 @@ class MedioevoEncoder(ObservationEncoder):
                 for g in e.sold_now:
                     tv[4 + NUM_SLOTS + g] = min(1.0, tv[4 + NUM_SLOTS + g] + 1 / 6)
         points_left = e.route_points_left if phase == Phase.ROUTE_POINTS else 0
-        if _changed(seen, "routes", (e.route, e.route_draft, points_left)):
+        if (fresh & ROUTES or points_left or seen["routes"][2]) and _changed(
+                seen, "routes", (e.route, e.route_draft, points_left)):
             rv = out[L["routes"]]
             rv[:] = 0
             rs = rv[:nn * n * 2].reshape(nn, n, 2)
@@ -404,7 +411,7 @@ class MedioevoEncoder(ObservationEncoder):
                 if e.route_draft["length"]:
                     rv[nn * n * 2 + nn + (4, 6, 8).index(e.route_draft["length"])] = 1
             rv[-1] = min(1.0, points_left / 6)
-        if _changed(seen, "at_war", e.at_war):
+        if fresh & WAR and _changed(seen, "at_war", e.at_war):
             out[L["at_war"]] = [e.at_war[p][q] for p in rel for q in rel]
         moving = phase == Phase.MOVE
         if moving or seen.get("move"):
@@ -433,7 +440,7 @@ class MedioevoEncoder(ObservationEncoder):
             sv[:] = 0
             if bt is not None:
                 self._write_battle(e, bt, to_rel, bv, sv)
-        if _changed(seen, "events", (e.event_card, e.event_deck[-1] if e.event_deck else -1, e.tax_rates,
+        if fresh & EVENTS and _changed(seen, "events", (e.event_card, e.event_deck[-1] if e.event_deck else -1, e.tax_rates,
                                      e.ev_effect, e.buildup_left if e.ev_stage == "buildup" else 0,
                                      e.revolt_queue)):
             evv = out[L["events"]]
@@ -483,7 +490,8 @@ class MedioevoEncoder(ObservationEncoder):
             if keeping:
                 for c in e.drawn:
                     drawn[c] = 1
-        if _changed(seen, "objects", (e.slots[seat], [e.objs[oid] for oid in e.slots[seat] if oid >= 0])):
+        if fresh & OBJECTS and _changed(seen, "objects", (e.slots[seat],
+                                                          [e.objs[oid] for oid in e.slots[seat] if oid >= 0])):
             mo = out[L["my_objects"]].reshape(NUM_SLOTS, len(VEHICLE_KINDS) + 3)
             mo[:] = 0
             for s, oid in enumerate(e.slots[seat]):
@@ -501,24 +509,32 @@ class MedioevoEncoder(ObservationEncoder):
             if placing:
                 mo2[0] = min(1.0, e.markers_to_place / 3)
                 mo2[1 + e.marker_origin] = 1
-        if _changed(seen, "diplomacy", diplomacy_sources(e, seat)):
+        if (fresh & DIPLOMACY or e.treaties) and _changed(seen, "diplomacy", diplomacy_sources(e, seat)):
             encode_diplomacy(e, seat, out, L, rel, to_rel)
-        if _changed(seen, "technologies", technology_sources(e)):
+        # movement_locked reads the phase and the moving carrier: looked at while it can be or was true
+        if (fresh & TECHNOLOGY or phase == Phase.MOVE or e.logistik >= 0 or seen["technologies"][2]) and _changed(
+                seen, "technologies", technology_sources(e)):
             out[self._technology_region] = 0
             encode_technologies(e, out, L)
-        if _changed(seen, "card_effects", card_effects_sources(e, seat)):
+        # what the card blocks read besides their domains
+        card_turn = (e.round, e.stage == Stage.EVENTS, phase == Phase.CARD_FOLLOW, e.actor == seat)
+        cards_fresh = fresh & (CARD_EFFECTS | OBJECTS)
+        if seen.get("card_turn") != card_turn:
+            seen["card_turn"] = card_turn
+            cards_fresh = CARD_EFFECTS | OBJECTS
+        if cards_fresh & CARD_EFFECTS and _changed(seen, "card_effects", card_effects_sources(e, seat)):
             v = out[L["card_effects"]]
             v[:] = 0
             encode_card_effects(e, seat, v)
-        if _changed(seen, "card_choice", card_choice_sources(e, seat)):
+        if cards_fresh & CARD_EFFECTS and _changed(seen, "card_choice", card_choice_sources(e, seat)):
             v = out[L["my_card_choice"]]
             v[:] = 0
             encode_card_choice(e, seat, v)
-        if _changed(seen, "card_moves", card_moves_sources(e)):
+        if cards_fresh and _changed(seen, "card_moves", card_moves_sources(e)):
             out[L["card_vehicles"]] = 0
             out[L["card_movement"]] = 0
             encode_card_moves(e, out, L, rel)
-        if _changed(seen, "appointments", appointments_sources(e)):
+        if fresh & (BATTLE | UNITS | BARBARIANS) and _changed(seen, "appointments", appointments_sources(e)):
             out[L["tech_appointed"]] = 0
             encode_appointments(e, out, L)
         use = e.tech_use
@@ -527,42 +543,64 @@ class MedioevoEncoder(ObservationEncoder):
             seen["invaded"] = invaded
             out[L["tech_invaded"]] = 0
             encode_invasion(e, out, L)
-        if _changed(seen, "multi_war", multi_war_sources(e)):
+        if (fresh & MULTI_WAR or e.multi_war is not None) and _changed(seen, "multi_war", multi_war_sources(e)):
             encode_multi_war(e, out, L, to_rel)
 
-    def _encode_board(self, e, seat: int, out: np.ndarray, seen: dict, rel: list[int]) -> None:
-        """The per-node blocks and what ``_encode_seats`` writes: all a unit move changes (see
-        ``MedioevoEngine.apply``)."""
-        control = e._cached_control_map()  # kept by the engine, never changed afterwards: no copy needed
+    def _encode_head(self, e, out: np.ndarray, seen: dict, rel: list[int]) -> None:
+        """The public head after the turn's one-hots: turn order, horde, supply and revealed bids."""
+        n = self.num_players
+        at = self._head_offsets
+        head = self._cached("head", (e.position, e.horde, e.barb_dice, e.bids_revealed, e.building_supply,
+                                     e.vehicle_supply, e.siege_supply, e.barb_supply, e.token_supply, len(e.deck),
+                                     len(e.event_deck)), lambda: self._supply_block(e))
+        if seen.get("head") is not head:
+            seen["head"] = head
+            supply = head[1]
+            start = self._turn_size
+            public = [0.0] * (self._head_size - start)
+            for i, p in enumerate(rel):
+                public[at["turn_order"] - start + i * n + e.position[p]] = 1.0
+            public[at["horde"] - start:at["horde"] - start + 6] = (
+                e.horde[0] / 2, e.horde[1], e.horde[2], e.barb_dice[0] / 4, e.barb_dice[1] / 6, e.barb_dice[2] / 8)
+            public[at["supply"] - start:at["supply"] - start + len(supply)] = supply
+            public[at["revealed_bids"] - start:at["revealed_bids"] - start + n] = [
+                min(1.0, e.bids_revealed[p] / BID_SCALE) for p in rel]
+            out[start:self._head_size] = public
+
+    def _encode_board(self, e, seat: int, out: np.ndarray, seen: dict, fresh: int) -> None:
+        """The per-node blocks, of the sources in the ``fresh`` domains that changed."""
+        # the control map is kept by the engine and never changed afterwards: no copy needed
+        control = e._cached_control_map() if fresh & _CONTROL else None
         board = self._versions("board", (
             control, e.playable, e.units, e.stopped, e.barb, e.marker, e.cubes, e.objs, e.goods, e.cargo,
             e.land_nodes, e.civil, e.civil_owner, e.civil_dmg, e.mil, e.mil_owner, e.mil_dmg, e.cath_owner,
-            e.cath_dmg, e.home_owner))  # home_owner: read by no board block, but by the goals below
-        self._encode_seats(e, seat, out, seen, rel, board)
+            e.cath_dmg, e.home_owner), _BOARD_GROUPS, fresh)  # home_owner: read by the goals, no board block
         last = seen.get("board")
         if last is not board:
             seen["board"] = board
-            self._fill_board(e, seat, out, seen, board[1], None if last is None else last[1], control)
+            self._fill_board(e, seat, out, seen, board[1], None if last is None else last[1])
 
-    def _encode_seats(self, e, seat: int, out: np.ndarray, seen: dict, rel: list[int], board: tuple) -> None:
-        """The seat rows, the visible money and the observer's goals: all a seat move changes (see
-        ``MedioevoEngine.apply``). ``board``: the board's entry (see ``_versions``)."""
+    def _encode_seats(self, e, seat: int, out: np.ndarray, seen: dict, rel: list[int], fresh: int) -> None:
+        """The seat rows, the visible money and the observer's goals, as far as the ``fresh`` domains changed
+        them."""
         n = self.num_players
         L = self.layout.slices
-        # the seat rows, each built once per change of its numbers and shared by all observers
         stride = self._seat_stride
-        rows = seen.get("rows")
-        if rows is None:
-            rows = seen["rows"] = [None] * n  # the shared row written for each relative seat
         rows_written = False
-        shared = self._seat_rows(e)
-        for i, p in enumerate(rel):
-            row = shared[p]
-            if rows[i] is not row:
-                rows[i] = row
-                base = self._seat_start + i * stride
-                out[base:base + stride] = row
-                rows_written = True  # its money slots hold 0 again
+        if fresh & _ROWS:  # each row built once per change of its numbers and shared by all observers
+            rows = seen.get("rows")
+            if rows is None:
+                rows = seen["rows"] = [None] * n  # the shared row written for each relative seat
+            shared = self._seat_rows(e)
+            for i, p in enumerate(rel):
+                row = shared[p]
+                if rows[i] is not row:
+                    rows[i] = row
+                    base = self._seat_start + i * stride
+                    out[base:base + stride] = row
+                    rows_written = True  # its money slots hold 0 again
+        if not fresh & _GOALS:
+            return
         # money (and money_known) is kept out of the cached rows: it changes at many steps
         money = [e.money[rel[i]] for i in self._money_seats]
         if rows_written or seen.get("money") != money:
@@ -574,7 +612,7 @@ class MedioevoEncoder(ObservationEncoder):
         # (never changed once made, so kept as it is) covers all but the seat's own numbers listed here.
         held = [e.goal_of[c] for c in e.hand[seat]]
         money = (e.money[seat], e.loans[seat]) if any(key == _NET_MONEY for key, _ in held) else None
-        goal_inputs = (board, held, money, e.total_units(seat), *e.tech[seat], *e.slots[seat],
+        goal_inputs = (seen["board"], held, money, e.total_units(seat), *e.tech[seat], *e.slots[seat],
                        e.stat_route_stages[seat], e.stat_barbarians_destroyed[seat], e.stat_conquered[seat])
         if seen.get("goal_inputs") != goal_inputs:
             seen["goal_inputs"] = goal_inputs
@@ -630,21 +668,30 @@ class MedioevoEncoder(ObservationEncoder):
             bv[k + 4 + bt["offer"]] = 1
 
     # ------------------------------------------------------------------------ caches ----
-    def _versions(self, name: str, sources: tuple) -> tuple:
+    def _versions(self, name: str, sources: tuple, groups: tuple, fresh: int) -> tuple:
         """The entry ``(copy of sources, version of each source)``: a version is a number the encoder gives
         a source's content when it first sees it, so blocks can be keyed by a few numbers. A new entry
-        whenever a source changed."""
+        whenever a source changed. ``groups``: (domain bits, positions of the sources they cover); only the
+        sources of the ``fresh`` domains are compared (the others may be None)."""
         entry = self._memo.get(name)
-        if entry is not None and entry[0] == sources:
+        if entry is None:
+            first = self._version + 1
+            self._version += len(sources)
+            entry = self._memo[name] = ([_snapshot(x) for x in sources], list(range(first, self._version + 1)))
             return entry
-        copies = list(entry[0]) if entry is not None else [None] * len(sources)
-        versions = list(entry[1]) if entry is not None else [0] * len(sources)
-        for i, source in enumerate(sources):
-            if entry is None or copies[i] != source:
-                copies[i] = _snapshot(source)
-                self._version += 1
-                versions[i] = self._version
-        entry = self._memo[name] = (tuple(copies), versions)
+        copies, versions = entry
+        new = None
+        for bits, positions in groups:
+            if fresh & bits:
+                for i in positions:
+                    if copies[i] != sources[i]:
+                        if new is None:
+                            new = copies, versions = list(copies), list(versions)
+                        copies[i] = _snapshot(sources[i])
+                        self._version += 1
+                        versions[i] = self._version
+        if new is not None:
+            entry = self._memo[name] = new
         return entry
 
     def _cached(self, name: str, sources: tuple, build) -> tuple:
@@ -675,8 +722,8 @@ class MedioevoEncoder(ObservationEncoder):
         else:  # mode "clip" makes take unbuffered; every position is in range
             np.take(block, gather, out=target, mode="clip")
 
-    def _fill_board(self, e, seat: int, out: np.ndarray, seen: dict, versions: list[int], last: list[int] | None,
-                    control: list[int]) -> None:
+    def _fill_board(self, e, seat: int, out: np.ndarray, seen: dict, versions: list[int], last: list[int] | None
+                    ) -> None:
         """The per-node blocks, built in absolute seats (seat p in column 1 + p of one-hots, index p of seat
         axes) and turned into the observer's relative seats by the gather positions of ``__init__``.
         ``versions`` are those of the sources listed in ``encode``, ``last`` those this seat's output shows
@@ -685,7 +732,7 @@ class MedioevoEncoder(ObservationEncoder):
         changed = [True] * len(versions) if last is None else [a != b for a, b in zip(last, versions)]
         put = self._put
         if changed[0]:
-            put(out, seen, seat, "node_controller", versions[0], lambda: self._owner_one_hot(control).ravel())
+            put(out, seen, seat, "node_controller", versions[0], lambda: self._owner_one_hot(e._cached_control_map()).ravel())
         if changed[1]:
             put(out, seen, seat, "node_static", versions[1], lambda: self._static_block(e))
         if changed[2]:
