@@ -54,7 +54,6 @@ MONEY_SCALE = 5000.0
 BID_SCALE = 2000.0
 EP_OFFSET, EP_SCALE = 50.0, 200.0
 STATIC_FEATURES = 20
-_NET_MONEY = GOAL_KEYS.index("net_money")  # the only goal that reads money and loans
 # The domains (changes.py) each block reads, following the engine functions it calls.
 _DOMAIN_BITS = tuple(1 << i for i in range(changes.NUM_DOMAINS))
 _HEAD = ORDER | HORDE | SUPPLY | CARDS | EVENTS  # the decks' sizes
@@ -64,7 +63,14 @@ _BOARD = _CONTROL | MARKET | OBJECTS
 _BOARD_GROUPS = ((_CONTROL, (0,)), (BUILDINGS, (1,) + tuple(range(10, 20))), (UNITS, (2, 3)), (BARBARIANS, (4,)),
                  (MARKERS, (5,)), (MARKET, (6,)), (OBJECTS, (7, 8, 9)))
 _ROWS = SEATS | UNITS | OBJECTS | CARDS  # _seat_rows: army, capitulated; slots, cargo; hand, rotated
-_GOALS = _BOARD | _ROWS | MONEY  # the visible money, and goal_value (net money, tech, stats, held cards, ...)
+# _seat_rows's inputs by domain
+_ROW_GROUPS = ((SEATS, tuple(range(11)) + (13, 14, 15, 16)), (UNITS, (11, 17)), (OBJECTS, (12, 20)), (CARDS, (18, 19)))
+# the domains goal_value reads per goal template (GOAL_KEYS)
+_GOAL_DOMAINS = (
+    _CONTROL, _CONTROL, BUILDINGS, BUILDINGS, BUILDINGS, BUILDINGS, BUILDINGS, SEATS, SEATS, SEATS, OBJECTS, OBJECTS,
+    OBJECTS, UNITS | OBJECTS, UNITS, MONEY | SEATS, OBJECTS, _CONTROL | MARKET, SEATS, SEATS, SEATS,
+    _CONTROL | BUILDINGS, _CONTROL, CARDS)
+assert len(_GOAL_DOMAINS) == len(GOAL_KEYS)
 _TREE_PHASES = (Phase.PURCHASE, Phase.DEFICIT, Phase.EVENT_EFFECT, Phase.BUILDUP, Phase.CARD_WINDOW,
                 Phase.CARD_FOLLOW, Phase.TECH_USE, Phase.TP_PAY)
 
@@ -582,7 +588,7 @@ class MedioevoEncoder(ObservationEncoder):
 
     def _encode_seats(self, e, seat: int, out: np.ndarray, seen: dict, rel: list[int], fresh: int) -> None:
         """The seat rows, the visible money and the observer's goals, as far as the ``fresh`` domains changed
-        them."""
+        them (the goals: ``_GOAL_DOMAINS``)."""
         n = self.num_players
         L = self.layout.slices
         stride = self._seat_stride
@@ -591,7 +597,7 @@ class MedioevoEncoder(ObservationEncoder):
             rows = seen.get("rows")
             if rows is None:
                 rows = seen["rows"] = [None] * n  # the shared row written for each relative seat
-            shared = self._seat_rows(e)
+            shared = self._seat_rows(e, fresh)
             for i, p in enumerate(rel):
                 row = shared[p]
                 if rows[i] is not row:
@@ -599,33 +605,38 @@ class MedioevoEncoder(ObservationEncoder):
                     base = self._seat_start + i * stride
                     out[base:base + stride] = row
                     rows_written = True  # its money slots hold 0 again
-        if not fresh & _GOALS:
-            return
         # money (and money_known) is kept out of the cached rows: it changes at many steps
-        money = [e.money[rel[i]] for i in self._money_seats]
-        if rows_written or seen.get("money") != money:
-            seen["money"] = money
-            for i, m in zip(self._money_seats, money):
-                base = self._seat_start + i * stride
-                out[base + 1:base + 3] = (min(1.0, max(0, m) / MONEY_SCALE), 1.0)
-        # The held cards' goals are measured again only when an input of ``goal_value`` changed: the board entry
-        # (never changed once made, so kept as it is) covers all but the seat's own numbers listed here.
-        held = [e.goal_of[c] for c in e.hand[seat]]
-        money = (e.money[seat], e.loans[seat]) if any(key == _NET_MONEY for key, _ in held) else None
-        goal_inputs = (seen["board"], held, money, e.total_units(seat), *e.tech[seat], *e.slots[seat],
-                       e.stat_route_stages[seat], e.stat_barbarians_destroyed[seat], e.stat_conquered[seat])
-        if seen.get("goal_inputs") != goal_inputs:
-            seen["goal_inputs"] = goal_inputs
-            goals = [0.0] * (2 * len(GOAL_KEYS))  # per template: lowest scaled threshold, met
-            for key, threshold in held:
-                scaled = min(1.0, threshold / 20) if threshold <= 20 else min(1.0, threshold / 2000)
-                if goals[2 * key] == 0 or scaled < goals[2 * key]:
-                    goals[2 * key] = scaled
-                if not goals[2 * key + 1] and e.goal_met(seat, (key, threshold)):
-                    goals[2 * key + 1] = 1.0
-            if seen.get("goals") != goals:
-                seen["goals"] = goals
-                out[L["my_goals"]] = goals
+        if rows_written or fresh & MONEY:
+            money = [e.money[rel[i]] for i in self._money_seats]
+            if rows_written or seen.get("money") != money:
+                seen["money"] = money
+                for i, m in zip(self._money_seats, money):
+                    base = self._seat_start + i * stride
+                    out[base + 1:base + 3] = (min(1.0, max(0, m) / MONEY_SCALE), 1.0)
+        # The held cards' goals: per template the lowest threshold (scaled) and whether the template's value reaches
+        # it. A value is measured again when a domain it reads was stamped; the cards held when one was.
+        if not fresh & (seen.get("goal_domains", changes.ALL) | CARDS):
+            return
+        kept = seen.get("goal_values", {})
+        values = {}
+        domains = 0
+        goals = [0.0] * (2 * len(GOAL_KEYS))  # per template: lowest scaled threshold, met
+        for key, threshold in [e.goal_of[c] for c in e.hand[seat]]:
+            scaled = min(1.0, threshold / 20) if threshold <= 20 else min(1.0, threshold / 2000)
+            if goals[2 * key] == 0 or scaled < goals[2 * key]:
+                goals[2 * key] = scaled
+            value = values.get(key)
+            if value is None:
+                reads = _GOAL_DOMAINS[key]
+                domains |= reads
+                value = values[key] = kept[key] if key in kept and not fresh & reads else e.goal_value(seat, key)
+            if value >= threshold:
+                goals[2 * key + 1] = 1.0
+        seen["goal_values"] = values
+        seen["goal_domains"] = domains
+        if seen.get("goals") != goals:
+            seen["goals"] = goals
+            out[L["my_goals"]] = goals
 
     def _write_battle(self, e, bt: dict, to_rel: list[int], bv: np.ndarray, sv: np.ndarray) -> None:
         """The battle in progress into the zeroed ``battle`` and ``battle_siege`` fields."""
@@ -759,34 +770,39 @@ class MedioevoEncoder(ObservationEncoder):
         if any(changed[10:]):
             put(out, seen, seat, "node_buildings", tuple(versions[10:]), lambda: self._building_block(e).ravel())
 
-    def _seat_rows(self, e) -> list:
+    def _seat_rows(self, e, fresh: int) -> list:
         """Each seat's block (ep .. rotated) with its money hidden, shared by all observers; a seat's block is a
-        new array whenever one of its numbers changed. The engine lists it is built from are compared with
-        copies as a whole (at C speed); only a list that differs is compared seat by seat, and only the
+        new array whenever one of its numbers changed. The engine lists of the ``fresh`` domains are compared
+        with copies as a whole (at C speed); only a list that differs is compared seat by seat, and only the
         entries it feeds are written again, into a copy of the seat's block."""
         inputs = (e.ep, e.loans, e.loan_taken, e.loan_repaid, e.tax_rate, e.markers_left, e.eliminated,
                   e.missed_interest, e.units_bought, e.card_bought, e.empire_of, e.army, e.slots, e.tech,
                   e.tech_bought, e.tokens, e.tokens_flipped, e.capitulated, e.hand, e.rotated,
                   e.cargo, e.tax_rates)  # the last two are not per seat
         kept = self._seat_inputs
-        if kept is not None and kept[0] == inputs:
-            return kept[1]
         n = self.num_players
         if kept is None or kept[0][-1] != e.tax_rates:
             rows = [self._build_seat_row(e, p) for p in range(n)]
-            self._seat_inputs = (tuple(_snapshot(x) for x in inputs), rows)
+            self._seat_inputs = ([_snapshot(x) for x in inputs], rows)
             return rows
-        copies, rows = list(kept[0]), kept[1]
+        copies, rows = kept
         copied: set = set()  # the seats whose block is a new copy
-        for k, (live, old) in enumerate(zip(inputs, copies)):
-            if live != old:
-                copies[k] = _snapshot(live)
-                for p in range(n) if k == _CARGO_INPUT else [p for p in range(n) if live[p] != old[p]]:
-                    if p not in copied:
-                        copied.add(p)
-                        rows[p] = rows[p].copy()
-                    self._row_parts[k](e, p, rows[p])
-        self._seat_inputs = (tuple(copies), rows)
+        for bits, positions in _ROW_GROUPS:
+            if not fresh & bits:
+                continue
+            for k in positions:
+                live, old = inputs[k], copies[k]
+                if live != old:
+                    if not copied:
+                        copies = list(copies)
+                    copies[k] = _snapshot(live)
+                    for p in range(n) if k == _CARGO_INPUT else [p for p in range(n) if live[p] != old[p]]:
+                        if p not in copied:
+                            copied.add(p)
+                            rows[p] = rows[p].copy()
+                        self._row_parts[k](e, p, rows[p])
+        if copied:
+            self._seat_inputs = (copies, rows)
         return rows
 
     def _row_part_writers(self) -> list:
