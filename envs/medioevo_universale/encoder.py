@@ -59,6 +59,7 @@ _DOMAIN_BITS = tuple(1 << i for i in range(changes.NUM_DOMAINS))
 _HEAD = ORDER | HORDE | SUPPLY | CARDS | EVENTS  # the decks' sizes
 _CONTROL = UNITS | BARBARIANS | MARKERS | BUILDINGS | DIPLOMACY  # StateMixin.controller, _treaty_controller
 _BOARD = _CONTROL | MARKET | OBJECTS
+_HEAD_GROUPS = ((ORDER, (0, 1)), (HORDE, (2, 3)), (SUPPLY, (4, 5, 6, 7, 8)), (CARDS, (9,)), (EVENTS, (10,)))
 # the board's sources (see _encode_board) by domain
 _BOARD_GROUPS = ((_CONTROL, (0,)), (BUILDINGS, (1,) + tuple(range(10, 20))), (UNITS, (2, 3)), (BARBARIANS, (4,)),
                  (MARKERS, (5,)), (MARKET, (6,)), (OBJECTS, (7, 8, 9)))
@@ -297,7 +298,7 @@ class MedioevoEncoder(ObservationEncoder):
         self._head_size = slices["revealed_bids"].stop
         self._turn_size = slices["turn_order"].start  # phase .. acting_seat
         assert slices["phase"].start == 0 and self._head_size == slices["seat0_ep"].start
-        self._memo: dict = {}  # blocks shared by all observers (see _cached)
+        self._memo: dict = {}  # blocks shared by all observers, and their sources (see _versions, _put)
         self._seat_inputs: tuple | None = None  # (copies of the engine lists, rows) of _seat_rows
         self._version = 0  # the last version number given (see _versions)
         # per seat: its last observation, updated in place, and what each block was written from
@@ -355,7 +356,11 @@ class MedioevoEncoder(ObservationEncoder):
             pend[:] = 0
             for move in prefix:
                 pend[self._codec.encode(move)] = 1
-        if _changed(seen, "offer", offer_sources(e, seat)):
+        o = offer_sources(e, seat)  # what encode_offer reads of it (its other keys change at drafting steps)
+        offer = None if o is None else (o["from"], o["to"], tuple(o["also"]), o["kind"], o["term"], o["fee"] > 0,
+                                        o["amount"], o["payer"] == o["from"], o["secret"])
+        if seen.get("offer") != offer:  # None: an empty block, as a new output holds
+            seen["offer"] = offer
             encode_offer(e, seat, out[L["offer"]], to_rel)
         if self._variants_on or e.auction_round:
             out[self._variant_region] = 0
@@ -384,7 +389,7 @@ class MedioevoEncoder(ObservationEncoder):
         n, nn = self.num_players, self.nn
         L = self.layout.slices
         if fresh & _HEAD:
-            self._encode_head(e, out, seen, rel)
+            self._encode_head(e, out, seen, rel, fresh)
         if fresh & _BOARD:
             self._encode_board(e, seat, out, seen, fresh)
         self._encode_seats(e, seat, out, seen, rel, fresh)
@@ -515,7 +520,9 @@ class MedioevoEncoder(ObservationEncoder):
             if placing:
                 mo2[0] = min(1.0, e.markers_to_place / 3)
                 mo2[1 + e.marker_origin] = 1
-        if (fresh & DIPLOMACY or e.treaties) and _changed(seen, "diplomacy", diplomacy_sources(e, seat)):
+        # the terms left of treaties change with the round
+        if (fresh & DIPLOMACY or seen["diplomacy"][1] != (e.round if e.treaties else 0)) and _changed(
+                seen, "diplomacy", diplomacy_sources(e, seat)):
             encode_diplomacy(e, seat, out, L, rel, to_rel)
         # movement_locked reads the phase and the moving carrier: looked at while it can be or was true
         if (fresh & TECHNOLOGY or phase == Phase.MOVE or e.logistik >= 0 or seen["technologies"][2]) and _changed(
@@ -552,16 +559,20 @@ class MedioevoEncoder(ObservationEncoder):
         if (fresh & MULTI_WAR or e.multi_war is not None) and _changed(seen, "multi_war", multi_war_sources(e)):
             encode_multi_war(e, out, L, to_rel)
 
-    def _encode_head(self, e, out: np.ndarray, seen: dict, rel: list[int]) -> None:
+    def _encode_head(self, e, out: np.ndarray, seen: dict, rel: list[int], fresh: int) -> None:
         """The public head after the turn's one-hots: turn order, horde, supply and revealed bids."""
         n = self.num_players
         at = self._head_offsets
-        head = self._cached("head", (e.position, e.horde, e.barb_dice, e.bids_revealed, e.building_supply,
-                                     e.vehicle_supply, e.siege_supply, e.barb_supply, e.token_supply, len(e.deck),
-                                     len(e.event_deck)), lambda: self._supply_block(e))
+        head = self._versions("head", (e.position, e.bids_revealed, e.horde, e.barb_dice, e.building_supply,
+                                       e.vehicle_supply, e.siege_supply, e.barb_supply, e.token_supply, len(e.deck),
+                                       len(e.event_deck)), _HEAD_GROUPS, fresh)
         if seen.get("head") is not head:
             seen["head"] = head
-            supply = head[1]
+            supply_versions = head[1][4:]
+            entry = self._memo.get("supply")
+            if entry is None or entry[0] != supply_versions:
+                entry = self._memo["supply"] = (supply_versions, self._supply_block(e))
+            supply = entry[1]
             start = self._turn_size
             public = [0.0] * (self._head_size - start)
             for i, p in enumerate(rel):
@@ -703,15 +714,6 @@ class MedioevoEncoder(ObservationEncoder):
                         versions[i] = self._version
         if new is not None:
             entry = self._memo[name] = new
-        return entry
-
-    def _cached(self, name: str, sources: tuple, build) -> tuple:
-        """The entry ``(copy of sources, build())``, rebuilt only when the live engine data in ``sources``
-        no longer equals the copy taken at the last build."""
-        entry = self._memo.get(name)
-        if entry is not None and entry[0] == sources:
-            return entry
-        entry = self._memo[name] = (_snapshot(sources), build())
         return entry
 
     def _put(self, out: np.ndarray, seen: dict, seat: int, field: str, key, build) -> None:
