@@ -67,11 +67,15 @@ _ROWS = SEATS | UNITS | OBJECTS | CARDS  # _seat_rows: army, capitulated; slots,
 # _seat_rows's inputs by domain
 _ROW_GROUPS = ((SEATS, tuple(range(11)) + (13, 14, 15, 16)), (UNITS, (11, 17)), (OBJECTS, (12, 20)), (CARDS, (18, 19)))
 # the domains goal_value reads per goal template (GOAL_KEYS)
+# pseudo-domains past the domains' bits: what some blocks read besides their domains (see _extra_reads)
+_ROUTE_POINTS, _TREATY_ROUND, _LOCK, _CARD_TURN, _MULTI_WAR_ON = (1 << (changes.NUM_DOMAINS + k) for k in range(5))
+_EVERYTHING = (1 << (changes.NUM_DOMAINS + 5)) - 1
 _GOAL_DOMAINS = (
     _CONTROL, _CONTROL, BUILDINGS, BUILDINGS, BUILDINGS, BUILDINGS, BUILDINGS, SEATS, SEATS, SEATS, OBJECTS, OBJECTS,
     OBJECTS, UNITS | OBJECTS, UNITS, MONEY | SEATS, OBJECTS, _CONTROL | MARKET, SEATS, SEATS, SEATS,
     _CONTROL | BUILDINGS, _CONTROL, CARDS)
 assert len(_GOAL_DOMAINS) == len(GOAL_KEYS)
+_SEATS = _ROWS | MONEY | _BOARD  # _encode_seats: rows, money, goals (their domains are a subset)
 _TREE_PHASES = (Phase.PURCHASE, Phase.DEFICIT, Phase.EVENT_EFFECT, Phase.BUILDUP, Phase.CARD_WINDOW,
                 Phase.CARD_FOLLOW, Phase.TECH_USE, Phase.TP_PAY)
 
@@ -336,9 +340,7 @@ class MedioevoEncoder(ObservationEncoder):
             out[at["round"]:at["round"] + 3] = (e.round / 12, e.num_rounds / 12, min(1.0, e.ep_limit / 100))
             if acting >= 0:
                 out[at["acting_seat"] + to_rel[acting]] = 1.0
-        # The blocks a minor move can change (see ``MedioevoEngine.apply``) are looked at in every call, those a
-        # seat move can change after one, the rest only after a major move, or when no move was made since this
-        # seat's last call (so that changes made from outside the rules, as tests do, are seen).
+        # what no domain covers (changes.py), compared at every look
         bid = e.bids[seat] if phase in (Phase.BID, Phase.TIE_BID) else 0
         private = (bid, e.tie_extra[seat], e.tax_pending[seat], e.tax_rates, *e.tp[seat])
         if seen.get("private") != private:
@@ -371,42 +373,55 @@ class MedioevoEncoder(ObservationEncoder):
         moves, last = e.moves, seen.get("moves")
         if last is None or last == moves or seen.get("revision") is not e.revision:
             seen["revision"] = e.revision
-            fresh = changes.ALL
+            fresh = _EVERYTHING
         else:
             stamps = e.stamps
             fresh = sum(compress(_DOMAIN_BITS, [s > last for s in stamps])) if max(stamps) > last else 0
+            fresh |= self._extra_reads(e, seat, seen, phase)
         seen["moves"] = moves
-        self._encode_rest(e, seat, out, seen, mine, phase, rel, to_rel, fresh)
+        if fresh:
+            self._encode_stamped(e, seat, out, seen, phase, rel, to_rel, fresh)
+        self._encode_phase_blocks(e, seat, out, seen, mine, phase, to_rel)
         obs = out.copy()  # callers may keep observations: later calls must not change them
         if self.config.hidden_purchases:
             show_purchase_snapshot(e, seat, obs, L, rel, to_rel)
         return obs
 
-    def _encode_rest(self, e, seat: int, out: np.ndarray, seen: dict, mine: bool, phase: int, rel: list[int],
-                     to_rel: list[int], fresh: int) -> None:
-        """The blocks of ``encode`` that depend on the domains ``fresh`` (bits of changes.py), on the phase or on
-        what no domain covers."""
+    def _extra_reads(self, e, seat: int, seen: dict, phase: int) -> int:
+        """The pseudo-domains (``_ROUTE_POINTS`` ..) of the blocks that read more than their domains, to look at
+        whenever that more may have changed."""
+        extra = 0
+        if phase == Phase.ROUTE_POINTS or seen["routes"][2]:
+            extra = _ROUTE_POINTS
+        if seen["diplomacy"][1] != (e.round if e.treaties else 0):  # the terms left change with the round
+            extra |= _TREATY_ROUND
+        if phase == Phase.MOVE or e.logistik >= 0 or seen["technologies"][2]:  # movement_locked can be or was true
+            extra |= _LOCK
+        if seen["card_turn"] != self._card_turn(e, seat):
+            extra |= _CARD_TURN
+        if e.multi_war is not None:
+            extra |= _MULTI_WAR_ON
+        return extra
+
+    @staticmethod
+    def _card_turn(e, seat: int) -> tuple:
+        """What the card blocks read besides their domains."""
+        return e.round, e.stage == Stage.EVENTS, e.phase == Phase.CARD_FOLLOW, e.actor == seat
+
+    def _encode_stamped(self, e, seat: int, out: np.ndarray, seen: dict, phase: int, rel: list[int],
+                        to_rel: list[int], fresh: int) -> None:
+        """The blocks of the domains ``fresh`` (bits of changes.py and the pseudo-domains of ``_extra_reads``):
+        each looked at when a domain it reads is fresh, and rewritten (zeroed first) when its inputs changed."""
         n, nn = self.num_players, self.nn
         L = self.layout.slices
         if fresh & _HEAD:
             self._encode_head(e, out, seen, rel, fresh)
         if fresh & _BOARD:
             self._encode_board(e, seat, out, seen, fresh)
-        self._encode_seats(e, seat, out, seen, rel, fresh)
-        # The blocks below are rewritten (zeroed first) when their inputs changed, or, for the blocks used
-        # only in some phases, while they are in use and once more to clear them.
-        trading = phase == Phase.TRADE or phase == Phase.PLACE_CUBE
-        if trading or seen.get("trade"):
-            seen["trade"] = trading
-            tv = out[L["trade"]]
-            tv[:] = 0
-            if trading:
-                tv[3 if phase == Phase.PLACE_CUBE else ("", "buy", "sell").index(e.trade_action)] = 1
-                tv[4 + e.slots[e.actor].index(e.trader)] = 1
-                for g in e.sold_now:
-                    tv[4 + NUM_SLOTS + g] = min(1.0, tv[4 + NUM_SLOTS + g] + 1 / 6)
+        if fresh & _SEATS:
+            self._encode_seats(e, seat, out, seen, rel, fresh)
         points_left = e.route_points_left if phase == Phase.ROUTE_POINTS else 0
-        if (fresh & ROUTES or points_left or seen["routes"][2]) and _changed(
+        if fresh & (ROUTES | _ROUTE_POINTS) and _changed(
                 seen, "routes", (e.route, e.route_draft, points_left)):
             rv = out[L["routes"]]
             rv[:] = 0
@@ -424,6 +439,81 @@ class MedioevoEncoder(ObservationEncoder):
             rv[-1] = min(1.0, points_left / 6)
         if fresh & WAR and _changed(seen, "at_war", e.at_war):
             out[L["at_war"]] = [e.at_war[p][q] for p in rel for q in rel]
+        if fresh & EVENTS and _changed(seen, "events", (e.event_card, e.event_deck[-1] if e.event_deck else -1, e.tax_rates,
+                                     e.ev_effect, e.buildup_left if e.ev_stage == "buildup" else 0,
+                                     e.revolt_queue)):
+            evv = out[L["events"]]
+            evv[:] = 0
+            symbols = ("movement", "units", "buildings", "goods")
+            if e.event_card >= 0:
+                ev = self._events[e.event_card]
+                for i, sym in enumerate(ev.symbols):
+                    evv[4 * i + symbols.index(sym)] = 1
+                for node in ev.regions | ev.seas:
+                    evv[12 + node] = 1
+            if e.event_deck:
+                evv[12 + nn + e.tax_rates.index(self._events[e.event_deck[-1]].allowed_tax)] = 1
+            k = 12 + nn + 5
+            if e.ev_effect is not None:
+                evv[k + symbols.index(e.ev_effect["symbol"])] = 1
+                evv[k + 4] = min(1.0, e.ev_effect["left"] / 4)
+            evv[k + 5] = e.buildup_left / 3 if e.ev_stage == "buildup" else 0
+            for p in e.revolt_queue:
+                evv[k + 6 + to_rel[p]] = min(1.0, evv[k + 6 + to_rel[p]] + 0.2)
+        if fresh & OBJECTS and _changed(seen, "objects", (e.slots[seat],
+                                                          [e.objs[oid] for oid in e.slots[seat] if oid >= 0])):
+            mo = out[L["my_objects"]].reshape(NUM_SLOTS, len(VEHICLE_KINDS) + 3)
+            mo[:] = 0
+            for s, oid in enumerate(e.slots[seat]):
+                if oid >= 0:
+                    o = e.objs[oid]
+                    mo[s, o[1]] = 1
+                    mo[s, 5] = o[2] / 3
+                    mo[s, 6] = max(0, o[3]) / nn
+                    mo[s, 7] = min(1.0, o[4] / 8)
+        if fresh & (DIPLOMACY | _TREATY_ROUND) and _changed(
+                seen, "diplomacy", diplomacy_sources(e, seat)):
+            encode_diplomacy(e, seat, out, L, rel, to_rel)
+        if fresh & (TECHNOLOGY | _LOCK) and _changed(
+                seen, "technologies", technology_sources(e)):
+            out[self._technology_region] = 0
+            encode_technologies(e, out, L)
+        if fresh & _CARD_TURN:
+            seen["card_turn"] = self._card_turn(e, seat)
+        if fresh & (CARD_EFFECTS | _CARD_TURN) and _changed(seen, "card_effects", card_effects_sources(e, seat)):
+            v = out[L["card_effects"]]
+            v[:] = 0
+            encode_card_effects(e, seat, v)
+        if fresh & (CARD_EFFECTS | _CARD_TURN) and _changed(seen, "card_choice", card_choice_sources(e, seat)):
+            v = out[L["my_card_choice"]]
+            v[:] = 0
+            encode_card_choice(e, seat, v)
+        if fresh & (CARD_EFFECTS | OBJECTS | _CARD_TURN) and _changed(seen, "card_moves", card_moves_sources(e)):
+            out[L["card_vehicles"]] = 0
+            out[L["card_movement"]] = 0
+            encode_card_moves(e, out, L, rel)
+        if fresh & (BATTLE | UNITS | BARBARIANS) and _changed(seen, "appointments", appointments_sources(e)):
+            out[L["tech_appointed"]] = 0
+            encode_appointments(e, out, L)
+        if fresh & (MULTI_WAR | _MULTI_WAR_ON) and _changed(seen, "multi_war", multi_war_sources(e)):
+            encode_multi_war(e, out, L, to_rel)
+
+
+    def _encode_phase_blocks(self, e, seat: int, out: np.ndarray, seen: dict, mine: bool, phase: int,
+                             to_rel: list[int]) -> None:
+        """The blocks used only in some phases: written while in use, and once more to clear them."""
+        nn = self.nn
+        L = self.layout.slices
+        trading = phase == Phase.TRADE or phase == Phase.PLACE_CUBE
+        if trading or seen.get("trade"):
+            seen["trade"] = trading
+            tv = out[L["trade"]]
+            tv[:] = 0
+            if trading:
+                tv[3 if phase == Phase.PLACE_CUBE else ("", "buy", "sell").index(e.trade_action)] = 1
+                tv[4 + e.slots[e.actor].index(e.trader)] = 1
+                for g in e.sold_now:
+                    tv[4 + NUM_SLOTS + g] = min(1.0, tv[4 + NUM_SLOTS + g] + 1 / 6)
         moving = phase == Phase.MOVE
         if moving or seen.get("move"):
             seen["move"] = moving
@@ -451,27 +541,6 @@ class MedioevoEncoder(ObservationEncoder):
             sv[:] = 0
             if bt is not None:
                 self._write_battle(e, bt, to_rel, bv, sv)
-        if fresh & EVENTS and _changed(seen, "events", (e.event_card, e.event_deck[-1] if e.event_deck else -1, e.tax_rates,
-                                     e.ev_effect, e.buildup_left if e.ev_stage == "buildup" else 0,
-                                     e.revolt_queue)):
-            evv = out[L["events"]]
-            evv[:] = 0
-            symbols = ("movement", "units", "buildings", "goods")
-            if e.event_card >= 0:
-                ev = self._events[e.event_card]
-                for i, sym in enumerate(ev.symbols):
-                    evv[4 * i + symbols.index(sym)] = 1
-                for node in ev.regions | ev.seas:
-                    evv[12 + node] = 1
-            if e.event_deck:
-                evv[12 + nn + e.tax_rates.index(self._events[e.event_deck[-1]].allowed_tax)] = 1
-            k = 12 + nn + 5
-            if e.ev_effect is not None:
-                evv[k + symbols.index(e.ev_effect["symbol"])] = 1
-                evv[k + 4] = min(1.0, e.ev_effect["left"] / 4)
-            evv[k + 5] = e.buildup_left / 3 if e.ev_stage == "buildup" else 0
-            for p in e.revolt_queue:
-                evv[k + 6 + to_rel[p]] = min(1.0, evv[k + 6 + to_rel[p]] + 0.2)
         cq = e.conquest
         conquering = cq is not None and bool(cq["items"])
         if conquering or seen.get("conquest"):
@@ -501,17 +570,6 @@ class MedioevoEncoder(ObservationEncoder):
             if keeping:
                 for c in e.drawn:
                     drawn[c] = 1
-        if fresh & OBJECTS and _changed(seen, "objects", (e.slots[seat],
-                                                          [e.objs[oid] for oid in e.slots[seat] if oid >= 0])):
-            mo = out[L["my_objects"]].reshape(NUM_SLOTS, len(VEHICLE_KINDS) + 3)
-            mo[:] = 0
-            for s, oid in enumerate(e.slots[seat]):
-                if oid >= 0:
-                    o = e.objs[oid]
-                    mo[s, o[1]] = 1
-                    mo[s, 5] = o[2] / 3
-                    mo[s, 6] = max(0, o[3]) / nn
-                    mo[s, 7] = min(1.0, o[4] / 8)
         placing = mine and phase == Phase.PLACE_MARKER
         if placing or seen.get("marker_origin"):
             seen["marker_origin"] = placing
@@ -520,44 +578,12 @@ class MedioevoEncoder(ObservationEncoder):
             if placing:
                 mo2[0] = min(1.0, e.markers_to_place / 3)
                 mo2[1 + e.marker_origin] = 1
-        # the terms left of treaties change with the round
-        if (fresh & DIPLOMACY or seen["diplomacy"][1] != (e.round if e.treaties else 0)) and _changed(
-                seen, "diplomacy", diplomacy_sources(e, seat)):
-            encode_diplomacy(e, seat, out, L, rel, to_rel)
-        # movement_locked reads the phase and the moving carrier: looked at while it can be or was true
-        if (fresh & TECHNOLOGY or phase == Phase.MOVE or e.logistik >= 0 or seen["technologies"][2]) and _changed(
-                seen, "technologies", technology_sources(e)):
-            out[self._technology_region] = 0
-            encode_technologies(e, out, L)
-        # what the card blocks read besides their domains
-        card_turn = (e.round, e.stage == Stage.EVENTS, phase == Phase.CARD_FOLLOW, e.actor == seat)
-        cards_fresh = fresh & (CARD_EFFECTS | OBJECTS)
-        if seen.get("card_turn") != card_turn:
-            seen["card_turn"] = card_turn
-            cards_fresh = CARD_EFFECTS | OBJECTS
-        if cards_fresh & CARD_EFFECTS and _changed(seen, "card_effects", card_effects_sources(e, seat)):
-            v = out[L["card_effects"]]
-            v[:] = 0
-            encode_card_effects(e, seat, v)
-        if cards_fresh & CARD_EFFECTS and _changed(seen, "card_choice", card_choice_sources(e, seat)):
-            v = out[L["my_card_choice"]]
-            v[:] = 0
-            encode_card_choice(e, seat, v)
-        if cards_fresh and _changed(seen, "card_moves", card_moves_sources(e)):
-            out[L["card_vehicles"]] = 0
-            out[L["card_movement"]] = 0
-            encode_card_moves(e, out, L, rel)
-        if fresh & (BATTLE | UNITS | BARBARIANS) and _changed(seen, "appointments", appointments_sources(e)):
-            out[L["tech_appointed"]] = 0
-            encode_appointments(e, out, L)
         use = e.tech_use
         invaded = use["node"] if use is not None and use["window"] == "invade" else -1
         if seen.get("invaded", -1) != invaded:
             seen["invaded"] = invaded
             out[L["tech_invaded"]] = 0
             encode_invasion(e, out, L)
-        if (fresh & MULTI_WAR or e.multi_war is not None) and _changed(seen, "multi_war", multi_war_sources(e)):
-            encode_multi_war(e, out, L, to_rel)
 
     def _encode_head(self, e, out: np.ndarray, seen: dict, rel: list[int], fresh: int) -> None:
         """The public head after the turn's one-hots: turn order, horde, supply and revealed bids."""
