@@ -304,6 +304,7 @@ class MedioevoEncoder(ObservationEncoder):
         assert slices["phase"].start == 0 and self._head_size == slices["seat0_ep"].start
         self._memo: dict = {}  # blocks shared by all observers, and their sources (see _versions, _put)
         self._seat_inputs: tuple | None = None  # (copies of the engine lists, rows) of _seat_rows
+        self._units_kept: tuple | None = None  # (copies of the units lists, block) of _units_block
         self._version = 0  # the last version number given (see _versions)
         # per seat: its last observation, updated in place, and what each block was written from
         self._outputs: dict[int, tuple[np.ndarray, dict]] = {}
@@ -775,7 +776,7 @@ class MedioevoEncoder(ObservationEncoder):
         if changed[1]:
             put(out, seen, seat, "node_static", versions[1], lambda: self._static_block(e))
         if changed[2]:
-            put(out, seen, seat, "node_units", versions[2], lambda: np.minimum(1.0, _small_ints(e.units) / 10))
+            put(out, seen, seat, "node_units", versions[2], lambda: self._units_block(e))
         if changed[3]:
             put(out, seen, seat, "node_stopped", versions[3],
                 lambda: np.minimum(1.0, _small_ints(e.stopped).reshape(n, nn, NT).sum(axis=2).ravel() / 10))
@@ -797,6 +798,23 @@ class MedioevoEncoder(ObservationEncoder):
                     self._write(out, seat, field, block)
         if any(changed[10:]):
             put(out, seen, seat, "node_buildings", tuple(versions[10:]), lambda: self._building_block(e).ravel())
+
+    def _units_block(self, e) -> np.ndarray:
+        """node_units in absolute seats, the units of a seat converted again only when they changed since the last
+        build (a move changes one seat's units, mostly): the block is updated in place (observers' outputs hold
+        copies of it, ``_write``)."""
+        kept = self._units_kept
+        if kept is None:
+            block = np.minimum(1.0, _small_ints(e.units) / 10)
+            self._units_kept = ([row[:] for row in e.units], block)
+            return block
+        copies, block = kept
+        size = len(copies[0])
+        for p, row in enumerate(e.units):
+            if row != copies[p]:
+                copies[p] = row[:]
+                block[p * size:(p + 1) * size] = np.minimum(1.0, _small_ints([row]) / 10)
+        return block
 
     def _seat_rows(self, e, fresh: int) -> list:
         """Each seat's block (ep .. rotated) with its money hidden, shared by all observers; a seat's block is a
