@@ -102,6 +102,16 @@ def _snapshot(value):
     return copy.deepcopy(value)
 
 
+def _recopy(old, live):
+    """``_snapshot(live)`` where ``old`` is a copy of an earlier state of it: a list of a few lists (one per seat,
+    as units) keeps the copies of the lists that did not change."""
+    if type(live) is list and 0 < len(live) <= _FEW and type(live[0]) is list and type(old) is list \
+            and len(old) == len(live):
+        return [x if x == y else _snapshot(y) for x, y in zip(old, live)]
+    return _snapshot(live)
+
+
+_FEW = 8  # the most seats
 _SCALARS = (int, bool, float, str, type(None))
 _CARGO_INPUT = 20  # the input of ``_seat_rows`` that is not a list per seat (cargo per carrier)
 _FLAT = (int, bool, float, str)
@@ -736,7 +746,7 @@ class MedioevoEncoder(ObservationEncoder):
                     if copies[i] != sources[i]:
                         if new is None:
                             new = copies, versions = list(copies), list(versions)
-                        copies[i] = _snapshot(sources[i])
+                        copies[i] = _recopy(copies[i], sources[i])
                         self._version += 1
                         versions[i] = self._version
         if new is not None:
@@ -841,7 +851,7 @@ class MedioevoEncoder(ObservationEncoder):
                 if live != old:
                     if not copied:
                         copies = list(copies)
-                    copies[k] = _snapshot(live)
+                    copies[k] = _recopy(old, live)
                     for p in range(n) if k == _CARGO_INPUT else [p for p in range(n) if live[p] != old[p]]:
                         if p not in copied:
                             copied.add(p)
