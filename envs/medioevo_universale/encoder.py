@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import copy
 from itertools import compress
+from operator import is_
 from math import inf
 
 import numpy as np
@@ -103,12 +104,14 @@ def _snapshot(value):
 
 
 def _recopy(old, live):
-    """``_snapshot(live)`` where ``old`` is a copy of an earlier state of it: a list of a few lists (one per seat,
-    as units) keeps the copies of the lists that did not change."""
+    """``old`` (a copy of an earlier state of ``live``) if ``live`` still equals it, else a copy of ``live``; a list
+    of a few lists (one per seat, as units) is compared and copied list by list, the copies of the lists that did
+    not change kept (so the changed seats are those whose copy is a new object)."""
     if type(live) is list and 0 < len(live) <= _FEW and type(live[0]) is list and type(old) is list \
             and len(old) == len(live):
-        return [x if x == y else _snapshot(y) for x, y in zip(old, live)]
-    return _snapshot(live)
+        copies = [x if x == y else y[:] if not y or type(y[0]) in _FLAT else _snapshot(y) for x, y in zip(old, live)]
+        return old if all(map(is_, copies, old)) else copies
+    return old if old == live else _snapshot(live)
 
 
 _FEW = 8  # the most seats
@@ -314,7 +317,7 @@ class MedioevoEncoder(ObservationEncoder):
         assert slices["phase"].start == 0 and self._head_size == slices["seat0_ep"].start
         self._memo: dict = {}  # blocks shared by all observers, and their sources (see _versions, _put)
         self._seat_inputs: tuple | None = None  # (copies of the engine lists, rows) of _seat_rows
-        self._units_kept: tuple | None = None  # (copies of the units lists, block) of _units_block
+        self._units_kept: tuple | None = None  # (the board's copy of the units it was built from, block)
         self._version = 0  # the last version number given (see _versions)
         # per seat: its last observation, updated in place, and what each block was written from
         self._outputs: dict[int, tuple[np.ndarray, dict]] = {}
@@ -743,10 +746,11 @@ class MedioevoEncoder(ObservationEncoder):
         for bits, positions in groups:
             if fresh & bits:
                 for i in positions:
-                    if copies[i] != sources[i]:
+                    copy = _recopy(copies[i], sources[i])
+                    if copy is not copies[i]:
                         if new is None:
                             new = copies, versions = list(copies), list(versions)
-                        copies[i] = _recopy(copies[i], sources[i])
+                        copies[i] = copy
                         self._version += 1
                         versions[i] = self._version
         if new is not None:
@@ -786,7 +790,7 @@ class MedioevoEncoder(ObservationEncoder):
         if changed[1]:
             put(out, seen, seat, "node_static", versions[1], lambda: self._static_block(e))
         if changed[2]:
-            put(out, seen, seat, "node_units", versions[2], lambda: self._units_block(e))
+            put(out, seen, seat, "node_units", versions[2], lambda: self._units_block(self._memo["board"][0][2]))
         if changed[3]:
             put(out, seen, seat, "node_stopped", versions[3],
                 lambda: np.minimum(1.0, _small_ints(e.stopped).reshape(n, nn, NT).sum(axis=2).ravel() / 10))
@@ -809,21 +813,20 @@ class MedioevoEncoder(ObservationEncoder):
         if any(changed[10:]):
             put(out, seen, seat, "node_buildings", tuple(versions[10:]), lambda: self._building_block(e).ravel())
 
-    def _units_block(self, e) -> np.ndarray:
-        """node_units in absolute seats, the units of a seat converted again only when they changed since the last
-        build (a move changes one seat's units, mostly): the block is updated in place (observers' outputs hold
-        copies of it, ``_write``)."""
+    def _units_block(self, units: list[list[int]]) -> np.ndarray:
+        """node_units in absolute seats from the board's copy of the units (see ``_versions``), a seat's units
+        converted again only when its copy is a new list since the last build (a move changes one seat's units,
+        mostly): the block is updated in place (observers' outputs hold copies of it, ``_write``)."""
         kept = self._units_kept
         if kept is None:
-            block = np.minimum(1.0, _small_ints(e.units) / 10)
-            self._units_kept = ([row[:] for row in e.units], block)
-            return block
-        copies, block = kept
-        size = len(copies[0])
-        for p, row in enumerate(e.units):
-            if row != copies[p]:
-                copies[p] = row[:]
-                block[p * size:(p + 1) * size] = np.minimum(1.0, _small_ints([row]) / 10)
+            block = np.minimum(1.0, _small_ints(units) / 10)
+        else:
+            built, block = kept
+            size = len(units[0])
+            for p, row in enumerate(units):
+                if row is not built[p]:
+                    block[p * size:(p + 1) * size] = np.minimum(1.0, _small_ints([row]) / 10)
+        self._units_kept = (units, block)
         return block
 
     def _seat_rows(self, e, fresh: int) -> list:
@@ -847,12 +850,14 @@ class MedioevoEncoder(ObservationEncoder):
             if not fresh & bits:
                 continue
             for k in positions:
-                live, old = inputs[k], copies[k]
-                if live != old:
+                old = copies[k]
+                copy = _recopy(old, inputs[k])
+                if copy is not old:
                     if not copied:
                         copies = list(copies)
-                    copies[k] = _recopy(old, live)
-                    for p in range(n) if k == _CARGO_INPUT else [p for p in range(n) if live[p] != old[p]]:
+                    copies[k] = copy
+                    for p in range(n) if k == _CARGO_INPUT else [
+                            p for p in range(n) if copy[p] is not old[p] and copy[p] != old[p]]:
                         if p not in copied:
                             copied.add(p)
                             rows[p] = rows[p].copy()
