@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import copy
 from itertools import compress
-from operator import is_
 from math import inf
 
 import numpy as np
@@ -107,11 +106,12 @@ def _recopy(old, live):
     """``old`` (a copy of an earlier state of ``live``) if ``live`` still equals it, else a copy of ``live``; a list
     of a few lists (one per seat, as units) is compared and copied list by list, the copies of the lists that did
     not change kept (so the changed seats are those whose copy is a new object)."""
+    if old == live:
+        return old
     if type(live) is list and 0 < len(live) <= _FEW and type(live[0]) is list and type(old) is list \
             and len(old) == len(live):
-        copies = [x if x == y else y[:] if not y or type(y[0]) in _FLAT else _snapshot(y) for x, y in zip(old, live)]
-        return old if all(map(is_, copies, old)) else copies
-    return old if old == live else _snapshot(live)
+        return [x if x == y else y[:] if not y or type(y[0]) in _FLAT else _snapshot(y) for x, y in zip(old, live)]
+    return _snapshot(live)
 
 
 _FEW = 8  # the most seats
