@@ -6,17 +6,21 @@ from, and the order of both decks. Everything is scaled into [0, 1] (counts divi
 largest value, clipped). ``MedioevoEncoder(...).layout`` names every slice.
 
 Speed: the encoder keeps each seat's last observation and rewrites only the blocks whose engine inputs
-changed, told by comparing the live inputs with copies taken when the block was written (``_changed``;
-by content, so no rule has to report its changes). The blocks shared by all observers (board, seat rows,
-supply) are built once in absolute seats and cached (``_versions``, ``_cached``; a seat's row is patched
-where its numbers changed, ``_seat_rows``); each call returns a copy. Which blocks are looked at depends
-on the moves made since the seat's last call, as the engine counts them (``MedioevoEngine.apply``): after
-minor moves only the turn, the private fields, the choice in progress and the offer; after seat moves
-also the seat rows, money and goals; after unit moves also the board; after any other move, or after no
-move at all, every block (so state edited from outside the rules between two calls with no move in
-between is seen; an edit made after a counted move is not, unless ``engine.revision`` is made a new
-object). tests/medioevo_universale/test_encoder_cache.py and test_encoder_incremental.py check the result
-against a fresh encoder at every step of random games.
+changed. Which blocks it looks at follows the change domains the rules stamp (changes.py): each seat
+remembers ``engine.moves`` at its last look, and a block is looked at only when a domain it reads (the
+``_HEAD`` .. ``_GOAL_DOMAINS`` constants, worked out from the engine functions the block calls) was stamped
+since, or when something it reads besides its domains may have changed (``_extra_reads``); what no domain
+covers (the turn, the private fields, the choice in progress, the offer) and the blocks used only in some
+phases are looked at in every call. A block looked at is compared with copies taken when it was written
+(``_changed``, ``_versions``), so a stamp that changed nothing the block shows costs a comparison, not a
+rewrite. When no move was made since the seat's last look, or ``engine.revision`` is a new object (an edit
+from outside the rules: tests/medioevo_universale/forced.py ``touched``; or another engine, as a clone),
+every block is looked at by content. The blocks shared by all observers (board, seat rows, head) are built
+once in absolute seats and cached (``_versions``; a seat's row is patched where its numbers changed,
+``_seat_rows``; node_units per seat, ``_units_block``); each call returns a copy.
+tests/medioevo_universale/test_encoder_cache.py and test_encoder_incremental.py check the result against a
+fresh encoder at every step of random games, with the engine's stamps and with exact ones (the content
+oracle, ``forced.exact_stamps``).
 """
 from __future__ import annotations
 
