@@ -6,21 +6,26 @@ from, and the order of both decks. Everything is scaled into [0, 1] (counts divi
 largest value, clipped). ``MedioevoEncoder(...).layout`` names every slice.
 
 Speed: the encoder keeps each seat's last observation and rewrites only the blocks whose engine inputs
-changed, told by comparing the live inputs with copies taken when the block was written (``_changed``;
-by content, so no rule has to report its changes). The blocks shared by all observers (board, seat rows,
-supply) are built once in absolute seats and cached (``_versions``, ``_cached``; a seat's row is patched
-where its numbers changed, ``_seat_rows``); each call returns a copy. Which blocks are looked at depends
-on the moves made since the seat's last call, as the engine counts them (``MedioevoEngine.apply``): after
-minor moves only the turn, the private fields, the choice in progress and the offer; after seat moves
-also the seat rows, money and goals; after unit moves also the board; after any other move, or after no
-move at all, every block (so state edited from outside the rules between two calls with no move in
-between is seen; an edit made after a counted move is not, unless ``engine.revision`` is made a new
-object). tests/medioevo_universale/test_encoder_cache.py and test_encoder_incremental.py check the result
-against a fresh encoder at every step of random games.
+changed. Which blocks it looks at follows the change domains the rules stamp (changes.py): each seat
+remembers ``engine.moves`` at its last look, and a block is looked at only when a domain it reads (the
+``_HEAD`` .. ``_GOAL_DOMAINS`` constants, worked out from the engine functions the block calls) was stamped
+since, or when something it reads besides its domains may have changed (``_extra_reads``); what no domain
+covers (the turn, the private fields, the choice in progress, the offer) and the blocks used only in some
+phases are looked at in every call. A block looked at is compared with copies taken when it was written
+(``_changed``, ``_versions``), so a stamp that changed nothing the block shows costs a comparison, not a
+rewrite. When no move was made since the seat's last look, or ``engine.revision`` is a new object (an edit
+from outside the rules: tests/medioevo_universale/forced.py ``touched``; or another engine, as a clone),
+every block is looked at by content. The blocks shared by all observers (board, seat rows, head) are built
+once in absolute seats and cached (``_versions``; a seat's row is patched where its numbers changed,
+``_seat_rows``; node_units per seat, ``_units_block``); each call returns a copy.
+tests/medioevo_universale/test_encoder_cache.py and test_encoder_incremental.py check the result against a
+fresh encoder at every step of random games, with the engine's stamps and with exact ones (the content
+oracle, ``forced.exact_stamps``).
 """
 from __future__ import annotations
 
 import copy
+from itertools import compress
 from math import inf
 
 import numpy as np
@@ -30,8 +35,13 @@ from .cards import (
     card_choice_sources, card_effects_sources, card_move_fields, card_moves_sources, encode_card_choice,
     encode_card_effects, encode_card_moves,
 )
+from . import changes
+from .changes import (
+    BARBARIANS, BATTLE, BUILDINGS, CARD_EFFECTS, CARDS, DIPLOMACY, EVENTS, HORDE, MARKERS, MARKET, MONEY, MULTI_WAR,
+    OBJECTS, ORDER, ROUTES, SEATS, SUPPLY, TECHNOLOGY, UNITS, WAR,
+)
 from .codec import MedioevoCodec
-from .constants import NUM_PHASES as _ALL_PHASES, NUM_SLOTS, NUM_UNIT_TYPES, PHASE_NAMES, STAGE_NAMES, Phase
+from .constants import NUM_PHASES as _ALL_PHASES, NUM_SLOTS, NUM_UNIT_TYPES, PHASE_NAMES, STAGE_NAMES, Phase, Stage
 from .data import EMPIRES, GOAL_KEYS, VEHICLE_KINDS, game_data
 from .diplomacy import diplomacy_fields, diplomacy_sources, encode_diplomacy, encode_offer, offer_sources
 from .movement import encode_multi_war, multi_war_fields, multi_war_sources
@@ -48,7 +58,28 @@ MONEY_SCALE = 5000.0
 BID_SCALE = 2000.0
 EP_OFFSET, EP_SCALE = 50.0, 200.0
 STATIC_FEATURES = 20
-_NET_MONEY = GOAL_KEYS.index("net_money")  # the only goal that reads money and loans
+# The domains (changes.py) each block reads, following the engine functions it calls.
+_DOMAIN_BITS = tuple(1 << i for i in range(changes.NUM_DOMAINS))
+_HEAD = ORDER | HORDE | SUPPLY | CARDS | EVENTS  # the decks' sizes
+_CONTROL = UNITS | BARBARIANS | MARKERS | BUILDINGS | DIPLOMACY  # StateMixin.controller, _treaty_controller
+_BOARD = _CONTROL | MARKET | OBJECTS
+_HEAD_GROUPS = ((ORDER, (0, 1)), (HORDE, (2, 3)), (SUPPLY, (4, 5, 6, 7, 8)), (CARDS, (9,)), (EVENTS, (10,)))
+# the board's sources (see _encode_board) by domain
+_BOARD_GROUPS = ((_CONTROL, (0,)), (BUILDINGS, (1,) + tuple(range(10, 20))), (UNITS, (2, 3)), (BARBARIANS, (4,)),
+                 (MARKERS, (5,)), (MARKET, (6,)), (OBJECTS, (7, 8, 9)))
+_ROWS = SEATS | UNITS | OBJECTS | CARDS  # _seat_rows: army, capitulated; slots, cargo; hand, rotated
+# _seat_rows's inputs by domain
+_ROW_GROUPS = ((SEATS, tuple(range(11)) + (13, 14, 15, 16)), (UNITS, (11, 17)), (OBJECTS, (12, 20)), (CARDS, (18, 19)))
+# the domains goal_value reads per goal template (GOAL_KEYS)
+# pseudo-domains past the domains' bits: what some blocks read besides their domains (see _extra_reads)
+_ROUTE_POINTS, _TREATY_ROUND, _LOCK, _CARD_TURN, _MULTI_WAR_ON = (1 << (changes.NUM_DOMAINS + k) for k in range(5))
+_EVERYTHING = (1 << (changes.NUM_DOMAINS + 5)) - 1
+_GOAL_DOMAINS = (
+    _CONTROL, _CONTROL, BUILDINGS, BUILDINGS, BUILDINGS, BUILDINGS, BUILDINGS, SEATS, SEATS, SEATS, OBJECTS, OBJECTS,
+    OBJECTS, UNITS | OBJECTS, UNITS, MONEY | SEATS, OBJECTS, _CONTROL | MARKET, SEATS, SEATS, SEATS,
+    _CONTROL | BUILDINGS, _CONTROL, CARDS)
+assert len(_GOAL_DOMAINS) == len(GOAL_KEYS)
+_SEATS = _ROWS | MONEY | _BOARD  # _encode_seats: rows, money, goals (their domains are a subset)
 _TREE_PHASES = (Phase.PURCHASE, Phase.DEFICIT, Phase.EVENT_EFFECT, Phase.BUILDUP, Phase.CARD_WINDOW,
                 Phase.CARD_FOLLOW, Phase.TECH_USE, Phase.TP_PAY)
 
@@ -75,6 +106,19 @@ def _snapshot(value):
     return copy.deepcopy(value)
 
 
+def _recopy(old, live):
+    """``old`` (a copy of an earlier state of ``live``) if ``live`` still equals it, else a copy of ``live``; a list
+    of a few lists (one per seat, as units) is compared and copied list by list, the copies of the lists that did
+    not change kept (so the changed seats are those whose copy is a new object)."""
+    if old == live:
+        return old
+    if type(live) is list and 0 < len(live) <= _FEW and type(live[0]) is list and type(old) is list \
+            and len(old) == len(live):
+        return [x if x == y else y[:] if not y or type(y[0]) in _FLAT else _snapshot(y) for x, y in zip(old, live)]
+    return _snapshot(live)
+
+
+_FEW = 8  # the most seats
 _SCALARS = (int, bool, float, str, type(None))
 _CARGO_INPUT = 20  # the input of ``_seat_rows`` that is not a list per seat (cargo per carrier)
 _FLAT = (int, bool, float, str)
@@ -275,8 +319,9 @@ class MedioevoEncoder(ObservationEncoder):
         self._head_size = slices["revealed_bids"].stop
         self._turn_size = slices["turn_order"].start  # phase .. acting_seat
         assert slices["phase"].start == 0 and self._head_size == slices["seat0_ep"].start
-        self._memo: dict = {}  # blocks shared by all observers (see _cached)
+        self._memo: dict = {}  # blocks shared by all observers, and their sources (see _versions, _put)
         self._seat_inputs: tuple | None = None  # (copies of the engine lists, rows) of _seat_rows
+        self._units_kept: tuple | None = None  # (the board's copy of the units it was built from, block)
         self._version = 0  # the last version number given (see _versions)
         # per seat: its last observation, updated in place, and what each block was written from
         self._outputs: dict[int, tuple[np.ndarray, dict]] = {}
@@ -313,9 +358,7 @@ class MedioevoEncoder(ObservationEncoder):
             out[at["round"]:at["round"] + 3] = (e.round / 12, e.num_rounds / 12, min(1.0, e.ep_limit / 100))
             if acting >= 0:
                 out[at["acting_seat"] + to_rel[acting]] = 1.0
-        # The blocks a minor move can change (see ``MedioevoEngine.apply``) are looked at in every call, those a
-        # seat move can change after one, the rest only after a major move, or when no move was made since this
-        # seat's last call (so that changes made from outside the rules, as tests do, are seen).
+        # what no domain covers (changes.py), compared at every look
         bid = e.bids[seat] if phase in (Phase.BID, Phase.TIE_BID) else 0
         private = (bid, e.tie_extra[seat], e.tax_pending[seat], e.tax_rates, *e.tp[seat])
         if seen.get("private") != private:
@@ -333,63 +376,71 @@ class MedioevoEncoder(ObservationEncoder):
             pend[:] = 0
             for move in prefix:
                 pend[self._codec.encode(move)] = 1
-        if _changed(seen, "offer", offer_sources(e, seat)):
+        o = offer_sources(e, seat)  # what encode_offer reads of it (its other keys change at drafting steps)
+        offer = None if o is None else (o["from"], o["to"], tuple(o["also"]), o["kind"], o["term"], o["fee"] > 0,
+                                        o["amount"], o["payer"] == o["from"], o["secret"])
+        if seen.get("offer") != offer:  # None: an empty block, as a new output holds
+            seen["offer"] = offer
             encode_offer(e, seat, out[L["offer"]], to_rel)
         if self._variants_on or e.auction_round:
             out[self._variant_region] = 0
             encode_variants(e, seat, out, L, rel, to_rel)
-        revision, moves = e.revision, (e.minor_moves, e.seat_moves, e.unit_moves)
-        last = seen.get("moves")
-        if seen.get("revision") is not revision or last == moves:
-            seen["revision"] = revision
-            self._encode_rest(e, seat, out, seen, mine, phase, rel, to_rel)
-        elif last[2] != moves[2]:
-            self._encode_board(e, seat, out, seen, rel)
-        elif last[1] != moves[1]:
-            self._encode_seats(e, seat, out, seen, rel, seen["board"])
+        # The domains (changes.py) stamped since this seat's last look; all of them when no move was made since
+        # (so that state edited from outside the rules between two looks is seen) or ``revision`` is a new object
+        # (an edit after a move, or another engine).
+        moves, last = e.moves, seen.get("moves")
+        if last is None or last == moves or seen.get("revision") is not e.revision:
+            seen["revision"] = e.revision
+            fresh = _EVERYTHING
+        else:
+            stamps = e.stamps
+            fresh = sum(compress(_DOMAIN_BITS, [s > last for s in stamps])) if max(stamps) > last else 0
+            fresh |= self._extra_reads(e, seat, seen, phase)
         seen["moves"] = moves
+        if fresh:
+            self._encode_stamped(e, seat, out, seen, phase, rel, to_rel, fresh)
+        self._encode_phase_blocks(e, seat, out, seen, mine, phase, to_rel)
         obs = out.copy()  # callers may keep observations: later calls must not change them
         if self.config.hidden_purchases:
             show_purchase_snapshot(e, seat, obs, L, rel, to_rel)
         return obs
 
-    def _encode_rest(self, e, seat: int, out: np.ndarray, seen: dict, mine: bool, phase: int, rel: list[int],
-                     to_rel: list[int]) -> None:
-        """The blocks of ``encode`` that no minor move changes."""
+    def _extra_reads(self, e, seat: int, seen: dict, phase: int) -> int:
+        """The pseudo-domains (``_ROUTE_POINTS`` ..) of the blocks that read more than their domains, to look at
+        whenever that more may have changed."""
+        extra = 0
+        if phase == Phase.ROUTE_POINTS or seen["routes"][2]:
+            extra = _ROUTE_POINTS
+        if seen["diplomacy"][1] != (e.round if e.treaties else 0):  # the terms left change with the round
+            extra |= _TREATY_ROUND
+        if phase == Phase.MOVE or e.logistik >= 0 or seen["technologies"][2]:  # movement_locked can be or was true
+            extra |= _LOCK
+        if seen["card_turn"] != self._card_turn(e, seat):
+            extra |= _CARD_TURN
+        if e.multi_war is not None:
+            extra |= _MULTI_WAR_ON
+        return extra
+
+    @staticmethod
+    def _card_turn(e, seat: int) -> tuple:
+        """What the card blocks read besides their domains."""
+        return e.round, e.stage == Stage.EVENTS, e.phase == Phase.CARD_FOLLOW, e.actor == seat
+
+    def _encode_stamped(self, e, seat: int, out: np.ndarray, seen: dict, phase: int, rel: list[int],
+                        to_rel: list[int], fresh: int) -> None:
+        """The blocks of the domains ``fresh`` (bits of changes.py and the pseudo-domains of ``_extra_reads``):
+        each looked at when a domain it reads is fresh, and rewritten (zeroed first) when its inputs changed."""
         n, nn = self.num_players, self.nn
         L = self.layout.slices
-        at = self._head_offsets
-        head = self._cached("head", (e.position, e.horde, e.barb_dice, e.bids_revealed, e.building_supply,
-                                     e.vehicle_supply, e.siege_supply, e.barb_supply, e.token_supply, len(e.deck),
-                                     len(e.event_deck)), lambda: self._supply_block(e))
-        if seen.get("head") is not head:
-            seen["head"] = head
-            supply = head[1]
-            start = self._turn_size
-            public = [0.0] * (self._head_size - start)
-            for i, p in enumerate(rel):
-                public[at["turn_order"] - start + i * n + e.position[p]] = 1.0
-            public[at["horde"] - start:at["horde"] - start + 6] = (
-                e.horde[0] / 2, e.horde[1], e.horde[2], e.barb_dice[0] / 4, e.barb_dice[1] / 6, e.barb_dice[2] / 8)
-            public[at["supply"] - start:at["supply"] - start + len(supply)] = supply
-            public[at["revealed_bids"] - start:at["revealed_bids"] - start + n] = [
-                min(1.0, e.bids_revealed[p] / BID_SCALE) for p in rel]
-            out[start:self._head_size] = public
-        self._encode_board(e, seat, out, seen, rel)
-        # The blocks below are rewritten (zeroed first) when their inputs changed, or, for the blocks used
-        # only in some phases, while they are in use and once more to clear them.
-        trading = phase == Phase.TRADE or phase == Phase.PLACE_CUBE
-        if trading or seen.get("trade"):
-            seen["trade"] = trading
-            tv = out[L["trade"]]
-            tv[:] = 0
-            if trading:
-                tv[3 if phase == Phase.PLACE_CUBE else ("", "buy", "sell").index(e.trade_action)] = 1
-                tv[4 + e.slots[e.actor].index(e.trader)] = 1
-                for g in e.sold_now:
-                    tv[4 + NUM_SLOTS + g] = min(1.0, tv[4 + NUM_SLOTS + g] + 1 / 6)
+        if fresh & _HEAD:
+            self._encode_head(e, out, seen, rel, fresh)
+        if fresh & _BOARD:
+            self._encode_board(e, seat, out, seen, fresh)
+        if fresh & _SEATS:
+            self._encode_seats(e, seat, out, seen, rel, fresh)
         points_left = e.route_points_left if phase == Phase.ROUTE_POINTS else 0
-        if _changed(seen, "routes", (e.route, e.route_draft, points_left)):
+        if fresh & (ROUTES | _ROUTE_POINTS) and _changed(
+                seen, "routes", (e.route, e.route_draft, points_left)):
             rv = out[L["routes"]]
             rv[:] = 0
             rs = rv[:nn * n * 2].reshape(nn, n, 2)
@@ -404,8 +455,83 @@ class MedioevoEncoder(ObservationEncoder):
                 if e.route_draft["length"]:
                     rv[nn * n * 2 + nn + (4, 6, 8).index(e.route_draft["length"])] = 1
             rv[-1] = min(1.0, points_left / 6)
-        if _changed(seen, "at_war", e.at_war):
+        if fresh & WAR and _changed(seen, "at_war", e.at_war):
             out[L["at_war"]] = [e.at_war[p][q] for p in rel for q in rel]
+        if fresh & EVENTS and _changed(seen, "events", (e.event_card, e.event_deck[-1] if e.event_deck else -1, e.tax_rates,
+                                     e.ev_effect, e.buildup_left if e.ev_stage == "buildup" else 0,
+                                     e.revolt_queue)):
+            evv = out[L["events"]]
+            evv[:] = 0
+            symbols = ("movement", "units", "buildings", "goods")
+            if e.event_card >= 0:
+                ev = self._events[e.event_card]
+                for i, sym in enumerate(ev.symbols):
+                    evv[4 * i + symbols.index(sym)] = 1
+                for node in ev.regions | ev.seas:
+                    evv[12 + node] = 1
+            if e.event_deck:
+                evv[12 + nn + e.tax_rates.index(self._events[e.event_deck[-1]].allowed_tax)] = 1
+            k = 12 + nn + 5
+            if e.ev_effect is not None:
+                evv[k + symbols.index(e.ev_effect["symbol"])] = 1
+                evv[k + 4] = min(1.0, e.ev_effect["left"] / 4)
+            evv[k + 5] = e.buildup_left / 3 if e.ev_stage == "buildup" else 0
+            for p in e.revolt_queue:
+                evv[k + 6 + to_rel[p]] = min(1.0, evv[k + 6 + to_rel[p]] + 0.2)
+        if fresh & OBJECTS and _changed(seen, "objects", (e.slots[seat],
+                                                          [e.objs[oid] for oid in e.slots[seat] if oid >= 0])):
+            mo = out[L["my_objects"]].reshape(NUM_SLOTS, len(VEHICLE_KINDS) + 3)
+            mo[:] = 0
+            for s, oid in enumerate(e.slots[seat]):
+                if oid >= 0:
+                    o = e.objs[oid]
+                    mo[s, o[1]] = 1
+                    mo[s, 5] = o[2] / 3
+                    mo[s, 6] = max(0, o[3]) / nn
+                    mo[s, 7] = min(1.0, o[4] / 8)
+        if fresh & (DIPLOMACY | _TREATY_ROUND) and _changed(
+                seen, "diplomacy", diplomacy_sources(e, seat)):
+            encode_diplomacy(e, seat, out, L, rel, to_rel)
+        if fresh & (TECHNOLOGY | _LOCK) and _changed(
+                seen, "technologies", technology_sources(e)):
+            out[self._technology_region] = 0
+            encode_technologies(e, out, L)
+        if fresh & _CARD_TURN:
+            seen["card_turn"] = self._card_turn(e, seat)
+        if fresh & (CARD_EFFECTS | _CARD_TURN) and _changed(seen, "card_effects", card_effects_sources(e, seat)):
+            v = out[L["card_effects"]]
+            v[:] = 0
+            encode_card_effects(e, seat, v)
+        if fresh & (CARD_EFFECTS | _CARD_TURN) and _changed(seen, "card_choice", card_choice_sources(e, seat)):
+            v = out[L["my_card_choice"]]
+            v[:] = 0
+            encode_card_choice(e, seat, v)
+        if fresh & (CARD_EFFECTS | OBJECTS | _CARD_TURN) and _changed(seen, "card_moves", card_moves_sources(e)):
+            out[L["card_vehicles"]] = 0
+            out[L["card_movement"]] = 0
+            encode_card_moves(e, out, L, rel)
+        if fresh & (BATTLE | UNITS | BARBARIANS) and _changed(seen, "appointments", appointments_sources(e)):
+            out[L["tech_appointed"]] = 0
+            encode_appointments(e, out, L)
+        if fresh & (MULTI_WAR | _MULTI_WAR_ON) and _changed(seen, "multi_war", multi_war_sources(e)):
+            encode_multi_war(e, out, L, to_rel)
+
+
+    def _encode_phase_blocks(self, e, seat: int, out: np.ndarray, seen: dict, mine: bool, phase: int,
+                             to_rel: list[int]) -> None:
+        """The blocks used only in some phases: written while in use, and once more to clear them."""
+        nn = self.nn
+        L = self.layout.slices
+        trading = phase == Phase.TRADE or phase == Phase.PLACE_CUBE
+        if trading or seen.get("trade"):
+            seen["trade"] = trading
+            tv = out[L["trade"]]
+            tv[:] = 0
+            if trading:
+                tv[3 if phase == Phase.PLACE_CUBE else ("", "buy", "sell").index(e.trade_action)] = 1
+                tv[4 + e.slots[e.actor].index(e.trader)] = 1
+                for g in e.sold_now:
+                    tv[4 + NUM_SLOTS + g] = min(1.0, tv[4 + NUM_SLOTS + g] + 1 / 6)
         moving = phase == Phase.MOVE
         if moving or seen.get("move"):
             seen["move"] = moving
@@ -433,27 +559,6 @@ class MedioevoEncoder(ObservationEncoder):
             sv[:] = 0
             if bt is not None:
                 self._write_battle(e, bt, to_rel, bv, sv)
-        if _changed(seen, "events", (e.event_card, e.event_deck[-1] if e.event_deck else -1, e.tax_rates,
-                                     e.ev_effect, e.buildup_left if e.ev_stage == "buildup" else 0,
-                                     e.revolt_queue)):
-            evv = out[L["events"]]
-            evv[:] = 0
-            symbols = ("movement", "units", "buildings", "goods")
-            if e.event_card >= 0:
-                ev = self._events[e.event_card]
-                for i, sym in enumerate(ev.symbols):
-                    evv[4 * i + symbols.index(sym)] = 1
-                for node in ev.regions | ev.seas:
-                    evv[12 + node] = 1
-            if e.event_deck:
-                evv[12 + nn + e.tax_rates.index(self._events[e.event_deck[-1]].allowed_tax)] = 1
-            k = 12 + nn + 5
-            if e.ev_effect is not None:
-                evv[k + symbols.index(e.ev_effect["symbol"])] = 1
-                evv[k + 4] = min(1.0, e.ev_effect["left"] / 4)
-            evv[k + 5] = e.buildup_left / 3 if e.ev_stage == "buildup" else 0
-            for p in e.revolt_queue:
-                evv[k + 6 + to_rel[p]] = min(1.0, evv[k + 6 + to_rel[p]] + 0.2)
         cq = e.conquest
         conquering = cq is not None and bool(cq["items"])
         if conquering or seen.get("conquest"):
@@ -483,16 +588,6 @@ class MedioevoEncoder(ObservationEncoder):
             if keeping:
                 for c in e.drawn:
                     drawn[c] = 1
-        if _changed(seen, "objects", (e.slots[seat], [e.objs[oid] for oid in e.slots[seat] if oid >= 0])):
-            mo = out[L["my_objects"]].reshape(NUM_SLOTS, len(VEHICLE_KINDS) + 3)
-            mo[:] = 0
-            for s, oid in enumerate(e.slots[seat]):
-                if oid >= 0:
-                    o = e.objs[oid]
-                    mo[s, o[1]] = 1
-                    mo[s, 5] = o[2] / 3
-                    mo[s, 6] = max(0, o[3]) / nn
-                    mo[s, 7] = min(1.0, o[4] / 8)
         placing = mine and phase == Phase.PLACE_MARKER
         if placing or seen.get("marker_origin"):
             seen["marker_origin"] = placing
@@ -501,93 +596,102 @@ class MedioevoEncoder(ObservationEncoder):
             if placing:
                 mo2[0] = min(1.0, e.markers_to_place / 3)
                 mo2[1 + e.marker_origin] = 1
-        if _changed(seen, "diplomacy", diplomacy_sources(e, seat)):
-            encode_diplomacy(e, seat, out, L, rel, to_rel)
-        if _changed(seen, "technologies", technology_sources(e)):
-            out[self._technology_region] = 0
-            encode_technologies(e, out, L)
-        if _changed(seen, "card_effects", card_effects_sources(e, seat)):
-            v = out[L["card_effects"]]
-            v[:] = 0
-            encode_card_effects(e, seat, v)
-        if _changed(seen, "card_choice", card_choice_sources(e, seat)):
-            v = out[L["my_card_choice"]]
-            v[:] = 0
-            encode_card_choice(e, seat, v)
-        if _changed(seen, "card_moves", card_moves_sources(e)):
-            out[L["card_vehicles"]] = 0
-            out[L["card_movement"]] = 0
-            encode_card_moves(e, out, L, rel)
-        if _changed(seen, "appointments", appointments_sources(e)):
-            out[L["tech_appointed"]] = 0
-            encode_appointments(e, out, L)
         use = e.tech_use
         invaded = use["node"] if use is not None and use["window"] == "invade" else -1
         if seen.get("invaded", -1) != invaded:
             seen["invaded"] = invaded
             out[L["tech_invaded"]] = 0
             encode_invasion(e, out, L)
-        if _changed(seen, "multi_war", multi_war_sources(e)):
-            encode_multi_war(e, out, L, to_rel)
 
-    def _encode_board(self, e, seat: int, out: np.ndarray, seen: dict, rel: list[int]) -> None:
-        """The per-node blocks and what ``_encode_seats`` writes: all a unit move changes (see
-        ``MedioevoEngine.apply``)."""
-        control = e._cached_control_map()  # kept by the engine, never changed afterwards: no copy needed
+    def _encode_head(self, e, out: np.ndarray, seen: dict, rel: list[int], fresh: int) -> None:
+        """The public head after the turn's one-hots: turn order, horde, supply and revealed bids."""
+        n = self.num_players
+        at = self._head_offsets
+        head = self._versions("head", (e.position, e.bids_revealed, e.horde, e.barb_dice, e.building_supply,
+                                       e.vehicle_supply, e.siege_supply, e.barb_supply, e.token_supply, len(e.deck),
+                                       len(e.event_deck)), _HEAD_GROUPS, fresh)
+        if seen.get("head") is not head:
+            seen["head"] = head
+            supply_versions = head[1][4:]
+            entry = self._memo.get("supply")
+            if entry is None or entry[0] != supply_versions:
+                entry = self._memo["supply"] = (supply_versions, self._supply_block(e))
+            supply = entry[1]
+            start = self._turn_size
+            public = [0.0] * (self._head_size - start)
+            for i, p in enumerate(rel):
+                public[at["turn_order"] - start + i * n + e.position[p]] = 1.0
+            public[at["horde"] - start:at["horde"] - start + 6] = (
+                e.horde[0] / 2, e.horde[1], e.horde[2], e.barb_dice[0] / 4, e.barb_dice[1] / 6, e.barb_dice[2] / 8)
+            public[at["supply"] - start:at["supply"] - start + len(supply)] = supply
+            public[at["revealed_bids"] - start:at["revealed_bids"] - start + n] = [
+                min(1.0, e.bids_revealed[p] / BID_SCALE) for p in rel]
+            out[start:self._head_size] = public
+
+    def _encode_board(self, e, seat: int, out: np.ndarray, seen: dict, fresh: int) -> None:
+        """The per-node blocks, of the sources in the ``fresh`` domains that changed."""
+        # the control map is kept by the engine and never changed afterwards: no copy needed
+        control = e._cached_control_map() if fresh & _CONTROL else None
         board = self._versions("board", (
             control, e.playable, e.units, e.stopped, e.barb, e.marker, e.cubes, e.objs, e.goods, e.cargo,
             e.land_nodes, e.civil, e.civil_owner, e.civil_dmg, e.mil, e.mil_owner, e.mil_dmg, e.cath_owner,
-            e.cath_dmg, e.home_owner))  # home_owner: read by no board block, but by the goals below
-        self._encode_seats(e, seat, out, seen, rel, board)
+            e.cath_dmg, e.home_owner), _BOARD_GROUPS, fresh)  # home_owner: read by the goals, no board block
         last = seen.get("board")
         if last is not board:
             seen["board"] = board
-            self._fill_board(e, seat, out, seen, board[1], None if last is None else last[1], control)
+            self._fill_board(e, seat, out, seen, board[1], None if last is None else last[1])
 
-    def _encode_seats(self, e, seat: int, out: np.ndarray, seen: dict, rel: list[int], board: tuple) -> None:
-        """The seat rows, the visible money and the observer's goals: all a seat move changes (see
-        ``MedioevoEngine.apply``). ``board``: the board's entry (see ``_versions``)."""
+    def _encode_seats(self, e, seat: int, out: np.ndarray, seen: dict, rel: list[int], fresh: int) -> None:
+        """The seat rows, the visible money and the observer's goals, as far as the ``fresh`` domains changed
+        them (the goals: ``_GOAL_DOMAINS``)."""
         n = self.num_players
         L = self.layout.slices
-        # the seat rows, each built once per change of its numbers and shared by all observers
         stride = self._seat_stride
-        rows = seen.get("rows")
-        if rows is None:
-            rows = seen["rows"] = [None] * n  # the shared row written for each relative seat
         rows_written = False
-        shared = self._seat_rows(e)
-        for i, p in enumerate(rel):
-            row = shared[p]
-            if rows[i] is not row:
-                rows[i] = row
-                base = self._seat_start + i * stride
-                out[base:base + stride] = row
-                rows_written = True  # its money slots hold 0 again
+        if fresh & _ROWS:  # each row built once per change of its numbers and shared by all observers
+            rows = seen.get("rows")
+            if rows is None:
+                rows = seen["rows"] = [None] * n  # the shared row written for each relative seat
+            shared = self._seat_rows(e, fresh)
+            for i, p in enumerate(rel):
+                row = shared[p]
+                if rows[i] is not row:
+                    rows[i] = row
+                    base = self._seat_start + i * stride
+                    out[base:base + stride] = row
+                    rows_written = True  # its money slots hold 0 again
         # money (and money_known) is kept out of the cached rows: it changes at many steps
-        money = [e.money[rel[i]] for i in self._money_seats]
-        if rows_written or seen.get("money") != money:
-            seen["money"] = money
-            for i, m in zip(self._money_seats, money):
-                base = self._seat_start + i * stride
-                out[base + 1:base + 3] = (min(1.0, max(0, m) / MONEY_SCALE), 1.0)
-        # The held cards' goals are measured again only when an input of ``goal_value`` changed: the board entry
-        # (never changed once made, so kept as it is) covers all but the seat's own numbers listed here.
-        held = [e.goal_of[c] for c in e.hand[seat]]
-        money = (e.money[seat], e.loans[seat]) if any(key == _NET_MONEY for key, _ in held) else None
-        goal_inputs = (board, held, money, e.total_units(seat), *e.tech[seat], *e.slots[seat],
-                       e.stat_route_stages[seat], e.stat_barbarians_destroyed[seat], e.stat_conquered[seat])
-        if seen.get("goal_inputs") != goal_inputs:
-            seen["goal_inputs"] = goal_inputs
-            goals = [0.0] * (2 * len(GOAL_KEYS))  # per template: lowest scaled threshold, met
-            for key, threshold in held:
-                scaled = min(1.0, threshold / 20) if threshold <= 20 else min(1.0, threshold / 2000)
-                if goals[2 * key] == 0 or scaled < goals[2 * key]:
-                    goals[2 * key] = scaled
-                if not goals[2 * key + 1] and e.goal_met(seat, (key, threshold)):
-                    goals[2 * key + 1] = 1.0
-            if seen.get("goals") != goals:
-                seen["goals"] = goals
-                out[L["my_goals"]] = goals
+        if rows_written or fresh & MONEY:
+            money = [e.money[rel[i]] for i in self._money_seats]
+            if rows_written or seen.get("money") != money:
+                seen["money"] = money
+                for i, m in zip(self._money_seats, money):
+                    base = self._seat_start + i * stride
+                    out[base + 1:base + 3] = (min(1.0, max(0, m) / MONEY_SCALE), 1.0)
+        # The held cards' goals: per template the lowest threshold (scaled) and whether the template's value reaches
+        # it. A value is measured again when a domain it reads was stamped; the cards held when one was.
+        if not fresh & (seen.get("goal_domains", changes.ALL) | CARDS):
+            return
+        kept = seen.get("goal_values", {})
+        values = {}
+        domains = 0
+        goals = [0.0] * (2 * len(GOAL_KEYS))  # per template: lowest scaled threshold, met
+        for key, threshold in [e.goal_of[c] for c in e.hand[seat]]:
+            scaled = min(1.0, threshold / 20) if threshold <= 20 else min(1.0, threshold / 2000)
+            if goals[2 * key] == 0 or scaled < goals[2 * key]:
+                goals[2 * key] = scaled
+            value = values.get(key)
+            if value is None:
+                reads = _GOAL_DOMAINS[key]
+                domains |= reads
+                value = values[key] = kept[key] if key in kept and not fresh & reads else e.goal_value(seat, key)
+            if value >= threshold:
+                goals[2 * key + 1] = 1.0
+        seen["goal_values"] = values
+        seen["goal_domains"] = domains
+        if seen.get("goals") != goals:
+            seen["goals"] = goals
+            out[L["my_goals"]] = goals
 
     def _write_battle(self, e, bt: dict, to_rel: list[int], bv: np.ndarray, sv: np.ndarray) -> None:
         """The battle in progress into the zeroed ``battle`` and ``battle_siege`` fields."""
@@ -630,30 +734,31 @@ class MedioevoEncoder(ObservationEncoder):
             bv[k + 4 + bt["offer"]] = 1
 
     # ------------------------------------------------------------------------ caches ----
-    def _versions(self, name: str, sources: tuple) -> tuple:
+    def _versions(self, name: str, sources: tuple, groups: tuple, fresh: int) -> tuple:
         """The entry ``(copy of sources, version of each source)``: a version is a number the encoder gives
         a source's content when it first sees it, so blocks can be keyed by a few numbers. A new entry
-        whenever a source changed."""
+        whenever a source changed. ``groups``: (domain bits, positions of the sources they cover); only the
+        sources of the ``fresh`` domains are compared (the others may be None)."""
         entry = self._memo.get(name)
-        if entry is not None and entry[0] == sources:
+        if entry is None:
+            first = self._version + 1
+            self._version += len(sources)
+            entry = self._memo[name] = ([_snapshot(x) for x in sources], list(range(first, self._version + 1)))
             return entry
-        copies = list(entry[0]) if entry is not None else [None] * len(sources)
-        versions = list(entry[1]) if entry is not None else [0] * len(sources)
-        for i, source in enumerate(sources):
-            if entry is None or copies[i] != source:
-                copies[i] = _snapshot(source)
-                self._version += 1
-                versions[i] = self._version
-        entry = self._memo[name] = (tuple(copies), versions)
-        return entry
-
-    def _cached(self, name: str, sources: tuple, build) -> tuple:
-        """The entry ``(copy of sources, build())``, rebuilt only when the live engine data in ``sources``
-        no longer equals the copy taken at the last build."""
-        entry = self._memo.get(name)
-        if entry is not None and entry[0] == sources:
-            return entry
-        entry = self._memo[name] = (_snapshot(sources), build())
+        copies, versions = entry
+        new = None
+        for bits, positions in groups:
+            if fresh & bits:
+                for i in positions:
+                    copy = _recopy(copies[i], sources[i])
+                    if copy is not copies[i]:
+                        if new is None:
+                            new = copies, versions = list(copies), list(versions)
+                        copies[i] = copy
+                        self._version += 1
+                        versions[i] = self._version
+        if new is not None:
+            entry = self._memo[name] = new
         return entry
 
     def _put(self, out: np.ndarray, seen: dict, seat: int, field: str, key, build) -> None:
@@ -675,8 +780,8 @@ class MedioevoEncoder(ObservationEncoder):
         else:  # mode "clip" makes take unbuffered; every position is in range
             np.take(block, gather, out=target, mode="clip")
 
-    def _fill_board(self, e, seat: int, out: np.ndarray, seen: dict, versions: list[int], last: list[int] | None,
-                    control: list[int]) -> None:
+    def _fill_board(self, e, seat: int, out: np.ndarray, seen: dict, versions: list[int], last: list[int] | None
+                    ) -> None:
         """The per-node blocks, built in absolute seats (seat p in column 1 + p of one-hots, index p of seat
         axes) and turned into the observer's relative seats by the gather positions of ``__init__``.
         ``versions`` are those of the sources listed in ``encode``, ``last`` those this seat's output shows
@@ -685,11 +790,11 @@ class MedioevoEncoder(ObservationEncoder):
         changed = [True] * len(versions) if last is None else [a != b for a, b in zip(last, versions)]
         put = self._put
         if changed[0]:
-            put(out, seen, seat, "node_controller", versions[0], lambda: self._owner_one_hot(control).ravel())
+            put(out, seen, seat, "node_controller", versions[0], lambda: self._owner_one_hot(e._cached_control_map()).ravel())
         if changed[1]:
             put(out, seen, seat, "node_static", versions[1], lambda: self._static_block(e))
         if changed[2]:
-            put(out, seen, seat, "node_units", versions[2], lambda: np.minimum(1.0, _small_ints(e.units) / 10))
+            put(out, seen, seat, "node_units", versions[2], lambda: self._units_block(self._memo["board"][0][2]))
         if changed[3]:
             put(out, seen, seat, "node_stopped", versions[3],
                 lambda: np.minimum(1.0, _small_ints(e.stopped).reshape(n, nn, NT).sum(axis=2).ravel() / 10))
@@ -712,34 +817,57 @@ class MedioevoEncoder(ObservationEncoder):
         if any(changed[10:]):
             put(out, seen, seat, "node_buildings", tuple(versions[10:]), lambda: self._building_block(e).ravel())
 
-    def _seat_rows(self, e) -> list:
+    def _units_block(self, units: list[list[int]]) -> np.ndarray:
+        """node_units in absolute seats from the board's copy of the units (see ``_versions``), a seat's units
+        converted again only when its copy is a new list since the last build (a move changes one seat's units,
+        mostly): the block is updated in place (observers' outputs hold copies of it, ``_write``)."""
+        kept = self._units_kept
+        if kept is None:
+            block = np.minimum(1.0, _small_ints(units) / 10)
+        else:
+            built, block = kept
+            size = len(units[0])
+            for p, row in enumerate(units):
+                if row is not built[p]:
+                    block[p * size:(p + 1) * size] = np.minimum(1.0, _small_ints([row]) / 10)
+        self._units_kept = (units, block)
+        return block
+
+    def _seat_rows(self, e, fresh: int) -> list:
         """Each seat's block (ep .. rotated) with its money hidden, shared by all observers; a seat's block is a
-        new array whenever one of its numbers changed. The engine lists it is built from are compared with
-        copies as a whole (at C speed); only a list that differs is compared seat by seat, and only the
+        new array whenever one of its numbers changed. The engine lists of the ``fresh`` domains are compared
+        with copies as a whole (at C speed); only a list that differs is compared seat by seat, and only the
         entries it feeds are written again, into a copy of the seat's block."""
         inputs = (e.ep, e.loans, e.loan_taken, e.loan_repaid, e.tax_rate, e.markers_left, e.eliminated,
                   e.missed_interest, e.units_bought, e.card_bought, e.empire_of, e.army, e.slots, e.tech,
                   e.tech_bought, e.tokens, e.tokens_flipped, e.capitulated, e.hand, e.rotated,
                   e.cargo, e.tax_rates)  # the last two are not per seat
         kept = self._seat_inputs
-        if kept is not None and kept[0] == inputs:
-            return kept[1]
         n = self.num_players
         if kept is None or kept[0][-1] != e.tax_rates:
             rows = [self._build_seat_row(e, p) for p in range(n)]
-            self._seat_inputs = (tuple(_snapshot(x) for x in inputs), rows)
+            self._seat_inputs = ([_snapshot(x) for x in inputs], rows)
             return rows
-        copies, rows = list(kept[0]), kept[1]
+        copies, rows = kept
         copied: set = set()  # the seats whose block is a new copy
-        for k, (live, old) in enumerate(zip(inputs, copies)):
-            if live != old:
-                copies[k] = _snapshot(live)
-                for p in range(n) if k == _CARGO_INPUT else [p for p in range(n) if live[p] != old[p]]:
-                    if p not in copied:
-                        copied.add(p)
-                        rows[p] = rows[p].copy()
-                    self._row_parts[k](e, p, rows[p])
-        self._seat_inputs = (tuple(copies), rows)
+        for bits, positions in _ROW_GROUPS:
+            if not fresh & bits:
+                continue
+            for k in positions:
+                old = copies[k]
+                copy = _recopy(old, inputs[k])
+                if copy is not old:
+                    if not copied:
+                        copies = list(copies)
+                    copies[k] = copy
+                    for p in range(n) if k == _CARGO_INPUT else [
+                            p for p in range(n) if copy[p] is not old[p] and copy[p] != old[p]]:
+                        if p not in copied:
+                            copied.add(p)
+                            rows[p] = rows[p].copy()
+                        self._row_parts[k](e, p, rows[p])
+        if copied:
+            self._seat_inputs = (copies, rows)
         return rows
 
     def _row_part_writers(self) -> list:

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..core.engine import RulesEngine
 from ..core.errors import ConfigError, IllegalActionError
-from .constants import HEAD_NAMES, NUM_UNIT_TYPES, PHASE_NAMES, STAGE_NAMES, Ctrl, Head, Phase, Purchase, Stage
+from .constants import HEAD_NAMES, NUM_UNIT_TYPES, PHASE_NAMES, STAGE_NAMES, Ctrl, Head, Phase, Stage
 from .data import BUILDING_NAMES, EMPIRES, UNIT_NAMES, VEHICLE_KINDS, GameData, game_data
 from . import changes
 from .cards import CardsMixin
@@ -48,10 +48,6 @@ from .variants import VariantsMixin
 
 NT = NUM_UNIT_TYPES
 UNKNOWN_CONTROL = -2  # a kept controller that must be computed again
-_LOAN_MOVES = ((Head.CTRL, Ctrl.TAKE_LOAN), (Head.CTRL, Ctrl.REPAY_LOAN))
-_BUY_TECH = (Head.PURCHASE, Purchase.TECH)
-_BUY_UNITS = ((Head.PURCHASE, Purchase.UNIT), (Head.PURCHASE, Purchase.UPGRADE_CAPTAIN))
-_REMOVE = (Head.CTRL, Ctrl.REMOVE)
 
 
 @dataclass(frozen=True)
@@ -217,16 +213,13 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         self._control_shared: list[int] | None = None  # the full map handed out last
         self._control_stale = True  # a kept controller was forgotten or recomputed since
         self._seat_regions_kept: tuple | None = None  # (control map, regions per seat), see ``_seat_regions``
-        # See ``apply``: a new object after every move but the minor, seat and unit moves, which are counted instead.
+        # A new object after every edit of the state from outside the rules (tests): observers look at everything.
         self.revision = object()
         # See ``changes.py``: the domains each move changed (``dirty``, set by the rules), stamped with the
         # count of moves at its end.
         self.dirty = 0
         self.moves = 0
         self.stamps = [0] * changes.NUM_DOMAINS
-        self.minor_moves = 0
-        self.seat_moves = 0
-        self.unit_moves = 0
         self.cubes = [[0] * len(comp.goods) for _ in range(nn)]
         self.building_supply = list(comp.building_supply)
         self.vehicle_supply = list(comp.vehicle_supply)
@@ -505,41 +498,21 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
     def apply(self, move: tuple[int, int]) -> None:
         """Apply a move known to be legal.
 
-        A minor move changes nothing but the open sub-decision (a step that does not complete the choice:
-        ``prefix``, ``tree``), the sealed bids (a coin, or sealing the bid while others are still to bid:
-        the seat to move), the hidden tax choices (while others are still to choose: the seat to move), or
-        the offers of a diplomacy window (picking the partner, drafting, sending, refusing, passing while the
-        window stays open: the offer, the phase, the queue of the window and the offers left); it adds 1 to
-        ``minor_moves``. A seat move changes besides only the mover's money, loans, TP, rotated cards, flipped
-        goal tokens and technologies (a loan, rotating a card or flipping a token for TP, a technology level
-        bought) and reopens its purchase menu; it adds 1 to ``seat_moves``. A unit move changes besides only
-        the mover's units (and so control) and its count of units bought (units or a captain upgrade bought,
-        unless purchases are hidden; a unit put back into the supply); it adds 1 to ``unit_moves``. Every
-        other move makes ``revision`` a new object. Observers use them to skip looking at the rest of the
-        state after these moves (encoder.py): a rule that makes one of them change more must make it a major
-        one here.
-
         Every rule that changes an attribute of a change domain (``changes.DOMAINS``) sets the domain's bit in
         ``dirty`` (``self.dirty |= changes.UNITS``); at the end the move is counted in ``moves`` and the set
         domains are stamped with it (``changes.stamp``), so ``stamps`` says which domains this move changed.
         A rule may report a domain whose content ends up unchanged (a reset of what was already reset, a
         flow of 0), never leave out one that changed (tests/medioevo_universale/test_change_domains.py)."""
         ph = self.phase
-        minor = seat_move = unit_move = False
         if ph in (Phase.PURCHASE, Phase.DEFICIT, Phase.EVENT_EFFECT, Phase.BUILDUP, Phase.CARD_WINDOW,
                   Phase.CARD_FOLLOW):
             opt = self._tree_step(move)
-            if opt is None:
-                minor = True
-            else:
+            if opt is not None:
                 if ph == Phase.CARD_WINDOW:
                     self._apply_card_window(opt)
                 elif ph == Phase.CARD_FOLLOW:
                     self._apply_card_follow(opt)
                 elif ph == Phase.PURCHASE:
-                    seat_move = opt[0][0] in (Head.CARD, Head.COLOUR) or opt[0] in _LOAN_MOVES or opt[0] == _BUY_TECH
-                    unit_move = ((opt[0] in _BUY_UNITS and not self.config.hidden_purchases)
-                                 or (opt[0] == _REMOVE and opt[1][0] == Head.UNIT))
                     self._apply_purchase_option(opt)
                 elif ph == Phase.DEFICIT:
                     self._apply_deficit(opt)
@@ -548,23 +521,10 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
                 else:
                     self._apply_buildup(opt)
         elif Phase.DIPLOMACY <= ph <= Phase.OFFER_ANSWER:  # frequent: offers are drafted coin by coin
-            window, window_done = self.dip_window, self.dip_done
             self._apply_diplomacy(move)
-            if ph == Phase.OFFER:  # a drafting step, or the offer sent (not a declaration of war)
-                minor = self.phase in (Phase.OFFER, Phase.OFFER_ANSWER)
-            elif ph == Phase.DIPLOMACY and move[0] != Head.CTRL:  # the partner picked
-                minor = True
-            elif move != (Head.CTRL, Ctrl.ACCEPT):  # a pass or a refusal: only the turn moves on ...
-                # ... unless the window closed (a window of battle rounds may open again at once)
-                minor = (self.phase == Phase.DIPLOMACY and self.dip_window == window != "battle"
-                         and self.dip_done == window_done)
         elif ph in (Phase.BID, Phase.TIE_BID):
-            minor = move[0] == Head.COIN or (move == (Head.CTRL, Ctrl.DONE) and bool(self.queue))
-            seat_move = move in _LOAN_MOVES
             self._apply_bid(move)
         elif ph == Phase.TAX:
-            minor = move[0] == Head.TAX and bool(self.queue)
-            seat_move = move in _LOAN_MOVES
             self._apply_tax(move)
         elif ph == Phase.HORDE_REROLL:
             self._apply_reroll(move[1])
@@ -578,9 +538,7 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
             self._apply_tech_use(move)
         elif ph == Phase.TP_PAY:
             opt = self._tree_step(move)
-            if opt is None:
-                minor = True
-            else:
+            if opt is not None:
                 self._apply_tp_pay(opt)
         elif ph == Phase.MOVE and move == (Head.CTRL, Ctrl.PLAY_CARD):
             self._open_turn_window(self.actor, "move")  # W-MOVE (cards.py)
@@ -635,15 +593,6 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
                 self._after_empires()
         if self.pending_end and not self.final_started:
             self._start_final()
-            minor = seat_move = unit_move = False
-        if minor:
-            self.minor_moves += 1
-        elif seat_move:
-            self.seat_moves += 1
-        elif unit_move:
-            self.unit_moves += 1
-        else:
-            self.revision = object()
         self.moves += 1
         changes.stamp(self)
 

@@ -84,3 +84,21 @@ def check_change_reports(engine) -> None:
 
     engine.apply = checked_apply
     engine.legal_moves = checked_legal_moves
+
+
+def exact_stamps(engine) -> None:
+    """Make ``engine`` stamp exactly the domains each move changed, found by content (``changes.changed_bits``),
+    and keep its ``revision`` across moves: the engine as it is once every rule reports its changes
+    (changes.py), the tightest case for observers that look only at the stamped domains (encoder.py). Wraps
+    the instance's ``apply``, so call it after each reset; clones and pickles of the engine are not wrapped."""
+    apply = engine.apply
+
+    def apply_and_stamp_exactly(move):
+        before, stamps, revision = changes.snapshot(engine), engine.stamps[:], engine.revision
+        apply(move)
+        engine.stamps[:] = stamps
+        engine.dirty = changes.changed_bits(before, engine)
+        changes.stamp(engine)
+        engine.revision = revision
+
+    engine.apply = apply_and_stamp_exactly
