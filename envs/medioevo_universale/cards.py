@@ -1613,7 +1613,7 @@ class CardsMixin:
                 self.dirty |= changes.BATTLE
                 self.bt["tasks"] = ["end_round"]
         elif cid == 31:
-            self.dirty |= changes.CARD_EFFECTS
+            self.dirty |= changes.CARD_EFFECTS | changes.ROUTES
             stages = self.route_of(p)["stages"]
             i = stages.index(opt[0][1])
             stages[i] = opt[1][1]

@@ -11,6 +11,7 @@ from envs.medioevo_universale.constants import (
 )
 from envs.medioevo_universale.data import game_data
 
+from .forced import touched
 from .test_encoder_cache import assert_matches_fresh_encoder
 from .test_fuzz import check_invariants
 from .test_rules import BOARD, DONE, advance_to, buy, menu, new_engine, node
@@ -1227,6 +1228,7 @@ def test_random_play_with_the_movement_trade_and_militia_cards_keeps_the_invaria
                         if q != to and c in e.hand[q] and c not in e.rotated[q]:
                             e.hand[q].remove(c)
                             e.hand[to].append(c)
+                touched(e)  # an edit from outside the rules: observers look at everything again
                 env._legal = None
             legal = env.legal_actions()
             assert len(legal), f"seed {500 + g}: empty mask"
