@@ -1,4 +1,8 @@
 """What every game shares: the AEC adapter, registry, config, codec/encoder bases and errors."""
+from .compiled import use_compiled
+
+use_compiled(__name__, __path__)  # the compiled build, when current (compiled.py)
+
 from .aec import TabletopEnv
 from .codec import ActionCodec
 from .encoder import Field, ObsLayout, ObservationEncoder

@@ -891,11 +891,11 @@ class KingsburgEngine(RulesEngine):
         if moves is None:
             moves = []
             occupied = self.occupied
-            for t in ((0, 1) if plus else (0,)):
-                for m in ((-1, 0, 1) if market else (0,)):
+            for t in range(2 if plus else 1):  # ranges, not tuple literals: Cython types those
+                for m in (range(-1, 2) if market else range(1)):
                     r = s + 2 * t + m
                     if 0 < r <= 18:
-                        for e in ((0, 1) if envoy else (0,)):
+                        for e in range(2 if envoy else 1):
                             if bool(occupied >> r & 1) == bool(e):  # free without the envoy, occupied with it (A17)
                                 moves.append(_MOD_MOVES[6 * t + 2 * (m + 1) + e])
             moves = _MODIFIER_MOVES[key] = tuple(moves)

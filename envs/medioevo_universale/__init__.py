@@ -3,6 +3,10 @@
 Registered as ``envs.medioevo_universale_v0`` / ``envs.make("medioevo_universale")``. The rules still
 missing are listed in docs/games/medioevo_universale.md.
 """
+from ..core.compiled import use_compiled
+
+use_compiled(__name__, __path__)  # the compiled build, when current (envs/core/compiled.py)
+
 from ..core.game import GameSpec
 from .codec import MedioevoCodec
 from .constants import Head, Phase, Stage

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 
@@ -36,7 +35,7 @@ from .constants import (
     AR, BLUE, CA, CP1, GALLEY, GREEN, HI, LI, MERCHANT_SHIP, NUM_UNIT_TYPES, NUM_VEHICLE_KINDS, O_NODE, RED, SIEGE,
     Ctrl, Head, Phase, Purchase, Stage,
 )
-from .data import EMPIRES, connected_empire_sets
+from .data import DATA_DIR, EMPIRES, connected_empire_sets
 from . import changes
 
 NT = NUM_UNIT_TYPES
@@ -52,7 +51,7 @@ _HIDDEN_CATEGORIES = (Purchase.UNIT, Purchase.VEHICLE, Purchase.RANSOM, Purchase
 @lru_cache(maxsize=1)
 def terrain_rules() -> tuple[dict, int, dict, int, frozenset]:
     """(MP to enter per terrain, river MP, unit upkeep per terrain, upkeep at sea, river edges by name)."""
-    with open(Path(__file__).with_name("data") / "map.json", encoding="utf-8") as fh:
+    with open(DATA_DIR / "map.json", encoding="utf-8") as fh:
         raw = json.load(fh)
     rules = raw["terrain_rules"]
     rivers = frozenset((e["a"], e["b"]) for e in raw["edges"] if e.get("river"))

@@ -1,4 +1,8 @@
 """Mythotopia: rules engine, component data, action codec and observation encoder."""
+from ..core.compiled import use_compiled
+
+use_compiled(__name__, __path__)  # the compiled build, when current (envs/core/compiled.py)
+
 from ..core.game import GameSpec
 from .codec import MythotopiaCodec
 from .encoder import MythotopiaEncoder

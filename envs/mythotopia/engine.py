@@ -638,8 +638,8 @@ class MythotopiaEngine(RulesEngine):
         if not (has_m or has_w):
             return base + (1 if conv and zero > 0 else 0)
         best = base
-        for um in ((0, 1) if has_m and zres else (0,)):
-            for uw in ((0, 1) if has_w else (0,)):
+        for um in range(2 if has_m and zres else 1):  # range, not a tuple literal: Cython types those
+            for uw in range(2 if has_w else 1):
                 if uw and not (maxv or um):
                     continue
                 spare_zero = zero - um + (0 if um else has_m) + (0 if uw else has_w)

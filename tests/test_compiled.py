@@ -1,0 +1,107 @@
+"""The compiled build (envs/core/compiled.py, scripts/build_compiled.py) runs the same games as the sources, and is
+used only while it was built from the sources as they are."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+import envs
+from envs.core import compiled
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# seeded random play, every observation, mask, reward and info hashed
+FINGERPRINT = r"""
+import hashlib, json, random, sys
+import envs
+from envs.core.compiled import in_use
+result = {}
+for name in envs.names():
+    spec = envs.spec(name)
+    h = hashlib.sha256()
+    for n in spec.player_counts:
+        env = envs.make(name, num_players=n)
+        env.reset(seed=n)
+        pick = random.Random(n)
+        for agent in env.agent_iter(max_iter=3000):
+            obs, reward, term, trunc, info = env.last()
+            h.update(obs["observation"].tobytes()); h.update(obs["action_mask"].tobytes())
+            h.update(repr((agent, reward, term, trunc, sorted(info.items()))).encode())
+            legal = obs["action_mask"].nonzero()[0]
+            env.step(None if term or trunc else int(legal[pick.randrange(legal.size)]))
+    result[name] = (h.hexdigest(), in_use("envs." + name))
+json.dump(result, sys.stdout)
+"""
+
+
+def play(pure: bool) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop(compiled.PURE_VARIABLE, None)
+    if pure:
+        env[compiled.PURE_VARIABLE] = "1"
+    out = subprocess.run([sys.executable, "-c", FINGERPRINT], cwd=ROOT, env=env, capture_output=True, text=True,
+                         check=True)
+    return json.loads(out.stdout)
+
+
+def test_compiled_modules_play_exactly_as_the_sources():
+    if not any(compiled.in_use(f"envs.{name}") for name in envs.names()):
+        pytest.skip("no current compiled build (python scripts/build_compiled.py)")
+    built, pure = play(pure=False), play(pure=True)
+    assert not any(used for _, used in pure.values())  # TABLETOP_GYM_PURE=1 runs the sources
+    for name in envs.names():
+        assert built[name][0] == pure[name][0], f"{name}: the compiled build plays differently"
+
+
+def fake_build(tmp_path: Path, monkeypatch, sources: dict[str, bytes], recorded: dict[str, bytes]) -> tuple:
+    """A package folder with ``sources`` and a build whose manifest records ``recorded``."""
+    package = tmp_path / "src" / "pkg"
+    package.mkdir(parents=True)
+    for name, text in sources.items():
+        (package / name).write_bytes(text)
+    monkeypatch.setattr(compiled, "BUILD_DIR", tmp_path / "build")
+    target = compiled.compiled_dir("pkg")
+    target.mkdir(parents=True)
+    digests = {name: hashlib.sha256(text).hexdigest() for name, text in recorded.items()}
+    (target / compiled.MANIFEST).write_text(json.dumps({"suffix": compiled.extension_suffix(), "sources": digests}))
+    return [str(package)], target
+
+
+def test_a_current_build_goes_first_on_the_package_path(tmp_path, monkeypatch):
+    monkeypatch.delenv(compiled.PURE_VARIABLE, raising=False)
+    path, target = fake_build(tmp_path, monkeypatch, {"a.py": b"x = 1\n"}, {"a.py": b"x = 1\n"})
+    assert compiled.use_compiled("pkg", path) and path[0] == str(target)
+
+
+def test_a_stale_or_foreign_build_is_not_used(tmp_path, monkeypatch):
+    monkeypatch.delenv(compiled.PURE_VARIABLE, raising=False)
+    path, _ = fake_build(tmp_path, monkeypatch, {"a.py": b"x = 2\n"}, {"a.py": b"x = 1\n"})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert not compiled.use_compiled("pkg", path)
+    assert len(path) == 1 and "older than their sources" in str(caught[0].message)
+    path, target = fake_build(tmp_path / "2", monkeypatch, {"a.py": b"x = 1\n"}, {"a.py": b"x = 1\n"})
+    manifest = json.loads((target / compiled.MANIFEST).read_text())
+    (target / compiled.MANIFEST).write_text(json.dumps(dict(manifest, suffix=".other-python.so")))
+    assert not compiled.use_compiled("pkg", path) and len(path) == 1
+    (target / compiled.MANIFEST).write_text("{not json")
+    assert not compiled.use_compiled("pkg", path) and len(path) == 1
+
+
+def test_the_pure_switch_wins(tmp_path, monkeypatch):
+    path, _ = fake_build(tmp_path, monkeypatch, {"a.py": b"x = 1\n"}, {"a.py": b"x = 1\n"})
+    monkeypatch.setenv(compiled.PURE_VARIABLE, "1")
+    assert not compiled.use_compiled("pkg", path) and len(path) == 1
+
+
+def test_no_build_means_the_sources(tmp_path, monkeypatch):
+    monkeypatch.setattr(compiled, "BUILD_DIR", tmp_path / "nothing")
+    path = [str(tmp_path)]
+    assert not compiled.use_compiled("pkg", path) and path == [str(tmp_path)]
