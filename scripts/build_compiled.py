@@ -3,7 +3,7 @@
 The sources stay the reference: the compiled modules are the same code, built from a copy of it, and are used
 only while their manifest's hashes match the sources. A module that fails to compile is left to run from its
 source. Needs Cython and a C compiler; without them nothing is built and everything runs from the sources.
-Run: ``python scripts/build_compiled.py [--jobs N]``.
+Packages whose build is current are skipped. Run: ``python scripts/build_compiled.py [--jobs N] [--force | --clean]``.
 """
 from __future__ import annotations
 
@@ -36,9 +36,21 @@ def compilable(path: Path) -> bool:
     return path.name not in SKIPPED and "__file__" not in path.read_text(encoding="utf-8")
 
 
-def build(package: str, jobs: int) -> tuple[int, int]:
+def current(package: str, modules: list[Path]) -> bool:
+    """Whether the build of ``package`` holds every module, compiled from the sources as they are."""
+    try:
+        manifest = json.loads((compiled_dir(package) / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return False
+    return manifest.get("suffix") == extension_suffix() and manifest.get("sources") == {
+        p.name: source_digest(p) for p in modules}
+
+
+def build(package: str, jobs: int, force: bool) -> tuple[int, int]:
     source = ROOT.joinpath(*package.split("."))
     modules = sorted(p for p in source.glob("*.py") if compilable(p))
+    if not force and current(package, modules):
+        return len(modules), len(modules)
     target = compiled_dir(package)
     shutil.rmtree(target, ignore_errors=True)
     with tempfile.TemporaryDirectory() as tmp:
@@ -77,16 +89,17 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel compilations")
     parser.add_argument("--clean", action="store_true", help="only remove the compiled build")
+    parser.add_argument("--force", action="store_true", help="compile again packages whose build is current")
     args = parser.parse_args(argv)
-    shutil.rmtree(BUILD_DIR, ignore_errors=True)
     if args.clean:
+        shutil.rmtree(BUILD_DIR, ignore_errors=True)
         return 0
     if importlib.util.find_spec("Cython") is None:
         print("Cython is not installed: nothing compiled, the environments run from their sources", file=sys.stderr)
         return 1
     failed = False
     for package in PACKAGES:
-        built, total = build(package, args.jobs)
+        built, total = build(package, args.jobs, args.force)
         print(f"{package}: {built} of {total} modules compiled")
         failed |= built < total
     return 1 if failed else 0
