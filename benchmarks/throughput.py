@@ -4,7 +4,9 @@ Every step counts: ``env.last()`` (observation and mask built), a uniform pick a
 actions, ``env.step``. PettingZoo's ``connect_four_v3`` runs in the same process through the same
 loop as the yardstick; rounds alternate between the yardstick and each game so that machine noise
 hits both alike. Time is this process's CPU time (single-threaded, so equal to wall time on an idle
-machine), which keeps the figures steady when other jobs share the cores. Run: ``python benchmarks/throughput.py [--seconds 3] [--rounds 3] [--games a,b]``.
+machine), which keeps the figures steady when other jobs share the cores. The first line says which games run
+their compiled build (envs/core/compiled.py); ``TABLETOP_GYM_PURE=1`` measures the pure-Python sources.
+Run: ``python benchmarks/throughput.py [--seconds 3] [--rounds 3] [--games a,b]``.
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import envs  # noqa: E402
+from envs.core.compiled import in_use  # noqa: E402
 
 
 def steps_per_second(make_env, seconds: float, seed: int = 0) -> float:
@@ -63,6 +66,9 @@ def main(argv=None) -> int:
 
     games = [g for g in args.games.split(",") if g]
     results = {}
+    # the compiled build (scripts/build_compiled.py) runs the same code faster; TABLETOP_GYM_PURE=1 measures the sources
+    built = [g for g in games if in_use(f"envs.{g}")]
+    print(f"compiled build in use for: {', '.join(built) or 'none'} (envs.core: {'yes' if in_use('envs.core') else 'no'})")
     print(f"{'game':<22}{'players':>8}{'steps/s':>12}{'yardstick':>12}{'ratio':>8}")
     for game in games:
         for n in envs.spec(game).player_counts:
