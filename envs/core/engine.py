@@ -46,3 +46,24 @@ class RulesEngine(abc.ABC):
         """A human-readable picture of the public state."""
 
     rng: np.random.Generator
+
+
+def flat_class(cls: type, base: type) -> type:
+    """``cls`` rebuilt with ``base`` as its only base and the attributes of every class between them
+    (mixins) copied in, each name resolved as ``cls.__mro__`` resolves it.
+
+    Why: an instance attribute read first looks the name up in the class's MRO, and CPython's type
+    cache (a few thousand slots) misses often for an engine with hundreds of attributes; each miss
+    walks every class of the MRO. Mixins that organise a large engine by topic then cost one dict
+    lookup per mixin on every such miss. The mixins must not call ``super()`` (its cell names
+    ``cls``) or be used in ``isinstance`` checks.
+    """
+    mro = cls.__mro__
+    merged: dict = {}
+    for klass in reversed(mro[:mro.index(base)]):
+        for name, value in klass.__dict__.items():
+            if name in ("__dict__", "__weakref__", "__abstractmethods__") or name.startswith("_abc_"):
+                continue
+            merged[name] = value
+    return type(base)(cls.__name__, (base,), merged)
+
