@@ -48,15 +48,19 @@ class RulesEngine(abc.ABC):
     rng: np.random.Generator
 
 
-def flat_class(cls: type, base: type) -> type:
+def flat_class(cls: type, base: type, slots=()) -> type:
     """``cls`` rebuilt with ``base`` as its only base and the attributes of every class between them
-    (mixins) copied in, each name resolved as ``cls.__mro__`` resolves it.
+    (mixins) copied in, each name resolved as ``cls.__mro__`` resolves it; the instance attributes named
+    in ``slots`` are kept in slots (the others, and any set later, in the instance dict, which ``base``
+    provides).
 
     Why: an instance attribute read first looks the name up in the class's MRO, and CPython's type
     cache (a few thousand slots) misses often for an engine with hundreds of attributes; each miss
     walks every class of the MRO. Mixins that organise a large engine by topic then cost one dict
-    lookup per mixin on every such miss. The mixins must not call ``super()`` (its cell names
-    ``cls``) or be used in ``isinstance`` checks.
+    lookup per mixin on every such miss. A slot is found in the class itself and read without the
+    instance dict. The mixins must not call ``super()`` (its cell names ``cls``) or be used in
+    ``isinstance`` checks; ``vars()`` of an instance holds only the attributes outside ``slots``
+    (``instance_state`` gives them all).
     """
     mro = cls.__mro__
     merged: dict = {}
@@ -65,5 +69,18 @@ def flat_class(cls: type, base: type) -> type:
             if name in ("__dict__", "__weakref__", "__abstractmethods__") or name.startswith("_abc_"):
                 continue
             merged[name] = value
+    merged["__slots__"] = tuple(sorted(set(slots) - set(merged)))  # a class attribute stays one
     return type(base)(cls.__name__, (base,), merged)
 
+
+def instance_state(obj) -> dict:
+    """Every instance attribute of ``obj``, those in slots (``flat_class``) included."""
+    state = {}
+    for klass in type(obj).__mro__:
+        for name in klass.__dict__.get("__slots__", ()):
+            try:
+                state[name] = getattr(obj, name)
+            except AttributeError:  # a slot not set yet
+                pass
+    state.update(getattr(obj, "__dict__", {}))
+    return state
