@@ -120,6 +120,13 @@ class TabletopEnv(AECEnv):
         # dtype passed positionally: numpy's keyword parsing costs about 0.5 us per call here
         return {"observation": obs, "action_mask": np.frombuffer(mask, np.int8)}
 
+    def last(self, observe: bool = True):
+        # AECEnv.last, here so that it runs compiled with the rest of the adapter (it is called at every step)
+        agent = self.agent_selection
+        assert agent is not None
+        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent], self.terminations[agent],
+                self.truncations[agent], self.infos[agent])
+
     def step(self, action) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:

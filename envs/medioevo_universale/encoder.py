@@ -777,8 +777,9 @@ class MedioevoEncoder(ObservationEncoder):
         gather = self._gather[seat].get(field)
         if gather is None:
             target[:] = block
-        else:  # mode "clip" makes take unbuffered; every position is in range
-            np.take(block, gather, out=target, mode="clip")
+        else:  # mode "clip" makes take unbuffered; every position is in range. The method, not np.take: that
+            # is a Python function around it
+            block.take(gather, out=target, mode="clip")
 
     def _fill_board(self, e, seat: int, out: np.ndarray, seen: dict, versions: list[int], last: list[int] | None
                     ) -> None:
@@ -978,28 +979,34 @@ class MedioevoEncoder(ObservationEncoder):
 
     def _building_block(self, e) -> np.ndarray:
         n = self.num_players
-        bld = np.zeros((self.nn, 6 + 3 * (n + 1)), dtype=np.float32)
+        width = 6 + 3 * (n + 1)
+        bld = [0.0] * (self.nn * width)  # a list: numpy's element writes cost several times more
         gp = self._comp.building_gp
+        civil, civil_dmg, civil_owner = e.civil, e.civil_dmg, e.civil_owner
+        mil, mil_dmg, mil_owner, cath_owner, cath_dmg = e.mil, e.mil_dmg, e.mil_owner, e.cath_owner, e.cath_dmg
         for node in e.land_nodes:
-            if e.civil[node]:
-                bld[node, 0] = e.civil[node] / 3
-                bld[node, 3] = e.civil_dmg[node] / gp[e.civil[node] - 1]
-                bld[node, 6 + 1 + e.civil_owner[node]] = 1
+            row = node * width
+            level = civil[node]
+            if level:
+                bld[row] = level / 3
+                bld[row + 3] = civil_dmg[node] / gp[level - 1]
+                bld[row + 6 + 1 + civil_owner[node]] = 1.0
             else:
-                bld[node, 6] = 1
-            if e.mil[node]:
-                bld[node, 1] = e.mil[node] / 3
-                bld[node, 4] = e.mil_dmg[node] / gp[2 + e.mil[node]]
-                bld[node, 6 + (n + 1) + 1 + e.mil_owner[node]] = 1
+                bld[row + 6] = 1.0
+            level = mil[node]
+            if level:
+                bld[row + 1] = level / 3
+                bld[row + 4] = mil_dmg[node] / gp[2 + level]
+                bld[row + 6 + (n + 1) + 1 + mil_owner[node]] = 1.0
             else:
-                bld[node, 6 + (n + 1)] = 1
-            if e.cath_owner[node] >= 0:
-                bld[node, 2] = 1
-                bld[node, 5] = e.cath_dmg[node] / gp[6]
-                bld[node, 6 + 2 * (n + 1) + 1 + e.cath_owner[node]] = 1
+                bld[row + 6 + (n + 1)] = 1.0
+            if cath_owner[node] >= 0:
+                bld[row + 2] = 1.0
+                bld[row + 5] = cath_dmg[node] / gp[6]
+                bld[row + 6 + 2 * (n + 1) + 1 + cath_owner[node]] = 1.0
             else:
-                bld[node, 6 + 2 * (n + 1)] = 1
-        return bld
+                bld[row + 6 + 2 * (n + 1)] = 1.0
+        return np.array(bld, dtype=np.float32).reshape(self.nn, width)
 
     def _vehicle_blocks(self, e) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Objects per node and seat, goods aboard per node, units aboard per node and seat."""
