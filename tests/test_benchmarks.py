@@ -14,3 +14,15 @@ def test_throughput_benchmark_smoke(tmp_path, capsys):
     for row in results.values():
         assert row["steps_per_s"] > 0 and row["ratio"] > 0
     assert "connect_four" not in capsys.readouterr().err
+
+
+def test_ab_benchmark_smoke(capsys):
+    """benchmarks/ab.py runs both trees on the same seeded games (here one tree twice: equal step counts)."""
+    from pathlib import Path
+
+    from benchmarks import ab
+
+    root = Path(__file__).resolve().parents[1]
+    assert ab.main([str(root), str(root), "--game", "catan_card", "--players", "2", "--games", "1", "--runs", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "B / A = " in out and out.count(" steps, compiled build: ") == 2
