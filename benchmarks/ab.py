@@ -4,7 +4,7 @@ Speed work on this machine is noisy (shared cores, frequency changes): a single 
 ``throughput.py`` moves by a few percent from run to run, which is the size of most single changes.
 This tool runs each tree in its own subprocess, alternating A, B, A, B, ... and reports the median of
 each and their ratio. Both trees play the same seeded games through the same loop as
-``throughput.py`` (``env.last()``, a uniform pick among the legal actions, ``env.step``), so the step
+``throughput.py`` (``throughput.play_one`` of this tool's tree), so the step
 counts must be equal; a different count means the two trees behave differently (use
 ``fingerprint.py`` to check that properly). Each subprocess says whether its tree runs its compiled build
 (``scripts/build_compiled.py``; build both trees first, or set ``TABLETOP_GYM_PURE=1`` for both).
@@ -22,35 +22,32 @@ import sys
 from pathlib import Path
 
 CHILD = r"""
-import json, random, sys, time
+import importlib.util, json, random, sys, time
 sys.path.insert(0, sys.argv[1])
-import envs
+import envs  # the tree's, imported before throughput.py (of this tool's tree) puts its own root first
 from envs.core.compiled import in_use
+spec = importlib.util.spec_from_file_location("ab_throughput", sys.argv[5])
+throughput = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(throughput)
 game, players, games = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 env = envs.make(game, num_players=players)
 pick = random.Random(0)
-steps = 0
 start = time.process_time()
-for g in range(games):
-    env.reset(seed=1000 + g)
-    for agent in env.agent_iter():
-        obs, reward, terminated, truncated, info = env.last()
-        if terminated or truncated:
-            action = None
-        else:
-            legal = obs["action_mask"].nonzero()[0]
-            action = int(legal[pick.randrange(legal.size)])
-        env.step(action)
-        steps += 1
+steps = sum(throughput.play_one(env, pick, 1000 + g) for g in range(games))
 elapsed = time.process_time() - start
-print(json.dumps({"us_per_step": elapsed / steps * 1e6, "steps": steps, "compiled": in_use("envs." + game)}))
+print(json.dumps({"us_per_step": elapsed / steps * 1e6, "steps": steps, "compiled": in_use("envs." + game),
+                  "envs": envs.__file__}))
 """
 
 
 def run(tree: Path, game: str, players: int, games: int) -> dict:
-    result = subprocess.run([sys.executable, "-c", CHILD, str(tree), game, str(players), str(games)],
+    loop = Path(__file__).resolve().with_name("throughput.py")  # the same loop for both trees
+    result = subprocess.run([sys.executable, "-c", CHILD, str(tree), game, str(players), str(games), str(loop)],
                             cwd=tree, capture_output=True, text=True, check=True)
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    if not Path(out["envs"]).resolve().is_relative_to(tree):
+        raise RuntimeError(f"{tree}: the run imported envs from {out['envs']}")
+    return out
 
 
 def main(argv=None) -> int:

@@ -25,6 +25,22 @@ import envs  # noqa: E402
 from envs.core.compiled import in_use  # noqa: E402
 
 
+def play_one(env, pick: random.Random, seed: int) -> int:
+    """One complete game of random masked play from ``reset(seed=seed)``; returns its number of steps."""
+    env.reset(seed=seed)
+    steps = 0
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        if terminated or truncated:
+            action = None
+        else:
+            legal = obs["action_mask"].nonzero()[0]
+            action = int(legal[pick.randrange(legal.size)])
+        env.step(action)
+        steps += 1
+    return steps
+
+
 def steps_per_second(make_env, seconds: float, seed: int = 0) -> float:
     """Play complete games of random masked play for about ``seconds``; return steps/s."""
     env = make_env()
@@ -35,17 +51,8 @@ def steps_per_second(make_env, seconds: float, seed: int = 0) -> float:
     start = clock()
     deadline = start + seconds
     while True:
-        env.reset(seed=seed + game)
+        steps += play_one(env, pick, seed + game)
         game += 1
-        for agent in env.agent_iter():
-            obs, reward, terminated, truncated, info = env.last()
-            if terminated or truncated:
-                action = None
-            else:
-                legal = obs["action_mask"].nonzero()[0]
-                action = int(legal[pick.randrange(legal.size)])
-            env.step(action)
-            steps += 1
         if clock() >= deadline:
             return steps / (clock() - start)
 
