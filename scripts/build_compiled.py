@@ -2,24 +2,31 @@
 
 The sources stay the reference: the compiled modules are the same code, built from a copy of it, and are used
 only while their manifest's hashes match the sources. A module that fails to compile is left to run from its
-source. Needs Cython and a C compiler; without them nothing is built and everything runs from the sources.
+source. The copy reads named int constants (``Phase.MOVE``, ``changes.SEATS``) as their values
+(``inline_constants``): the same code without an attribute lookup per use. Needs Cython and a C compiler;
+without them nothing is built and everything runs from the sources.
 Packages whose build is current are skipped. Run: ``python scripts/build_compiled.py [--jobs N] [--force | --clean]``.
 """
 from __future__ import annotations
 
 import argparse
+import ast
+import importlib
 import importlib.util
+import inspect
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import types
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+os.environ["TABLETOP_GYM_PURE"] = "1"  # the modules imported below to read constants: the sources, not a build
 
 from envs.core.compiled import BUILD_DIR, MANIFEST, compiled_dir, extension_suffix, source_digest  # noqa: E402
 
@@ -34,6 +41,94 @@ DIRECTIVES = ["-X", "annotation_typing=False", "-X", "binding=True"]
 
 def compilable(path: Path) -> bool:
     return path.name not in SKIPPED and "__file__" not in path.read_text(encoding="utf-8")
+
+
+def _int_literal(node: ast.expr) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) is int
+
+
+def constant_table(value) -> bool:
+    """A class used as a table of named ints (``Phase.MOVE``): its body assigns only int literals to upper-case
+    names (so the values are those of the source, whatever the data files hold)."""
+    if not isinstance(value, type) or not value.__module__.startswith("envs."):
+        return False
+    try:
+        body = ast.parse(inspect.getsource(value)).body[0].body
+    except (OSError, TypeError, SyntaxError, IndexError, AttributeError):
+        return False
+    names = set()
+    for item in body:
+        if isinstance(item, ast.Expr) and isinstance(item.value, ast.Constant) and isinstance(item.value.value, str):
+            continue  # the docstring
+        if not (isinstance(item, ast.Assign) and len(item.targets) == 1 and isinstance(item.targets[0], ast.Name)
+                and item.targets[0].id.isupper() and _int_literal(item.value)):
+            return False
+        names.add(item.targets[0].id)
+    return bool(names) and names == {name for name in vars(value) if not name.startswith("_")}
+
+
+def self_contained(module: types.ModuleType) -> bool:
+    """A module of ours whose constants follow from its own source: it imports nothing of the package and reads
+    no files (``changes``; not ``moves``, whose numbers follow the map in the data files)."""
+    if not module.__name__.startswith("envs."):
+        return False
+    try:
+        tree = ast.parse(inspect.getsource(module))
+    except (OSError, TypeError, SyntaxError):
+        return False
+    for n in ast.walk(tree):
+        if isinstance(n, ast.ImportFrom) and (n.level or (n.module or "").startswith("envs")):
+            return False
+        if isinstance(n, ast.Import) and any(a.name.startswith("envs") for a in n.names):
+            return False
+        if isinstance(n, ast.Name) and n.id in ("open", "__file__"):
+            return False
+    return True
+
+
+def constant_value(module: types.ModuleType, owner: str, name: str) -> int | None:
+    """The int that ``owner.name`` read in ``module`` always stands for, or None: an upper-case int of a constant
+    table (``constant_table``) or of a self-contained module of ours (``changes.SEATS``)."""
+    if not name.isupper():
+        return None
+    target = vars(module).get(owner)
+    if isinstance(target, types.ModuleType):
+        if not self_contained(target):
+            return None
+    elif not constant_table(target):
+        return None
+    value = vars(target).get(name)
+    return value if type(value) is int else None
+
+
+def inline_constants(source: str, module: types.ModuleType) -> str:
+    """``source`` with each read of a named int constant (``constant_value``) replaced by its value, which spares
+    the compiled code an attribute lookup per use and lets Cython fold tuples of them into constants. Names bound
+    anywhere in the module besides the imports and class definitions (a parameter or local of the same name) are
+    left alone, as is any constant the sources assign to."""
+    tree = ast.parse(source)
+    bound = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    bound |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments)
+              for a in n.posonlyargs + n.args + n.kwonlyargs + [n.vararg, n.kwarg] if a is not None}
+    assigned = {(n.value.id, n.attr) for n in ast.walk(tree) if isinstance(n, ast.Attribute)
+                and isinstance(n.value, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    edits: dict[int, list[tuple[int, int, str]]] = {}
+    for n in ast.walk(tree):
+        if not (isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name)
+                and n.lineno == n.end_lineno and n.value.id not in bound and (n.value.id, n.attr) not in assigned):
+            continue
+        value = constant_value(module, n.value.id, n.attr)
+        if value is not None:
+            edits.setdefault(n.lineno, []).append((n.col_offset, n.end_col_offset, f"({value})"))
+    lines = source.splitlines(keepends=True)
+    for lineno, spans in edits.items():
+        line = lines[lineno - 1].encode("utf-8")  # the offsets count bytes
+        for start, end, text in sorted(spans, reverse=True):
+            line = line[:start] + text.encode() + line[end:]
+        lines[lineno - 1] = line.decode("utf-8")
+    return "".join(lines)
 
 
 def current(package: str, modules: list[Path]) -> bool:
@@ -60,7 +155,8 @@ def build(package: str, jobs: int, force: bool) -> tuple[int, int]:
         for depth in range(1, len(package.split(".")) + 1):
             Path(tmp).joinpath(*package.split(".")[:depth], "__init__.py").touch()
         for p in modules:
-            shutil.copy2(p, work / p.name)
+            module = importlib.import_module(f"{package}.{p.stem}")
+            (work / p.name).write_text(inline_constants(p.read_text(encoding="utf-8"), module), encoding="utf-8")
         env = dict(os.environ, CFLAGS=os.environ.get("CFLAGS", "-O2"))
 
         def compile_one(module: Path) -> None:  # one call per module: a failure leaves only that one to its source

@@ -105,3 +105,37 @@ def test_no_build_means_the_sources(tmp_path, monkeypatch):
     monkeypatch.setattr(compiled, "BUILD_DIR", tmp_path / "nothing")
     path = [str(tmp_path)]
     assert not compiled.use_compiled("pkg", path) and path == [str(tmp_path)]
+
+
+def _build_script():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("build_compiled", ROOT / "scripts" / "build_compiled.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_build_inlines_only_constants_fixed_by_the_sources():
+    import types
+
+    build = _build_script()
+    from envs.medioevo_universale import changes, constants, engine
+    from envs.mythotopia import moves
+
+    assert build.constant_table(constants.Phase) and not build.constant_table(engine.MedioevoConfig)
+    assert build.self_contained(changes)
+    assert not build.self_contained(moves)  # its numbers follow the map in the data files
+    module = types.ModuleType("envs.example")
+    module.Phase, module.changes, module.M = constants.Phase, changes, moves
+    source = ("def f(e, Stage):\n"
+              "    x = 'Phase.MOVE'  # Phase.MOVE\n"
+              "    return e.phase == Phase.MOVE, Phase.MOVE.bit_length(), changes.SEATS | changes.UNITS, M.CARD,"
+              " Stage.X\n")
+    out = build.inline_constants(source, module)
+    assert out == ("def f(e, Stage):\n"
+                   "    x = 'Phase.MOVE'  # Phase.MOVE\n"
+                   f"    return e.phase == ({constants.Phase.MOVE}), ({constants.Phase.MOVE}).bit_length(), "
+                   f"({changes.SEATS}) | ({changes.UNITS}), M.CARD, Stage.X\n")
+    shadowed = "def g(Phase):\n    return Phase.MOVE\n"
+    assert build.inline_constants(shadowed, module) == shadowed
