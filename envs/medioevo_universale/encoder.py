@@ -138,6 +138,23 @@ def _small_ints(rows: list[list[int]]) -> np.ndarray:
         return np.array(rows, dtype=np.float32).ravel()
 
 
+def _scaled_table(scale: int) -> np.ndarray:
+    """min(1, k / scale) for k = 0..255, computed as ``_scaled_ints``'s fallback computes it (in float32)."""
+    return np.minimum(1.0, np.arange(256, dtype=np.float32) / scale)
+
+
+def _scaled_ints(rows: list[list[int]], table: np.ndarray, scale: int) -> np.ndarray:
+    """min(1, k / scale) for the numbers k of ``rows``, in one flat float32 array: looked up in ``table``
+    (``_scaled_table(scale)``) when they fit in a byte."""
+    try:
+        return table.take(np.frombuffer(b"".join([bytes(row) for row in rows]), np.uint8))
+    except (TypeError, ValueError):
+        return np.minimum(1.0, np.array(rows, dtype=np.float32).ravel() / scale)
+
+
+_TENTHS, _FIFTHS = _scaled_table(10), _scaled_table(5)
+
+
 def _changed(seen: dict, name: str, sources) -> bool:
     """Whether the block ``name`` of a seat's output was written from other ``sources`` (then remembers a
     copy). None as sources means an empty block, which is what a new output holds."""
@@ -273,6 +290,7 @@ class MedioevoEncoder(ObservationEncoder):
             static[i, 11] = b.barbarian_symbol[i]
             static[i, 12 + (b.empire[i] if b.empire[i] >= 0 else 6)] = 1
         self._static = static
+        self._identity = np.eye(n + 1, dtype=np.float32)  # _owner_one_hot's rows
         self._seat_orders = [[(seat + k) % n for k in range(n)] for seat in range(n)]
         self._to_rel = [[(p - seat) % n for p in range(n)] for seat in range(n)]
         self._comp = d.comp
@@ -322,6 +340,7 @@ class MedioevoEncoder(ObservationEncoder):
         self._memo: dict = {}  # blocks shared by all observers, and their sources (see _versions, _put)
         self._seat_inputs: tuple | None = None  # (copies of the engine lists, rows) of _seat_rows
         self._units_kept: tuple | None = None  # (the board's copy of the units it was built from, block)
+        self._buildings_kept: tuple | None = None  # (land nodes, buildings per node, block) of _building_block
         self._version = 0  # the last version number given (see _versions)
         # per seat: its last observation, updated in place, and what each block was written from
         self._outputs: dict[int, tuple[np.ndarray, dict]] = {}
@@ -800,7 +819,7 @@ class MedioevoEncoder(ObservationEncoder):
             put(out, seen, seat, "node_stopped", versions[3],
                 lambda: np.minimum(1.0, _small_ints(e.stopped).reshape(n, nn, NT).sum(axis=2).ravel() / 10))
         if changed[4]:
-            put(out, seen, seat, "node_barbarians", versions[4], lambda: np.minimum(1.0, _small_ints([e.barb]) / 5))
+            put(out, seen, seat, "node_barbarians", versions[4], lambda: _scaled_ints([e.barb], _FIFTHS, 5))
         if changed[5]:
             put(out, seen, seat, "node_marker", versions[5], lambda: self._owner_one_hot(e.marker).ravel())
         if changed[6]:
@@ -816,7 +835,7 @@ class MedioevoEncoder(ObservationEncoder):
                 for field, block in zip(("node_objects", "node_goods", "node_aboard"), entry[1]):
                     self._write(out, seat, field, block)
         if any(changed[10:]):
-            put(out, seen, seat, "node_buildings", tuple(versions[10:]), lambda: self._building_block(e).ravel())
+            put(out, seen, seat, "node_buildings", tuple(versions[10:]), lambda: self._building_block(e))
 
     def _units_block(self, units: list[list[int]]) -> np.ndarray:
         """node_units in absolute seats from the board's copy of the units (see ``_versions``), a seat's units
@@ -824,13 +843,13 @@ class MedioevoEncoder(ObservationEncoder):
         mostly): the block is updated in place (observers' outputs hold copies of it, ``_write``)."""
         kept = self._units_kept
         if kept is None:
-            block = np.minimum(1.0, _small_ints(units) / 10)
+            block = _scaled_ints(units, _TENTHS, 10)
         else:
             built, block = kept
             size = len(units[0])
             for p, row in enumerate(units):
                 if row is not built[p]:
-                    block[p * size:(p + 1) * size] = np.minimum(1.0, _small_ints([row]) / 10)
+                    block[p * size:(p + 1) * size] = _scaled_ints([row], _TENTHS, 10)
         self._units_kept = (units, block)
         return block
 
@@ -972,41 +991,54 @@ class MedioevoEncoder(ObservationEncoder):
         return static.ravel()
 
     def _owner_one_hot(self, owners: list[int]) -> np.ndarray:
-        """Per node one-hot (none, seat 0, seat 1, ...) of an owner or -1."""
-        block = np.zeros((self.nn, self.num_players + 1), dtype=np.float32)
-        block[np.arange(self.nn), [0 if p < 0 else 1 + p for p in owners]] = 1
-        return block
+        """Per node one-hot (none, seat 0, seat 1, ...) of an owner or -1: rows of the identity matrix."""
+        return self._identity.take(np.array(owners, dtype=np.intp) + 1, axis=0)
 
     def _building_block(self, e) -> np.ndarray:
+        """node_buildings in absolute seats, flat. Only the nodes whose buildings changed since the last build are
+        written again, in place (observers' outputs hold copies of the block, ``_write``)."""
+        width = 6 + 3 * (self.num_players + 1)
+        keys = list(zip(e.civil, e.civil_dmg, e.civil_owner, e.mil, e.mil_dmg, e.mil_owner, e.cath_owner, e.cath_dmg))
+        kept = self._buildings_kept
+        if kept is None or kept[0] != e.land_nodes:
+            bld = [0.0] * (self.nn * width)  # a list: numpy's element writes cost several times more
+            for node in e.land_nodes:
+                bld[node * width:(node + 1) * width] = self._building_row(keys[node])
+            block = np.array(bld, dtype=np.float32)
+        else:
+            _, old, block = kept
+            for node in e.land_nodes:
+                if keys[node] != old[node]:
+                    block[node * width:(node + 1) * width] = self._building_row(keys[node])
+        self._buildings_kept = (e.land_nodes[:], keys, block)
+        return block
+
+    def _building_row(self, key: tuple) -> list[float]:
+        """A land node's row of node_buildings from (civil, its damage, owner, military, its damage, owner,
+        cathedral owner, its damage)."""
         n = self.num_players
-        width = 6 + 3 * (n + 1)
-        bld = [0.0] * (self.nn * width)  # a list: numpy's element writes cost several times more
+        civil, civil_dmg, civil_owner, mil, mil_dmg, mil_owner, cath_owner, cath_dmg = key
         gp = self._comp.building_gp
-        civil, civil_dmg, civil_owner = e.civil, e.civil_dmg, e.civil_owner
-        mil, mil_dmg, mil_owner, cath_owner, cath_dmg = e.mil, e.mil_dmg, e.mil_owner, e.cath_owner, e.cath_dmg
-        for node in e.land_nodes:
-            row = node * width
-            level = civil[node]
-            if level:
-                bld[row] = level / 3
-                bld[row + 3] = civil_dmg[node] / gp[level - 1]
-                bld[row + 6 + 1 + civil_owner[node]] = 1.0
-            else:
-                bld[row + 6] = 1.0
-            level = mil[node]
-            if level:
-                bld[row + 1] = level / 3
-                bld[row + 4] = mil_dmg[node] / gp[2 + level]
-                bld[row + 6 + (n + 1) + 1 + mil_owner[node]] = 1.0
-            else:
-                bld[row + 6 + (n + 1)] = 1.0
-            if cath_owner[node] >= 0:
-                bld[row + 2] = 1.0
-                bld[row + 5] = cath_dmg[node] / gp[6]
-                bld[row + 6 + 2 * (n + 1) + 1 + cath_owner[node]] = 1.0
-            else:
-                bld[row + 6 + 2 * (n + 1)] = 1.0
-        return np.array(bld, dtype=np.float32).reshape(self.nn, width)
+        row = [0.0] * (6 + 3 * (n + 1))
+        if civil:
+            row[0] = civil / 3
+            row[3] = civil_dmg / gp[civil - 1]
+            row[6 + 1 + civil_owner] = 1.0
+        else:
+            row[6] = 1.0
+        if mil:
+            row[1] = mil / 3
+            row[4] = mil_dmg / gp[2 + mil]
+            row[6 + (n + 1) + 1 + mil_owner] = 1.0
+        else:
+            row[6 + (n + 1)] = 1.0
+        if cath_owner >= 0:
+            row[2] = 1.0
+            row[5] = cath_dmg / gp[6]
+            row[6 + 2 * (n + 1) + 1 + cath_owner] = 1.0
+        else:
+            row[6 + 2 * (n + 1)] = 1.0
+        return row
 
     def _vehicle_blocks(self, e) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Objects per node and seat, goods aboard per node, units aboard per node and seat."""
