@@ -769,6 +769,8 @@ class MedioevoEncoder(ObservationEncoder):
         for bits, positions in groups:
             if fresh & bits:
                 for i in positions:
+                    if copies[i] == sources[i]:  # mostly: the call below costs more than the comparison
+                        continue
                     copy = _recopy(copies[i], sources[i])
                     if copy is not copies[i]:
                         if new is None:
@@ -875,6 +877,8 @@ class MedioevoEncoder(ObservationEncoder):
                 continue
             for k in positions:
                 old = copies[k]
+                if old == inputs[k]:  # mostly: the call below costs more than the comparison
+                    continue
                 copy = _recopy(old, inputs[k])
                 if copy is not old:
                     if not copied:
