@@ -13,7 +13,6 @@ import argparse
 import ast
 import importlib
 import importlib.util
-import inspect
 import json
 import os
 import shutil
@@ -49,14 +48,24 @@ def _int_literal(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and type(node.value) is int
 
 
+def _source_tree(module_name: str) -> ast.Module | None:
+    """The parsed source of one of our modules, read from the sources whether or not its build is loaded."""
+    path = ROOT.joinpath(*module_name.split(".")).with_suffix(".py")
+    try:
+        return ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError):
+        return None
+
+
 def constant_table(value) -> bool:
     """A class used as a table of named ints (``Phase.MOVE``): its body assigns only int literals to upper-case
     names (so the values are those of the source, whatever the data files hold)."""
     if not isinstance(value, type) or not value.__module__.startswith("envs."):
         return False
-    try:
-        body = ast.parse(inspect.getsource(value)).body[0].body
-    except (OSError, TypeError, SyntaxError, IndexError, AttributeError):
+    tree = _source_tree(value.__module__)
+    body = next((n.body for n in (tree.body if tree else ()) if isinstance(n, ast.ClassDef)
+                 and n.name == value.__name__), None)
+    if body is None:
         return False
     names = set()
     for item in body:
@@ -72,11 +81,8 @@ def constant_table(value) -> bool:
 def self_contained(module: types.ModuleType) -> bool:
     """A module of ours whose constants follow from its own source: it imports nothing of the package and reads
     no files (``changes``; not ``moves``, whose numbers follow the map in the data files)."""
-    if not module.__name__.startswith("envs."):
-        return False
-    try:
-        tree = ast.parse(inspect.getsource(module))
-    except (OSError, TypeError, SyntaxError):
+    tree = _source_tree(module.__name__) if module.__name__.startswith("envs.") else None
+    if tree is None:
         return False
     for n in ast.walk(tree):
         if isinstance(n, ast.ImportFrom) and (n.level or (n.module or "").startswith("envs")):
