@@ -124,6 +124,17 @@ _CARGO_INPUT = 20  # the input of ``_seat_rows`` that is not a list per seat (ca
 _FLAT = (int, bool, float, str)
 
 
+# What a new output was written from, per block and key of ``seen`` (see ``encode``): nothing yet. Every key is
+# there from the start, so that the lookups are plain subscripts.
+_FIRST_SEEN = dict.fromkeys((
+    "turn", "private", "offer", "moves", "revision", "trade", "move", "battle", "conquest", "drawn", "marker_origin",
+    "head", "board", "rows", "money", "goals", "vehicles", "card_turn", "routes", "at_war", "events", "objects",
+    "diplomacy", "technologies", "card_effects", "card_choice", "card_moves", "appointments", "multi_war",
+    "node_controller", "node_static", "node_units", "node_stopped", "node_barbarians", "node_marker", "node_cubes",
+    "node_buildings"))
+_FIRST_SEEN.update(pending=(), invaded=-1, goal_domains=changes.ALL)
+
+
 def _positions(*shape: int) -> np.ndarray:
     """Each entry's flat position in an array of ``shape``."""
     return np.arange(int(np.prod(shape))).reshape(shape)
@@ -158,7 +169,7 @@ _TENTHS, _FIFTHS = _scaled_table(10), _scaled_table(5)
 def _changed(seen: dict, name: str, sources) -> bool:
     """Whether the block ``name`` of a seat's output was written from other ``sources`` (then remembers a
     copy). None as sources means an empty block, which is what a new output holds."""
-    if seen.get(name) == sources:
+    if seen[name] == sources:
         return False
     seen[name] = _snapshot(sources)
     return True
@@ -360,7 +371,8 @@ class MedioevoEncoder(ObservationEncoder):
         to_rel = self._to_rel[seat]
         state = self._outputs.get(seat)
         if state is None:
-            state = self._outputs[seat] = (np.zeros(self.layout.size, dtype=np.float32), {})
+            state = self._outputs[seat] = (np.zeros(self.layout.size, dtype=np.float32),
+                                           dict(_FIRST_SEEN, goal_values={}))
         out, seen = state  # this seat's last observation, and what each of its blocks was written from
         L = self.layout.slices
         acting = e.current_player
@@ -369,7 +381,7 @@ class MedioevoEncoder(ObservationEncoder):
         # the public head (phase .. revealed_bids): the turn's one-hots, then the rest filled as a list
         at = self._head_offsets
         turn = (phase if mine else Phase.GAME_OVER, e.stage, e.round, e.num_rounds, e.ep_limit, acting)
-        if seen.get("turn") != turn:  # numbers only: kept as they are
+        if seen["turn"] != turn:  # numbers only: kept as they are
             seen["turn"] = turn
             out[:self._turn_size] = 0
             out[at["phase"] + (phase if mine else Phase.GAME_OVER)] = 1.0
@@ -380,7 +392,7 @@ class MedioevoEncoder(ObservationEncoder):
         # what no domain covers (changes.py), compared at every look
         bid = e.bids[seat] if phase in (Phase.BID, Phase.TIE_BID) else 0
         private = (bid, e.tie_extra[seat], e.tax_pending[seat], e.tax_rates, *e.tp[seat])
-        if seen.get("private") != private:
+        if seen["private"] != private:
             seen["private"] = private
             out[L["my_bid"]] = (min(1.0, bid / BID_SCALE), min(1.0, e.tie_extra[seat] / BID_SCALE))
             tax = out[L["my_tax_choice"]]
@@ -389,7 +401,7 @@ class MedioevoEncoder(ObservationEncoder):
                 tax[e.tax_rates.index(e.tax_pending[seat])] = 1
             out[L["my_tp"]] = [min(1.0, x / 10) for x in e.tp[seat]]
         prefix = e.prefix if mine and phase in _TREE_PHASES else ()  # a tuple of moves: kept as it is
-        if seen.get("pending", ()) != prefix:
+        if seen["pending"] != prefix:
             seen["pending"] = prefix
             pend = out[L["pending"]]
             pend[:] = 0
@@ -398,7 +410,7 @@ class MedioevoEncoder(ObservationEncoder):
         o = offer_sources(e, seat)  # what encode_offer reads of it (its other keys change at drafting steps)
         offer = None if o is None else (o["from"], o["to"], tuple(o["also"]), o["kind"], o["term"], o["fee"] > 0,
                                         o["amount"], o["payer"] == o["from"], o["secret"])
-        if seen.get("offer") != offer:  # None: an empty block, as a new output holds
+        if seen["offer"] != offer:  # None: an empty block, as a new output holds
             seen["offer"] = offer
             encode_offer(e, seat, out[L["offer"]], to_rel)
         if self._variants_on or e.auction_round:
@@ -407,8 +419,8 @@ class MedioevoEncoder(ObservationEncoder):
         # The domains (changes.py) stamped since this seat's last look; all of them when no move was made since
         # (so that state edited from outside the rules between two looks is seen) or ``revision`` is a new object
         # (an edit after a move, or another engine).
-        moves, last = e.moves, seen.get("moves")
-        if last is None or last == moves or seen.get("revision") is not e.revision:
+        moves, last = e.moves, seen["moves"]
+        if last is None or last == moves or seen["revision"] is not e.revision:
             seen["revision"] = e.revision
             fresh = _EVERYTHING
         else:
@@ -542,7 +554,7 @@ class MedioevoEncoder(ObservationEncoder):
         nn = self.nn
         L = self.layout.slices
         trading = phase == Phase.TRADE or phase == Phase.PLACE_CUBE
-        if trading or seen.get("trade"):
+        if trading or seen["trade"]:
             seen["trade"] = trading
             tv = out[L["trade"]]
             tv[:] = 0
@@ -552,7 +564,7 @@ class MedioevoEncoder(ObservationEncoder):
                 for g in e.sold_now:
                     tv[4 + NUM_SLOTS + g] = min(1.0, tv[4 + NUM_SLOTS + g] + 1 / 6)
         moving = phase == Phase.MOVE
-        if moving or seen.get("move"):
+        if moving or seen["move"]:
             seen["move"] = moving
             mv = out[L["move"]]
             mv[:] = 0
@@ -570,7 +582,7 @@ class MedioevoEncoder(ObservationEncoder):
                 mv[base + NT] = min(1.0, e.move_steps / 10)
                 mv[base + NT + 1] = 0 if e.carrier < 0 else min(1.0, e.objs[e.carrier][4] / 8)
         bt = e.bt
-        if bt is not None or seen.get("battle"):
+        if bt is not None or seen["battle"]:
             seen["battle"] = bt is not None
             bv = out[L["battle"]]
             sv = out[L["battle_siege"]]
@@ -580,7 +592,7 @@ class MedioevoEncoder(ObservationEncoder):
                 self._write_battle(e, bt, to_rel, bv, sv)
         cq = e.conquest
         conquering = cq is not None and bool(cq["items"])
-        if conquering or seen.get("conquest"):
+        if conquering or seen["conquest"]:
             seen["conquest"] = conquering
             cv = out[L["conquest"]]
             cv[:] = 0
@@ -600,7 +612,7 @@ class MedioevoEncoder(ObservationEncoder):
                     where = x
                 cv[11 + where] = 1
         keeping = mine and phase == Phase.KEEP_CARD
-        if keeping or seen.get("drawn"):
+        if keeping or seen["drawn"]:
             seen["drawn"] = keeping
             drawn = out[L["my_drawn"]]
             drawn[:] = 0
@@ -608,7 +620,7 @@ class MedioevoEncoder(ObservationEncoder):
                 for c in e.drawn:
                     drawn[c] = 1
         placing = mine and phase == Phase.PLACE_MARKER
-        if placing or seen.get("marker_origin"):
+        if placing or seen["marker_origin"]:
             seen["marker_origin"] = placing
             mo2 = out[L["marker_origin"]]
             mo2[:] = 0
@@ -617,7 +629,7 @@ class MedioevoEncoder(ObservationEncoder):
                 mo2[1 + e.marker_origin] = 1
         use = e.tech_use
         invaded = use["node"] if use is not None and use["window"] == "invade" else -1
-        if seen.get("invaded", -1) != invaded:
+        if seen["invaded"] != invaded:
             seen["invaded"] = invaded
             out[L["tech_invaded"]] = 0
             encode_invasion(e, out, L)
@@ -629,7 +641,7 @@ class MedioevoEncoder(ObservationEncoder):
         head = self._versions("head", (e.position, e.bids_revealed, e.horde, e.barb_dice, e.building_supply,
                                        e.vehicle_supply, e.siege_supply, e.barb_supply, e.token_supply, len(e.deck),
                                        len(e.event_deck)), _HEAD_GROUPS, fresh)
-        if seen.get("head") is not head:
+        if seen["head"] is not head:
             seen["head"] = head
             supply_versions = head[1][4:]
             entry = self._memo.get("supply")
@@ -655,7 +667,7 @@ class MedioevoEncoder(ObservationEncoder):
             control, e.playable, e.units, e.stopped, e.barb, e.marker, e.cubes, e.objs, e.goods, e.cargo,
             e.land_nodes, e.civil, e.civil_owner, e.civil_dmg, e.mil, e.mil_owner, e.mil_dmg, e.cath_owner,
             e.cath_dmg, e.home_owner), _BOARD_GROUPS, fresh)  # home_owner: read by the goals, no board block
-        last = seen.get("board")
+        last = seen["board"]
         if last is not board:
             seen["board"] = board
             self._fill_board(e, seat, out, seen, board[1], None if last is None else last[1])
@@ -668,7 +680,7 @@ class MedioevoEncoder(ObservationEncoder):
         stride = self._seat_stride
         rows_written = False
         if fresh & _ROWS:  # each row built once per change of its numbers and shared by all observers
-            rows = seen.get("rows")
+            rows = seen["rows"]
             if rows is None:
                 rows = seen["rows"] = [None] * n  # the shared row written for each relative seat
             shared = self._seat_rows(e, fresh)
@@ -682,16 +694,16 @@ class MedioevoEncoder(ObservationEncoder):
         # money (and money_known) is kept out of the cached rows: it changes at many steps
         if rows_written or fresh & MONEY:
             money = [e.money[rel[i]] for i in self._money_seats]
-            if rows_written or seen.get("money") != money:
+            if rows_written or seen["money"] != money:
                 seen["money"] = money
                 for i, m in zip(self._money_seats, money):
                     base = self._seat_start + i * stride
                     out[base + 1:base + 3] = (min(1.0, max(0, m) / MONEY_SCALE), 1.0)
         # The held cards' goals: per template the lowest threshold (scaled) and whether the template's value reaches
         # it. A value is measured again when a domain it reads was stamped; the cards held when one was.
-        if not fresh & (seen.get("goal_domains", changes.ALL) | CARDS):
+        if not fresh & (seen["goal_domains"] | CARDS):
             return
-        kept = seen.get("goal_values", {})
+        kept = seen["goal_values"]
         values = {}
         domains = 0
         goals = [0.0] * (2 * len(GOAL_KEYS))  # per template: lowest scaled threshold, met
@@ -708,7 +720,7 @@ class MedioevoEncoder(ObservationEncoder):
                 goals[2 * key + 1] = 1.0
         seen["goal_values"] = values
         seen["goal_domains"] = domains
-        if seen.get("goals") != goals:
+        if seen["goals"] != goals:
             seen["goals"] = goals
             out[L["my_goals"]] = goals
 
@@ -788,7 +800,7 @@ class MedioevoEncoder(ObservationEncoder):
         entry = self._memo.get(field)
         if entry is None or entry[0] != key:
             entry = self._memo[field] = (key, build())
-        if seen.get(field) is not entry:
+        if seen[field] is not entry:
             seen[field] = entry
             self._write(out, seat, field, entry[1])
 
@@ -832,7 +844,7 @@ class MedioevoEncoder(ObservationEncoder):
             entry = self._memo.get("vehicles")
             if entry is None or entry[0] != key:
                 entry = self._memo["vehicles"] = (key, self._vehicle_blocks(e))  # key: a new list, not engine data
-            if seen.get("vehicles") is not entry:
+            if seen["vehicles"] is not entry:
                 seen["vehicles"] = entry
                 for field, block in zip(("node_objects", "node_goods", "node_aboard"), entry[1]):
                     self._write(out, seat, field, block)
