@@ -135,6 +135,11 @@ _FIRST_SEEN = dict.fromkeys((
 _FIRST_SEEN.update(pending=(), invaded=-1, goal_domains=changes.ALL)
 
 
+def _card_turn(e, seat: int) -> tuple:
+    """What the card blocks read besides their domains."""
+    return e.round, e.stage == Stage.EVENTS, e.phase == Phase.CARD_FOLLOW, e.actor == seat
+
+
 def _positions(*shape: int) -> np.ndarray:
     """Each entry's flat position in an array of ``shape``."""
     return np.arange(int(np.prod(shape))).reshape(shape)
@@ -425,7 +430,7 @@ class MedioevoEncoder(ObservationEncoder):
             fresh = _EVERYTHING
         else:
             stamps = e.stamps
-            fresh = sum(compress(_DOMAIN_BITS, [s > last for s in stamps])) if max(stamps) > last else 0
+            fresh = sum(compress(_DOMAIN_BITS, [s > last for s in stamps])) if e.stamped > last else 0
             fresh |= self._extra_reads(e, seat, seen, phase)
         seen["moves"] = moves
         if fresh:
@@ -446,16 +451,11 @@ class MedioevoEncoder(ObservationEncoder):
             extra |= _TREATY_ROUND
         if phase == Phase.MOVE or e.logistik >= 0 or seen["technologies"][2]:  # movement_locked can be or was true
             extra |= _LOCK
-        if seen["card_turn"] != self._card_turn(e, seat):
+        if seen["card_turn"] != _card_turn(e, seat):
             extra |= _CARD_TURN
         if e.multi_war is not None:
             extra |= _MULTI_WAR_ON
         return extra
-
-    @staticmethod
-    def _card_turn(e, seat: int) -> tuple:
-        """What the card blocks read besides their domains."""
-        return e.round, e.stage == Stage.EVENTS, e.phase == Phase.CARD_FOLLOW, e.actor == seat
 
     def _encode_stamped(self, e, seat: int, out: np.ndarray, seen: dict, phase: int, rel: list[int],
                         to_rel: list[int], fresh: int) -> None:
@@ -528,7 +528,7 @@ class MedioevoEncoder(ObservationEncoder):
             out[self._technology_region] = 0
             encode_technologies(e, out, L)
         if fresh & _CARD_TURN:
-            seen["card_turn"] = self._card_turn(e, seat)
+            seen["card_turn"] = _card_turn(e, seat)
         if fresh & (CARD_EFFECTS | _CARD_TURN) and _changed(seen, "card_effects", card_effects_sources(e, seat)):
             v = out[L["card_effects"]]
             v[:] = 0

@@ -220,6 +220,7 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         self.dirty = 0
         self.moves = 0
         self.stamps = [0] * changes.NUM_DOMAINS
+        self.stamped = 0  # the latest of the stamps (changes.py)
         self.cubes = [[0] * len(comp.goods) for _ in range(nn)]
         self.building_supply = list(comp.building_supply)
         self.vehicle_supply = list(comp.vehicle_supply)
@@ -678,7 +679,7 @@ ENGINE_ATTRIBUTES = (
     "rotated", "round", "round_effects", "route", "route_completing", "route_draft", "route_fl_points",
     "route_graphs", "route_point_fl", "route_points", "route_points_left", "route_vehicle_kind", "sale_factor",
     "sealed_empire", "sealed_ep_bid", "self_revolt_money", "setup_done", "shown_empire_bid", "siege_supply",
-    "slots", "sold_now", "special_conquered", "special_nodes", "stamps", "stat_barbarians_destroyed",
+    "slots", "sold_now", "special_conquered", "special_nodes", "stamped", "stamps", "stat_barbarians_destroyed",
     "stat_conquered", "stat_route_stages", "stopped", "tax_pending", "tax_rate", "tax_rates", "tech", "tech_bought",
     "tech_ctx", "tech_options_open", "tech_price", "tech_use", "tie_extra", "tie_round", "token_supply", "tokens",
     "tokens_flipped", "tp", "tp_payment", "tp_per_token", "tp_price", "trade_action", "trade_bonus", "trader",
