@@ -171,6 +171,22 @@ def _scaled_ints(rows: list[list[int]], table: np.ndarray, scale: int) -> np.nda
 _TENTHS, _FIFTHS = _scaled_table(10), _scaled_table(5)
 
 
+def _add(sums: dict, i: int, x: float) -> None:
+    """sums[i] += x as numpy adds into a float32 array: the first term as it is (it becomes float32 when written),
+    the next ones added to the float32 sum."""
+    old = sums.get(i)
+    sums[i] = x if old is None else np.float32(old) + x
+
+
+def _sums_block(sums: dict, size: int) -> np.ndarray:
+    """A float32 array of ``size`` zeros with min(1, sum) at each index of ``sums``."""
+    block = np.zeros(size, dtype=np.float32)
+    if sums:
+        block[list(sums)] = list(sums.values())
+        np.minimum(block, 1.0, out=block)
+    return block
+
+
 def _changed(seen: dict, name: str, sources) -> bool:
     """Whether the block ``name`` of a seat's output was written from other ``sources`` (then remembers a
     copy). None as sources means an empty block, which is what a new output holds."""
@@ -839,11 +855,16 @@ class MedioevoEncoder(ObservationEncoder):
         if changed[6]:
             put(out, seen, seat, "node_cubes", versions[6], lambda: _small_ints(e.cubes))
         if changed[7] or changed[8] or changed[9]:
-            # keyed by what the blocks read of the objects (not their MP, which changes at every step of a move)
-            key = ([o[:4] for o in e.objs.values()], versions[8], versions[9])
+            # keyed by what the blocks read of the objects (not their MP, which changes at every step of a move),
+            # which is listed once per version of the objects
             entry = self._memo.get("vehicles")
-            if entry is None or entry[0] != key:
-                entry = self._memo["vehicles"] = (key, self._vehicle_blocks(e))  # key: a new list, not engine data
+            if entry is None or entry[2] != versions[7:10]:
+                key = ([o[:4] for o in e.objs.values()], versions[8], versions[9])
+                if entry is None or entry[0] != key:  # key: a new list, not engine data
+                    entry = (key, self._vehicle_blocks(e), versions[7:10])
+                else:
+                    entry = (entry[0], entry[1], versions[7:10])
+                self._memo["vehicles"] = entry
             if seen["vehicles"] is not entry:
                 seen["vehicles"] = entry
                 for field, block in zip(("node_objects", "node_goods", "node_aboard"), entry[1]):
@@ -1057,28 +1078,29 @@ class MedioevoEncoder(ObservationEncoder):
         return row
 
     def _vehicle_blocks(self, e) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Objects per node and seat, goods aboard per node, units aboard per node and seat."""
+        """Objects per node and seat, goods aboard per node, units aboard per node and seat (flat). The sums per
+        entry are collected first and written at once: numpy's element writes cost several times more."""
         n, nn = self.num_players, self.nn
-        objs = np.zeros((nn, n, len(VEHICLE_KINDS)), dtype=np.float32)
-        for o in e.objs.values():
+        kinds = len(VEHICLE_KINDS)
+        objs = e.objs
+        level_sums: dict = {}
+        for o in objs.values():
             if o[3] >= 0:  # objects aboard a galley are not on the map
-                objs[o[3], o[0], o[1]] += o[2] / 9
-        np.minimum(objs, 1.0, out=objs)
-        goods = np.zeros((nn, 8), dtype=np.float32)
+                _add(level_sums, (o[3] * n + o[0]) * kinds + o[1], o[2] / 9)
+        goods: dict = {}
         for oid, cubes in e.goods.items():
             if any(cubes):
-                node = e.objs[oid][3]
+                base = objs[oid][3] % nn * 8  # as numpy indexes: a node of -1 (aboard a galley) is the last row
                 for g in range(8):
-                    goods[node, g] += cubes[g] / 6
-        np.minimum(goods, 1.0, out=goods)
-        aboard = np.zeros((nn, n), dtype=np.float32)
+                    if cubes[g]:  # adding 0 changes no sum
+                        _add(goods, base + g, cubes[g] / 6)
+        aboard: dict = {}
         for oid, cargo in e.cargo.items():
             k = sum(cargo)
-            if k and e.objs[oid][3] >= 0:
-                o = e.objs[oid]
-                aboard[o[3], o[0]] += k / 9
-        np.minimum(aboard, 1.0, out=aboard)
-        return objs.ravel(), goods.ravel(), aboard.ravel()
+            if k and objs[oid][3] >= 0:
+                o = objs[oid]
+                _add(aboard, o[3] * n + o[0], k / 9)
+        return _sums_block(level_sums, nn * n * kinds), _sums_block(goods, nn * 8), _sums_block(aboard, nn * n)
 
 
 __all__ = ["MedioevoEncoder"]
