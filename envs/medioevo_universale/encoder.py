@@ -651,29 +651,40 @@ class MedioevoEncoder(ObservationEncoder):
             encode_invasion(e, out, L)
 
     def _encode_head(self, e, out: np.ndarray, seen: dict, rel: list[int], fresh: int) -> None:
-        """The public head after the turn's one-hots: turn order, horde, supply and revealed bids."""
+        """The public head after the turn's one-hots: turn order, horde, supply and revealed bids, each part
+        written when the versions of its sources differ from those this seat's output shows."""
         n = self.num_players
         at = self._head_offsets
         head = self._versions("head", (e.position, e.bids_revealed, e.horde, e.barb_dice, e.building_supply,
                                        e.vehicle_supply, e.siege_supply, e.barb_supply, e.token_supply, len(e.deck),
                                        len(e.event_deck)), _HEAD_GROUPS, fresh)
-        if seen["head"] is not head:
-            seen["head"] = head
-            supply_versions = head[1][4:]
-            entry = self._memo.get("supply")
-            if entry is None or entry[0] != supply_versions:
-                entry = self._memo["supply"] = (supply_versions, self._supply_block(e))
-            supply = entry[1]
-            start = self._turn_size
-            public = [0.0] * (self._head_size - start)
+        last = seen["head"]
+        if last is head:
+            return
+        seen["head"] = head
+        versions = head[1]
+        shown = (0,) * len(versions) if last is None else last[1]
+        if versions[0] != shown[0]:  # the turn order
+            start = at["turn_order"]
+            out[start:start + n * n] = 0
+            position = e.position
             for i, p in enumerate(rel):
-                public[at["turn_order"] - start + i * n + e.position[p]] = 1.0
-            public[at["horde"] - start:at["horde"] - start + 6] = (
-                e.horde[0] / 2, e.horde[1], e.horde[2], e.barb_dice[0] / 4, e.barb_dice[1] / 6, e.barb_dice[2] / 8)
-            public[at["supply"] - start:at["supply"] - start + len(supply)] = supply
-            public[at["revealed_bids"] - start:at["revealed_bids"] - start + n] = [
-                min(1.0, e.bids_revealed[p] / BID_SCALE) for p in rel]
-            out[start:self._head_size] = public
+                out[start + i * n + position[p]] = 1.0
+        if versions[1] != shown[1]:
+            start = at["revealed_bids"]
+            bids = e.bids_revealed
+            out[start:start + n] = [min(1.0, bids[p] / BID_SCALE) for p in rel]
+        if versions[2] != shown[2] or versions[3] != shown[3]:
+            start = at["horde"]
+            horde, dice = e.horde, e.barb_dice
+            out[start:start + 6] = (horde[0] / 2, horde[1], horde[2], dice[0] / 4, dice[1] / 6, dice[2] / 8)
+        supply_versions = versions[4:]
+        if supply_versions != shown[4:]:
+            entry = self._memo.get("supply")
+            if entry is None or entry[0] != supply_versions:  # one float32 array per version, shared by the seats
+                entry = self._memo["supply"] = (supply_versions, np.array(self._supply_block(e), dtype=np.float32))
+            start = at["supply"]
+            out[start:start + len(entry[1])] = entry[1]
 
     def _encode_board(self, e, seat: int, out: np.ndarray, seen: dict, fresh: int) -> None:
         """The per-node blocks, of the sources in the ``fresh`` domains that changed."""
