@@ -6,7 +6,9 @@ where it can, at choke points such as ``_add_units``, ``_bank`` or ``_new_object
 through an alias (``o = self.objs[oid]; o[3] = node`` is OBJECTS); the setup before the first move reports
 nothing (observers look at everything first). At the end of ``MedioevoEngine.apply`` the set bits are
 stamped: ``engine.stamps[i]`` is the value of ``engine.moves`` (a count of the applied moves) after the last
-move that changed domain ``i``, and ``engine.stamped`` the latest of them. An observer that remembers the ``moves`` it last looked at needs to look
+move that changed domain ``i``, and ``engine.stamped`` the latest of them; ``engine.stamped_bits`` are the domains
+stamped then and ``engine.stamped_before`` the latest stamp before it, so an observer that looked after
+``stamped_before`` needs no scan of the stamps. An observer that remembers the ``moves`` it last looked at needs to look
 again only at the domains stamped later. A domain may be stamped without a change of its content (a rule
 reports what it may change: a reset of what was already reset, a flow of 0), never the other way round.
 Two exceptions count as moves of their own: a lazy update a query may make between two moves
@@ -72,7 +74,7 @@ def stamp(engine) -> None:
     if d:
         engine.dirty = 0
         stamps, now = engine.stamps, engine.moves
-        engine.stamped = now
+        engine.stamped_before, engine.stamped, engine.stamped_bits = engine.stamped, now, d
         while d:
             low = d & -d
             stamps[low.bit_length() - 1] = now
@@ -84,6 +86,7 @@ def stamp_at_once(engine, bit: int) -> None:
     (observers look again before the next move), and again at the end of the move in progress, if any."""
     engine.dirty |= bit
     engine.moves += 1
+    engine.stamped_before, engine.stamped_bits = engine.stamped, bit
     engine.stamps[bit.bit_length() - 1] = engine.stamped = engine.moves
 
 
@@ -91,7 +94,7 @@ def stamp_all(engine) -> None:
     """The state was edited from outside the rules (tests): count it as a move that changed every domain."""
     engine.moves += 1
     engine.stamps[:] = [engine.moves] * NUM_DOMAINS
-    engine.stamped = engine.moves
+    engine.stamped_before, engine.stamped, engine.stamped_bits = engine.stamped, engine.moves, ALL
 
 
 def snapshot(engine) -> list:

@@ -107,11 +107,9 @@ def _snapshot(value):
 
 
 def _recopy(old, live):
-    """``old`` (a copy of an earlier state of ``live``) if ``live`` still equals it, else a copy of ``live``; a list
-    of a few lists (one per seat, as units) is compared and copied list by list, the copies of the lists that did
-    not change kept (so the changed seats are those whose copy is a new object)."""
-    if old == live:
-        return old
+    """A copy of ``live``, which differs from ``old`` (a copy of an earlier state of it; the callers compare
+    first); a list of a few lists (one per seat, as units) is compared and copied list by list, the copies of the
+    lists that did not change kept (so the changed seats are those whose copy is a new object)."""
     if type(live) is list and 0 < len(live) <= _FEW and type(live[0]) is list and type(old) is list \
             and len(old) == len(live):
         return [x if x == y else y[:] if not y or type(y[0]) in _FLAT else _snapshot(y) for x, y in zip(old, live)]
@@ -446,7 +444,12 @@ class MedioevoEncoder(ObservationEncoder):
             fresh = _EVERYTHING
         else:
             stamps = e.stamps
-            fresh = sum(compress(_DOMAIN_BITS, [s > last for s in stamps])) if e.stamped > last else 0
+            if e.stamped <= last:
+                fresh = 0
+            elif e.stamped_before <= last:  # one stamping since (mostly: the seat moved last)
+                fresh = e.stamped_bits
+            else:
+                fresh = sum(compress(_DOMAIN_BITS, [s > last for s in stamps]))
             fresh |= self._extra_reads(e, seat, seen, phase)
         seen["moves"] = moves
         if fresh:

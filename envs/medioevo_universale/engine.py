@@ -221,6 +221,8 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         self.moves = 0
         self.stamps = [0] * changes.NUM_DOMAINS
         self.stamped = 0  # the latest of the stamps (changes.py)
+        self.stamped_bits = 0  # the domains stamped then
+        self.stamped_before = 0  # the latest stamp before it
         self.cubes = [[0] * len(comp.goods) for _ in range(nn)]
         self.building_supply = list(comp.building_supply)
         self.vehicle_supply = list(comp.vehicle_supply)
@@ -679,13 +681,14 @@ ENGINE_ATTRIBUTES = (
     "rotated", "round", "round_effects", "route", "route_completing", "route_draft", "route_fl_points",
     "route_graphs", "route_point_fl", "route_points", "route_points_left", "route_vehicle_kind", "sale_factor",
     "sealed_empire", "sealed_ep_bid", "self_revolt_money", "setup_done", "shown_empire_bid", "siege_supply",
-    "slots", "sold_now", "special_conquered", "special_nodes", "stamped", "stamps", "stat_barbarians_destroyed",
-    "stat_conquered", "stat_route_stages", "stopped", "tax_pending", "tax_rate", "tax_rates", "tech", "tech_bought",
-    "tech_ctx", "tech_options_open", "tech_price", "tech_use", "tie_extra", "tie_round", "token_supply", "tokens",
-    "tokens_flipped", "tp", "tp_payment", "tp_per_token", "tp_price", "trade_action", "trade_bonus", "trader",
-    "transfer_net", "treaties", "treaty_kinds", "tree", "turn", "unit_limit_base", "unit_supply", "unit_upkeep_at",
-    "units", "units_bought", "upkeep_per_item", "vehicle_cards", "vehicle_cost_per_level", "vehicle_supply",
-    "war_declared", "warlord_load", "warlord_step", "withheld_factor", "won_entry"
+    "slots", "sold_now", "special_conquered", "special_nodes", "stamped", "stamped_before", "stamped_bits",
+    "stamps", "stat_barbarians_destroyed", "stat_conquered", "stat_route_stages", "stopped", "tax_pending",
+    "tax_rate", "tax_rates", "tech", "tech_bought", "tech_ctx", "tech_options_open", "tech_price", "tech_use",
+    "tie_extra", "tie_round", "token_supply", "tokens", "tokens_flipped", "tp", "tp_payment", "tp_per_token",
+    "tp_price", "trade_action", "trade_bonus", "trader", "transfer_net", "treaties", "treaty_kinds", "tree", "turn",
+    "unit_limit_base", "unit_supply", "unit_upkeep_at", "units", "units_bought", "upkeep_per_item", "vehicle_cards",
+    "vehicle_cost_per_level", "vehicle_supply", "war_declared", "warlord_load", "warlord_step", "withheld_factor",
+    "won_entry",
 )
 # The mixins organise the rules by topic; the class that plays has a short MRO and slots (see flat_class).
 MedioevoEngine = flat_class(MedioevoEngine, RulesEngine, ENGINE_ATTRIBUTES)
