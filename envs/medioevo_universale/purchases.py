@@ -103,10 +103,23 @@ class PurchaseMixin:
         if self.config.hidden_purchases:  # variant 8.5: whether a part is left once its places are hidden
             parts = tuple(first for first in self._MENU_PARTS if self._menu_part(p, first))
         else:
-            offered = (next(iter(self._build_options(p)), None) is not None, self._can_buy_vehicle(p),
-                       self._can_buy_unit(p), self._can_play_card(p, "purchase"), self._can_remove(p))
+            owned = [None]  # owned_levels(p) once one of the parts needs it, for the others
+            offered = (next(iter(self._build_options(p, owned=owned)), None) is not None,
+                       self._can_buy_vehicle(p, owned), self._can_buy_unit(p), self._can_play_card(p, "purchase"),
+                       self._can_remove(p))
             parts = tuple(compress(self._MENU_PARTS, offered))
+            self._open_tree(self._menu_listed_options(p, owned), parts)
+            return
         self._open_tree(self._menu_listed_options(p), parts)
+
+    def _owned(self, p: int, kept: list | None) -> list[int]:
+        """``owned_levels(p)``, taken from and kept in ``kept`` (a list of one item, None until known) if given:
+        one menu asks it several times, and nothing changes it in between."""
+        if kept is None:
+            return self.owned_levels(p)
+        if kept[0] is None:
+            kept[0] = self.owned_levels(p)
+        return kept[0]
 
     def _purchase_options(self, p: int) -> list[tuple]:
         """Every complete option of p's purchase menu (``_open_purchase_menu``'s menu, listed whole)."""
@@ -115,8 +128,9 @@ class PurchaseMixin:
             opts += self._menu_part(p, first)
         return opts
 
-    def _menu_listed_options(self, p: int) -> list[tuple]:
-        """The options of p's purchase menu outside ``_MENU_PARTS``, listed when the menu opens."""
+    def _menu_listed_options(self, p: int, owned: list | None = None) -> list[tuple]:
+        """The options of p's purchase menu outside ``_MENU_PARTS``, listed when the menu opens (``owned``: see
+        ``_owned``)."""
         opts: list[tuple] = [((Head.CTRL, Ctrl.DONE),)]
         opts += [((Head.CTRL, c),) for _, c in self.loan_moves(p)]
         opts += self._card_tp_options(p)
@@ -125,7 +139,7 @@ class PurchaseMixin:
         opts += self._goal_claim_options(p)
         opts += self._tech_options(p)
         opts += self._repair_options(p)
-        opts += self._vehicle_upgrade_options(p)
+        opts += self._vehicle_upgrade_options(p, owned)
         opts += self._captain_upgrade_options(p)
         opts += self._redeploy_options(p)
         opts += self._ransom_options(p)
@@ -173,15 +187,17 @@ class PurchaseMixin:
         return opts
 
     # --------------------------------------------------------------- buildings ----
-    def _build_options(self, p: int, card: int = -1, reserve: int = 0) -> Iterator[tuple]:
+    def _build_options(self, p: int, card: int = -1, reserve: int = 0, owned: list | None = None) -> Iterator[tuple]:
         """New buildings and upgrades (also by two levels): TP and fl of the level difference.
-        ``card``: an Architekt discount (cards.py); ``reserve``: fl already committed elsewhere."""
+        ``card``: an Architekt discount (cards.py); ``reserve``: fl already committed elsewhere; ``owned``: see
+        ``_owned``."""
         comp = self.comp
         tech = self.tech[p]
         can = (tech[CONSTRUCTION_B] >= 1, tech[CONSTRUCTION_B] >= 2, tech[RELIGION_B] >= 1)
         if not any(can):
             return
-        owned = None  # owned_levels(p), computed at the first marker check
+        kept, owned = owned, None  # owned_levels(p), found at the first marker check
+        allowed: dict[tuple[int, int], bool] = {}  # (level added, level removed) -> markers_allow
         buildable: dict[tuple[int, int], list] = {}  # (class, current) -> the BUILD moves: alike everywhere
         category = (P, Purchase.BUILD)
         inhabited = self.board.inhabited
@@ -221,10 +237,13 @@ class PurchaseMixin:
                             fl, tp = self.card_build_cost(card, fl, tp)
                         if not self.tp_affordable_one(p, fl + reserve, VIOLET if k == CATHEDRAL else GREEN, tp):
                             continue
-                        if owned is None:
-                            owned = self.owned_levels(p)
-                        if self.markers_allow(p, comp.building_level[k], comp.building_level[cur] if cur >= 0 else 0,
-                                              owned):
+                        levels = (comp.building_level[k], comp.building_level[cur] if cur >= 0 else 0)
+                        ok = allowed.get(levels)
+                        if ok is None:
+                            if owned is None:
+                                owned = self._owned(p, kept)
+                            ok = allowed[levels] = self.markers_allow(p, levels[0], levels[1], owned)
+                        if ok:
                             moves.append((Head.BUILD, k))
                 if moves:
                     place = (Head.NODE, n)
@@ -324,21 +343,22 @@ class PurchaseMixin:
                 opts += [(category, vehicle, place) for place in places]
         return opts
 
-    def _can_buy_vehicle(self, p: int) -> bool:
-        """Whether ``_vehicle_options`` is not empty (up to the first kind with a place)."""
-        for kind, _ in self._vehicle_levels(p):
+    def _can_buy_vehicle(self, p: int, owned: list | None = None) -> bool:
+        """Whether ``_vehicle_options`` is not empty (up to the first kind with a place; ``owned``: see
+        ``_owned``)."""
+        for kind, _ in self._vehicle_levels(p, owned):
             if self.vehicle_places(p, kind):
                 return True
         return False
 
-    def _vehicle_levels(self, p: int) -> Iterator[tuple[int, list[int]]]:
+    def _vehicle_levels(self, p: int, owned: list | None = None) -> Iterator[tuple[int, list[int]]]:
         """(kind, levels) of the new vehicles p may buy (technology, a free slot, supply, price,
         ownership markers), leaving out kinds without a level; where is not asked. Lazily, kind by kind."""
         tech = self.tech[p]
         kinds = ([0, 1, 2, 3] if tech[TRANSPORT_B] >= 1 else []) + ([SIEGE] if tech[CONSTRUCTION_B] >= 3 else [])
         if not kinds or -1 not in self.slots[p]:  # no free slot
             return
-        owned = None  # owned_levels(p), computed at the first marker check
+        kept, owned = owned, None  # owned_levels(p) (see _owned), found at the first marker check
         fits: dict[tuple[int, int], bool] = {}  # (colour, level) -> affordable within the markers
         for kind in kinds:
             colour = GREEN if kind == SIEGE else BLUE
@@ -352,7 +372,7 @@ class PurchaseMixin:
                     ok = self.tp_affordable_one(p, self.vehicle_cost_per_level * level, colour, level)
                     if ok:
                         if owned is None:
-                            owned = self.owned_levels(p)
+                            owned = self._owned(p, kept)
                         ok = self.markers_allow(p, level, 0, owned)
                     fits[(colour, level)] = ok
                 if ok:
@@ -360,10 +380,10 @@ class PurchaseMixin:
             if levels:
                 yield kind, levels
 
-    def _vehicle_upgrade_options(self, p: int) -> list[tuple]:
+    def _vehicle_upgrade_options(self, p: int, owned: list | None = None) -> list[tuple]:
         tech = self.tech[p]
         opts = []
-        owned = None  # owned_levels(p), computed at the first marker check
+        kept, owned = owned, None  # owned_levels(p) (see _owned), found at the first marker check
         for s, oid in enumerate(self.slots[p]):
             if oid < 0:
                 continue
@@ -381,7 +401,7 @@ class PurchaseMixin:
                 if not self.tp_affordable_one(p, self.vehicle_cost_per_level * diff, colour, diff):
                     continue
                 if owned is None:
-                    owned = self.owned_levels(p)
+                    owned = self._owned(p, kept)
                 if self.markers_allow(p, target, level, owned):
                     opts.append(((P, Purchase.UPGRADE_VEHICLE), (Head.OBJECT, s),
                                  (Head.VEHICLE, kind * 3 + target - 1)))
