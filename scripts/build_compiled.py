@@ -18,7 +18,7 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
+import sysconfig
 import types
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -147,44 +147,116 @@ def current(package: str, modules: list[Path]) -> bool:
         p.name: source_digest(p) for p in modules}
 
 
-def build(package: str, jobs: int, force: bool) -> tuple[int, int]:
+# One module's compilation, in a subprocess: Cython's C, then the C compiler through setuptools, with a fixed
+# folder for the object files (the profiles of a PGO build are found next to them).
+COMPILE = r"""
+import sys
+from setuptools import setup
+from Cython.Build import cythonize
+module, temp, force = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
+directives = dict(d.split("=") for d in sys.argv[4:])
+directives = {k: v == "True" for k, v in directives.items()}
+setup(script_args=["-q", "build_ext", "--inplace", "--build-temp", temp] + (["--force"] if force else []),
+      ext_modules=cythonize([module], quiet=True, language_level=3, compiler_directives=directives))
+"""
+
+# The PGO training run: random masked play of each game at each player count, in the build just made.
+TRAIN = r"""
+import random, sys, time
+sys.path.insert(0, sys.argv[1])
+import envs
+from envs.core.compiled import in_use
+seconds = float(sys.argv[3])
+for game in sys.argv[2].split(","):
+    assert in_use("envs." + game), game
+    for n in envs.spec(game).player_counts:
+        env, pick, seed = envs.make(game, num_players=n), random.Random(0), 0
+        deadline = time.process_time() + seconds
+        while time.process_time() < deadline:
+            env.reset(seed=seed)
+            seed += 1
+            for agent in env.agent_iter():
+                obs, reward, terminated, truncated, info = env.last()
+                legal = obs["action_mask"].nonzero()[0]
+                env.step(None if terminated or truncated else int(legal[pick.randrange(legal.size)]))
+"""
+WORK = BUILD_DIR / "work"  # the copies, C files, object files and profiles while building
+TRAIN_SECONDS = 2.0  # per game and player count
+
+
+def gcc() -> bool:
+    """Whether the C compiler is GCC, whose profile-guided optimisation the build uses (other compilers build
+    without it)."""
+    compiler = (os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc").split()[0]
+    try:
+        version = subprocess.run([compiler, "--version"], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return "clang" not in version.lower() and ("gcc" in version.lower() or "Free Software Foundation" in version)
+
+
+def prepare(package: str) -> list[Path]:
+    """The package's compilable modules, copied with their constants inlined into WORK (as the package's folders
+    with their __init__ files, so Cython names the modules as Python does)."""
     source = ROOT.joinpath(*package.split("."))
     modules = sorted(p for p in source.glob("*.py") if compilable(p))
-    if not force and current(package, modules):
-        return len(modules), len(modules)
+    work = WORK.joinpath(*package.split("."))
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    for depth in range(1, len(package.split(".")) + 1):
+        WORK.joinpath(*package.split(".")[:depth], "__init__.py").touch()
+    for p in modules:
+        module = importlib.import_module(f"{package}.{p.stem}")
+        (work / p.name).write_text(inline_constants(p.read_text(encoding="utf-8"), module), encoding="utf-8")
+    return modules
+
+
+def compile_package(package: str, modules: list[Path], jobs: int, cflags: str, force: bool) -> None:
+    """Compile the prepared copies of ``modules`` in WORK with ``cflags``; a failure leaves only that module to run
+    from its source."""
+    work = WORK.joinpath(*package.split("."))
+    env = dict(os.environ, CFLAGS=cflags)
+    directives = [d for d in DIRECTIVES if d != "-X"]
+
+    def compile_one(module: Path) -> None:
+        relative = str((work / module.name).relative_to(WORK))
+        command = [sys.executable, "-c", COMPILE, relative, str(WORK / "temp"), "1" if force else "0", *directives]
+        result = subprocess.run(command, cwd=WORK, env=env, capture_output=True, text=True)
+        if result.returncode != 0:
+            print(f"{package}.{module.stem}: not compiled, runs from its source\n{result.stderr[-3000:]}",
+                  file=sys.stderr)
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        list(pool.map(compile_one, modules))
+
+
+def install(package: str, modules: list[Path]) -> int:
+    """Copy the compiled modules of ``package`` from WORK into its build folder, with the manifest; returns how
+    many there are."""
+    work = WORK.joinpath(*package.split("."))
     target = compiled_dir(package)
     shutil.rmtree(target, ignore_errors=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        # the package's folders with their __init__ files, so Cython names the modules as Python does
-        work = Path(tmp).joinpath(*package.split("."))
-        work.mkdir(parents=True)
-        for depth in range(1, len(package.split(".")) + 1):
-            Path(tmp).joinpath(*package.split(".")[:depth], "__init__.py").touch()
-        for p in modules:
-            module = importlib.import_module(f"{package}.{p.stem}")
-            (work / p.name).write_text(inline_constants(p.read_text(encoding="utf-8"), module), encoding="utf-8")
-        env = dict(os.environ, CFLAGS=os.environ.get("CFLAGS", "-O2"))
-
-        def compile_one(module: Path) -> None:  # one call per module: a failure leaves only that one to its source
-            command = [sys.executable, "-m", "Cython.Build.Cythonize", "-i", "-3", "-q", *DIRECTIVES,
-                       str(work / module.name)]
-            result = subprocess.run(command, cwd=tmp, env=env, capture_output=True, text=True)
-            if result.returncode != 0:
-                print(f"{package}.{module.stem}: not compiled, runs from its source\n{result.stderr[-3000:]}",
-                      file=sys.stderr)
-
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            list(pool.map(compile_one, modules))
-        suffix = extension_suffix()
-        built = {}
-        target.mkdir(parents=True)
-        for p in modules:
-            compiled = work / (p.stem + suffix)
-            if compiled.is_file():
-                shutil.move(str(compiled), target / compiled.name)
-                built[p.name] = source_digest(p)
+    target.mkdir(parents=True)
+    suffix = extension_suffix()
+    built = {}
+    for p in modules:
+        compiled = work / (p.stem + suffix)
+        if compiled.is_file():
+            shutil.copy2(compiled, target / compiled.name)
+            built[p.name] = source_digest(p)
     (target / MANIFEST).write_text(json.dumps({"suffix": suffix, "sources": built}, indent=1, sort_keys=True))
-    return len(built), len(modules)
+    return len(built)
+
+
+def train(packages: list[str]) -> bool:
+    """Run the games of ``packages`` in their instrumented build, which writes the profiles at exit."""
+    games = [p.split(".", 1)[1] for p in packages if p != "envs.core"] or ["catan_card"]
+    env = {k: v for k, v in os.environ.items() if k != "TABLETOP_GYM_PURE"}
+    result = subprocess.run([sys.executable, "-c", TRAIN, str(ROOT), ",".join(games), str(TRAIN_SECONDS)],
+                            cwd=ROOT, env=env, capture_output=True, text=True)
+    if result.returncode != 0:
+        print(f"PGO training failed, building without profiles\n{result.stderr[-3000:]}", file=sys.stderr)
+    return result.returncode == 0
 
 
 def main(argv=None) -> int:
@@ -192,6 +264,7 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel compilations")
     parser.add_argument("--clean", action="store_true", help="only remove the compiled build")
     parser.add_argument("--force", action="store_true", help="compile again packages whose build is current")
+    parser.add_argument("--no-pgo", action="store_true", help="one compilation, without profile-guided optimisation")
     args = parser.parse_args(argv)
     if args.clean:
         shutil.rmtree(BUILD_DIR, ignore_errors=True)
@@ -199,11 +272,38 @@ def main(argv=None) -> int:
     if importlib.util.find_spec("Cython") is None:
         print("Cython is not installed: nothing compiled, the environments run from their sources", file=sys.stderr)
         return 1
-    failed = False
+    cflags = os.environ.get("CFLAGS", "-O2")
+    stale = {}
     for package in PACKAGES:
-        built, total = build(package, args.jobs, args.force)
-        print(f"{package}: {built} of {total} modules compiled")
-        failed |= built < total
+        source = ROOT.joinpath(*package.split("."))
+        modules = sorted(p for p in source.glob("*.py") if compilable(p))
+        if args.force or not current(package, modules):
+            stale[package] = modules
+        else:
+            print(f"{package}: {len(modules)} of {len(modules)} modules compiled (current)")
+    if not stale:
+        return 0
+    shutil.rmtree(WORK, ignore_errors=True)
+    try:
+        for package in stale:
+            prepare(package)
+        pgo = not args.no_pgo and os.environ.get("TABLETOP_GYM_PGO", "1") != "0" and gcc()
+        if pgo:
+            # profile-guided: an instrumented build plays the games, then the build that uses the profiles
+            for package, modules in stale.items():
+                compile_package(package, modules, args.jobs, cflags + " -fprofile-generate -fprofile-update=single",
+                                force=True)
+                install(package, modules)
+            pgo = train(list(stale))
+        final = cflags + " -fprofile-use -fprofile-correction -Wno-missing-profile" if pgo else cflags
+        failed = False
+        for package, modules in stale.items():
+            compile_package(package, modules, args.jobs, final, force=True)
+            built = install(package, modules)
+            print(f"{package}: {built} of {len(modules)} modules compiled{' (PGO)' if pgo else ''}")
+            failed |= built < len(modules)
+    finally:
+        shutil.rmtree(WORK, ignore_errors=True)
     return 1 if failed else 0
 
 
