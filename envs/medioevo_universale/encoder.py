@@ -125,8 +125,8 @@ _FLAT = (int, bool, float, str)
 # What a new output was written from, per block and key of ``seen`` (see ``encode``): nothing yet. Every key is
 # there from the start, so that the lookups are plain subscripts.
 _FIRST_SEEN = dict.fromkeys((
-    "turn", "private", "offer", "moves", "revision", "trade", "move", "battle", "conquest", "drawn", "marker_origin",
-    "head", "board", "rows", "money", "goals", "vehicles", "card_turn", "routes", "at_war", "events", "objects",
+    "turn", "private", "tp", "offer", "moves", "revision", "trade", "move", "battle", "conquest", "drawn",
+    "marker_origin", "head", "board", "rows", "money", "goals", "vehicles", "card_turn", "routes", "at_war", "events", "objects",
     "diplomacy", "technologies", "card_effects", "card_choice", "card_moves", "appointments", "multi_war",
     "node_controller", "node_static", "node_units", "node_stopped", "node_barbarians", "node_marker", "node_cubes",
     "node_buildings"))
@@ -185,12 +185,19 @@ def _sums_block(sums: dict, size: int) -> np.ndarray:
     return block
 
 
-def _changed(seen: dict, name: str, sources) -> bool:
+def _changed(seen: dict, name: str, sources, shared: dict | None = None) -> bool:
     """Whether the block ``name`` of a seat's output was written from other ``sources`` (then remembers a
-    copy). None as sources means an empty block, which is what a new output holds."""
+    copy). None as sources means an empty block, which is what a new output holds. ``shared``: for sources
+    alike for every seat, the encoder's copies by block, taken over by the seats that see the same content."""
     if seen[name] == sources:
         return False
-    seen[name] = _snapshot(sources)
+    if shared is None:
+        seen[name] = _snapshot(sources)
+        return True
+    kept = shared.get(name)
+    if kept is None or kept != sources:
+        kept = shared[name] = _snapshot(sources)
+    seen[name] = kept
     return True
 
 
@@ -368,6 +375,7 @@ class MedioevoEncoder(ObservationEncoder):
         self._turn_size = slices["turn_order"].start  # phase .. acting_seat
         assert slices["phase"].start == 0 and self._head_size == slices["seat0_ep"].start
         self._memo: dict = {}  # blocks shared by all observers, and their sources (see _versions, _put)
+        self._shared_sources: dict = {}  # the latest copy of a block's sources alike for every seat (_changed)
         self._seat_inputs: tuple | None = None  # (copies of the engine lists, rows) of _seat_rows
         self._units_kept: tuple | None = None  # (the board's copy of the units it was built from, block)
         self._buildings_kept: tuple | None = None  # (land nodes, buildings per node, block) of _building_block
@@ -382,6 +390,7 @@ class MedioevoEncoder(ObservationEncoder):
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        self.__dict__.setdefault("_shared_sources", {})  # a pickle of an earlier version
         self._row_parts = self._row_part_writers()
 
     def encode(self, engine, seat: int) -> np.ndarray:
@@ -410,7 +419,7 @@ class MedioevoEncoder(ObservationEncoder):
                 out[at["acting_seat"] + to_rel[acting]] = 1.0
         # what no domain covers (changes.py), compared at every look
         bid = e.bids[seat] if phase in (Phase.BID, Phase.TIE_BID) else 0
-        private = (bid, e.tie_extra[seat], e.tax_pending[seat], e.tax_rates, *e.tp[seat])
+        private = (bid, e.tie_extra[seat], e.tax_pending[seat], e.tax_rates)
         if seen["private"] != private:
             seen["private"] = private
             out[L["my_bid"]] = (min(1.0, bid / BID_SCALE), min(1.0, e.tie_extra[seat] / BID_SCALE))
@@ -418,7 +427,10 @@ class MedioevoEncoder(ObservationEncoder):
             tax[:] = 0
             if e.tax_pending[seat] >= 0:
                 tax[e.tax_rates.index(e.tax_pending[seat])] = 1
-            out[L["my_tp"]] = [min(1.0, x / 10) for x in e.tp[seat]]
+        tp = e.tp[seat]  # changes in the purchases, apart from the rest
+        if seen["tp"] != tp:
+            seen["tp"] = tp[:]
+            out[L["my_tp"]] = [min(1.0, x / 10) for x in tp]
         prefix = e.prefix if mine and phase in _TREE_PHASES else ()  # a tuple of moves: kept as it is
         if seen["pending"] != prefix:
             seen["pending"] = prefix
@@ -482,6 +494,7 @@ class MedioevoEncoder(ObservationEncoder):
         each looked at when a domain it reads is fresh, and rewritten (zeroed first) when its inputs changed."""
         n, nn = self.num_players, self.nn
         L = self.layout.slices
+        shared = self._shared_sources  # for the blocks whose sources are alike for every seat (see _changed)
         if fresh & _HEAD:
             self._encode_head(e, out, seen, rel, fresh)
         if fresh & _BOARD:
@@ -490,7 +503,7 @@ class MedioevoEncoder(ObservationEncoder):
             self._encode_seats(e, seat, out, seen, rel, fresh)
         points_left = e.route_points_left if phase == Phase.ROUTE_POINTS else 0
         if fresh & (ROUTES | _ROUTE_POINTS) and _changed(
-                seen, "routes", (e.route, e.route_draft, points_left)):
+                seen, "routes", (e.route, e.route_draft, points_left), shared):
             rv = out[L["routes"]]
             rv[:] = 0
             rs = rv[:nn * n * 2].reshape(nn, n, 2)
@@ -505,11 +518,11 @@ class MedioevoEncoder(ObservationEncoder):
                 if e.route_draft["length"]:
                     rv[nn * n * 2 + nn + (4, 6, 8).index(e.route_draft["length"])] = 1
             rv[-1] = min(1.0, points_left / 6)
-        if fresh & WAR and _changed(seen, "at_war", e.at_war):
+        if fresh & WAR and _changed(seen, "at_war", e.at_war, shared):
             out[L["at_war"]] = [e.at_war[p][q] for p in rel for q in rel]
         if fresh & EVENTS and _changed(seen, "events", (e.event_card, e.event_deck[-1] if e.event_deck else -1, e.tax_rates,
                                      e.ev_effect, e.buildup_left if e.ev_stage == "buildup" else 0,
-                                     e.revolt_queue)):
+                                     e.revolt_queue), shared):
             evv = out[L["events"]]
             evv[:] = 0
             symbols = ("movement", "units", "buildings", "goods")
@@ -540,15 +553,15 @@ class MedioevoEncoder(ObservationEncoder):
                     mo[s, 6] = max(0, o[3]) / nn
                     mo[s, 7] = min(1.0, o[4] / 8)
         if fresh & (DIPLOMACY | _TREATY_ROUND) and _changed(
-                seen, "diplomacy", diplomacy_sources(e, seat)):
+                seen, "diplomacy", diplomacy_sources(e, seat), shared):
             encode_diplomacy(e, seat, out, L, rel, to_rel)
         if fresh & (TECHNOLOGY | _LOCK) and _changed(
-                seen, "technologies", technology_sources(e)):
+                seen, "technologies", technology_sources(e), shared):
             out[self._technology_region] = 0
             encode_technologies(e, out, L)
         if fresh & _CARD_TURN:
             seen["card_turn"] = _card_turn(e, seat)
-        if fresh & (CARD_EFFECTS | _CARD_TURN) and _changed(seen, "card_effects", card_effects_sources(e, seat)):
+        if fresh & (CARD_EFFECTS | _CARD_TURN) and _changed(seen, "card_effects", card_effects_sources(e, seat), shared):
             v = out[L["card_effects"]]
             v[:] = 0
             encode_card_effects(e, seat, v)
@@ -556,14 +569,14 @@ class MedioevoEncoder(ObservationEncoder):
             v = out[L["my_card_choice"]]
             v[:] = 0
             encode_card_choice(e, seat, v)
-        if fresh & (CARD_EFFECTS | OBJECTS | _CARD_TURN) and _changed(seen, "card_moves", card_moves_sources(e)):
+        if fresh & (CARD_EFFECTS | OBJECTS | _CARD_TURN) and _changed(seen, "card_moves", card_moves_sources(e), shared):
             out[L["card_vehicles"]] = 0
             out[L["card_movement"]] = 0
             encode_card_moves(e, out, L, rel)
-        if fresh & (BATTLE | UNITS | BARBARIANS) and _changed(seen, "appointments", appointments_sources(e)):
+        if fresh & (BATTLE | UNITS | BARBARIANS) and _changed(seen, "appointments", appointments_sources(e), shared):
             out[L["tech_appointed"]] = 0
             encode_appointments(e, out, L)
-        if fresh & (MULTI_WAR | _MULTI_WAR_ON) and _changed(seen, "multi_war", multi_war_sources(e)):
+        if fresh & (MULTI_WAR | _MULTI_WAR_ON) and _changed(seen, "multi_war", multi_war_sources(e), shared):
             encode_multi_war(e, out, L, to_rel)
 
 
