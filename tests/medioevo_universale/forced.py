@@ -44,6 +44,18 @@ def assert_reported(before: list, engine, where: str) -> None:
     missing = [name for name in changes.names_of(changes.changed_bits(before, engine))
                if engine.stamps[changes.NAMES.index(name)] != engine.moves]
     assert not missing, f"{where}: changed but not reported: {', '.join(missing)}"
+    assert_stamp_summary(engine, where)
+
+
+def assert_stamp_summary(engine, where: str) -> None:
+    """``stamped``, ``stamped_bits`` and ``stamped_before`` summarise the stamps as the encoder reads them: no
+    stamp is later than ``stamped``, and every domain stamped after ``stamped_before`` is in ``stamped_bits``."""
+    stamps = engine.stamps
+    assert engine.stamped >= max(stamps), f"{where}: stamped {engine.stamped} < the stamps {stamps}"
+    later = sum(1 << i for i, s in enumerate(stamps) if s > engine.stamped_before)
+    assert not later & ~engine.stamped_bits, \
+        f"{where}: stamped after {engine.stamped_before} but not in stamped_bits: " \
+        f"{', '.join(changes.names_of(later & ~engine.stamped_bits))}"
 
 
 def assert_query_reported(before: list, count: int, engine, where: str) -> None:
