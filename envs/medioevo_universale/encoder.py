@@ -63,13 +63,24 @@ _DOMAIN_BITS = tuple(1 << i for i in range(changes.NUM_DOMAINS))
 _HEAD = ORDER | HORDE | SUPPLY | CARDS | EVENTS  # the decks' sizes
 _CONTROL = UNITS | BARBARIANS | MARKERS | BUILDINGS | DIPLOMACY  # StateMixin.controller, _treaty_controller
 _BOARD = _CONTROL | MARKET | OBJECTS
-_HEAD_GROUPS = ((ORDER, (0, 1)), (HORDE, (2, 3)), (SUPPLY, (4, 5, 6, 7, 8)), (CARDS, (9,)), (EVENTS, (10,)))
+
+
+def _with_stamps(groups: tuple) -> tuple:
+    """Groups of sources (domain bits, positions) with the indices of their domains in ``engine.stamps``."""
+    return tuple((bits, positions, tuple(i for i in range(changes.NUM_DOMAINS) if bits >> i & 1))
+                 for bits, positions in groups)
+
+
+# (no stamps: these short lists cost less to compare than the stamps to look up)
+_HEAD_GROUPS = ((ORDER, (0, 1), ()), (HORDE, (2, 3), ()), (SUPPLY, (4, 5, 6, 7, 8), ()), (CARDS, (9,), ()),
+                (EVENTS, (10,), ()))
 # the board's sources (see _encode_board) by domain
-_BOARD_GROUPS = ((_CONTROL, (0,)), (BUILDINGS, (1,) + tuple(range(10, 20))), (UNITS, (2, 3)), (BARBARIANS, (4,)),
-                 (MARKERS, (5,)), (MARKET, (6,)), (OBJECTS, (7, 8, 9)))
+_BOARD_GROUPS = _with_stamps(((_CONTROL, (0,)), (BUILDINGS, (1,) + tuple(range(10, 20))), (UNITS, (2, 3)),
+                              (BARBARIANS, (4,)), (MARKERS, (5,)), (MARKET, (6,)), (OBJECTS, (7, 8, 9))))
 _ROWS = SEATS | UNITS | OBJECTS | CARDS  # _seat_rows: army, capitulated; slots, cargo; hand, rotated
 # _seat_rows's inputs by domain
-_ROW_GROUPS = ((SEATS, tuple(range(11)) + (13, 14, 15, 16)), (UNITS, (11, 17)), (OBJECTS, (12, 20)), (CARDS, (18, 19)))
+_ROW_GROUPS = _with_stamps(((SEATS, tuple(range(11)) + (13, 14, 15, 16)), (UNITS, (11, 17)), (OBJECTS, (12, 20)),
+                            (CARDS, (18, 19))))
 # the domains goal_value reads per goal template (GOAL_KEYS)
 # pseudo-domains past the domains' bits: what some blocks read besides their domains (see _extra_reads)
 _ROUTE_POINTS, _TREATY_ROUND, _LOCK, _CARD_TURN, _MULTI_WAR_ON = (1 << (changes.NUM_DOMAINS + k) for k in range(5))
@@ -80,6 +91,9 @@ _GOAL_DOMAINS = (
     _CONTROL | BUILDINGS, _CONTROL, CARDS)
 assert len(_GOAL_DOMAINS) == len(GOAL_KEYS)
 _SEATS = _ROWS | MONEY | _BOARD  # _encode_seats: rows, money, goals (their domains are a subset)
+# the phases in which one of _encode_phase_blocks' blocks is written (besides those of a battle, a conquest or
+# a technology in use)
+_PHASE_BLOCK_PHASES = frozenset((Phase.TRADE, Phase.PLACE_CUBE, Phase.MOVE, Phase.KEEP_CARD, Phase.PLACE_MARKER))
 _TREE_PHASES = (Phase.PURCHASE, Phase.DEFICIT, Phase.EVENT_EFFECT, Phase.BUILDUP, Phase.CARD_WINDOW,
                 Phase.CARD_FOLLOW, Phase.TECH_USE, Phase.TP_PAY)
 
@@ -130,7 +144,7 @@ _FIRST_SEEN = dict.fromkeys((
     "diplomacy", "technologies", "card_effects", "card_choice", "card_moves", "appointments", "multi_war",
     "node_controller", "node_static", "node_units", "node_stopped", "node_barbarians", "node_marker", "node_cubes",
     "node_buildings"))
-_FIRST_SEEN.update(pending=(), invaded=-1, goal_domains=changes.ALL)
+_FIRST_SEEN.update(pending=(), invaded=-1, goal_domains=changes.ALL, phase_blocks=False)
 
 
 def _card_turn(e, seat: int) -> tuple:
@@ -374,7 +388,12 @@ class MedioevoEncoder(ObservationEncoder):
         self._head_size = slices["revealed_bids"].stop
         self._turn_size = slices["turn_order"].start  # phase .. acting_seat
         assert slices["phase"].start == 0 and self._head_size == slices["seat0_ep"].start
+        self._private_offsets = (slices["my_bid"].start, slices["my_tax_choice"].start, slices["my_tp"].start,
+                                 (slices["pending"].start, slices["pending"].stop))
+        self._offer_run = (slices["offer"].start, slices["offer"].stop)
+        self._zeros = self._zero_run()
         self._memo: dict = {}  # blocks shared by all observers, and their sources (see _versions, _put)
+        self._checked: dict = {}  # per entry of _versions: (engine revision, move count its groups were compared at)
         self._shared_sources: dict = {}  # the latest copy of a block's sources alike for every seat (_changed)
         self._seat_inputs: tuple | None = None  # (copies of the engine lists, rows) of _seat_rows
         self._units_kept: tuple | None = None  # (the board's copy of the units it was built from, block)
@@ -386,12 +405,23 @@ class MedioevoEncoder(ObservationEncoder):
     def __getstate__(self):
         state = self.__dict__.copy()
         del state["_row_parts"]  # functions made in __init__: made again on loading
+        del state["_zeros"]  # a memoryview is no pickle: made again on loading
+        state["_outputs"] = {seat: kept[:2] for seat, kept in self._outputs.items()}  # a memoryview is no pickle
         return state
 
     def __setstate__(self, state):
         self.__dict__.update(state)
         self.__dict__.setdefault("_shared_sources", {})  # a pickle of an earlier version
+        self.__dict__.setdefault("_checked", {})
         self._row_parts = self._row_part_writers()
+        self._zeros = self._zero_run()
+        self._outputs = {seat: (out, seen, memoryview(out)) for seat, (out, seen, *_) in self._outputs.items()}
+
+    def _zero_run(self) -> memoryview:
+        """Zeros to clear a run of an output through its memoryview, as long as the longest run cleared so."""
+        n = self.num_players
+        return memoryview(np.zeros(max(self._turn_size, self.num_actions, n * n, 5,
+                                       self._offer_run[1] - self._offer_run[0]), dtype=np.float32))
 
     def encode(self, engine, seat: int) -> np.ndarray:
         e = engine
@@ -399,51 +429,64 @@ class MedioevoEncoder(ObservationEncoder):
         to_rel = self._to_rel[seat]
         state = self._outputs.get(seat)
         if state is None:
-            state = self._outputs[seat] = (np.zeros(self.layout.size, dtype=np.float32),
-                                           dict(_FIRST_SEEN, goal_values={}))
-        out, seen = state  # this seat's last observation, and what each of its blocks was written from
+            out = np.zeros(self.layout.size, dtype=np.float32)
+            state = self._outputs[seat] = (out, dict(_FIRST_SEEN, goal_values={}), memoryview(out))
+        # this seat's last observation, what each of its blocks was written from, and a memoryview of it: single
+        # numbers and short runs are written through the view, at a third of numpy's cost per write
+        out, seen, view = state
         L = self.layout.slices
         acting = e.current_player
         mine = acting == seat
         phase = e.phase
+        zeros = self._zeros
         # the public head (phase .. revealed_bids): the turn's one-hots, then the rest filled as a list
         at = self._head_offsets
         turn = (phase if mine else Phase.GAME_OVER, e.stage, e.round, e.num_rounds, e.ep_limit, acting)
         if seen["turn"] != turn:  # numbers only: kept as they are
             seen["turn"] = turn
-            out[:self._turn_size] = 0
-            out[at["phase"] + (phase if mine else Phase.GAME_OVER)] = 1.0
-            out[at["stage"] + e.stage] = 1.0
-            out[at["round"]:at["round"] + 3] = (e.round / 12, e.num_rounds / 12, min(1.0, e.ep_limit / 100))
+            view[:self._turn_size] = zeros[:self._turn_size]
+            view[at["phase"] + (phase if mine else Phase.GAME_OVER)] = 1.0
+            view[at["stage"] + e.stage] = 1.0
+            start = at["round"]
+            view[start] = e.round / 12
+            view[start + 1] = e.num_rounds / 12
+            view[start + 2] = min(1.0, e.ep_limit / 100)
             if acting >= 0:
-                out[at["acting_seat"] + to_rel[acting]] = 1.0
+                view[at["acting_seat"] + to_rel[acting]] = 1.0
         # what no domain covers (changes.py), compared at every look
         bid = e.bids[seat] if phase in (Phase.BID, Phase.TIE_BID) else 0
         private = (bid, e.tie_extra[seat], e.tax_pending[seat], e.tax_rates)
         if seen["private"] != private:
             seen["private"] = private
-            out[L["my_bid"]] = (min(1.0, bid / BID_SCALE), min(1.0, e.tie_extra[seat] / BID_SCALE))
-            tax = out[L["my_tax_choice"]]
-            tax[:] = 0
+            start = self._private_offsets[0]
+            view[start] = min(1.0, bid / BID_SCALE)
+            view[start + 1] = min(1.0, e.tie_extra[seat] / BID_SCALE)
+            start = self._private_offsets[1]
+            view[start:start + 5] = zeros[:5]
             if e.tax_pending[seat] >= 0:
-                tax[e.tax_rates.index(e.tax_pending[seat])] = 1
+                view[start + e.tax_rates.index(e.tax_pending[seat])] = 1
         tp = e.tp[seat]  # changes in the purchases, apart from the rest
         if seen["tp"] != tp:
             seen["tp"] = tp[:]
-            out[L["my_tp"]] = [min(1.0, x / 10) for x in tp]
+            start = self._private_offsets[2]
+            for k, x in enumerate(tp):
+                view[start + k] = min(1.0, x / 10)
         prefix = e.prefix if mine and phase in _TREE_PHASES else ()  # a tuple of moves: kept as it is
         if seen["pending"] != prefix:
             seen["pending"] = prefix
-            pend = out[L["pending"]]
-            pend[:] = 0
+            start, stop = self._private_offsets[3]
+            view[start:stop] = zeros[:stop - start]
+            index = self._codec.encode
             for move in prefix:
-                pend[self._codec.encode(move)] = 1
+                view[start + index(move)] = 1.0
         o = offer_sources(e, seat)  # what encode_offer reads of it (its other keys change at drafting steps)
         offer = None if o is None else (o["from"], o["to"], tuple(o["also"]), o["kind"], o["term"], o["fee"] > 0,
                                         o["amount"], o["payer"] == o["from"], o["secret"])
         if seen["offer"] != offer:  # None: an empty block, as a new output holds
             seen["offer"] = offer
-            encode_offer(e, seat, out[L["offer"]], to_rel)
+            start, stop = self._offer_run
+            view[start:stop] = zeros[:stop - start]
+            encode_offer(e, seat, view[start:stop], to_rel)
         if self._variants_on or e.auction_round:
             out[self._variant_region] = 0
             encode_variants(e, seat, out, L, rel, to_rel)
@@ -465,8 +508,12 @@ class MedioevoEncoder(ObservationEncoder):
             fresh |= self._extra_reads(e, seat, seen, phase)
         seen["moves"] = moves
         if fresh:
-            self._encode_stamped(e, seat, out, seen, phase, rel, to_rel, fresh)
-        self._encode_phase_blocks(e, seat, out, seen, mine, phase, to_rel)
+            self._encode_stamped(e, seat, out, seen, phase, rel, to_rel, fresh, view)
+        # the blocks used only in some phases: skipped while none is in use nor was at the last look
+        in_use = phase in _PHASE_BLOCK_PHASES or e.bt is not None or e.conquest is not None or e.tech_use is not None
+        if in_use or seen["phase_blocks"]:
+            seen["phase_blocks"] = in_use
+            self._encode_phase_blocks(e, seat, out, seen, mine, phase, to_rel)
         obs = out.copy()  # callers may keep observations: later calls must not change them
         if self.config.hidden_purchases:
             show_purchase_snapshot(e, seat, obs, L, rel, to_rel)
@@ -489,18 +536,18 @@ class MedioevoEncoder(ObservationEncoder):
         return extra
 
     def _encode_stamped(self, e, seat: int, out: np.ndarray, seen: dict, phase: int, rel: list[int],
-                        to_rel: list[int], fresh: int) -> None:
+                        to_rel: list[int], fresh: int, view: memoryview) -> None:
         """The blocks of the domains ``fresh`` (bits of changes.py and the pseudo-domains of ``_extra_reads``):
         each looked at when a domain it reads is fresh, and rewritten (zeroed first) when its inputs changed."""
         n, nn = self.num_players, self.nn
         L = self.layout.slices
         shared = self._shared_sources  # for the blocks whose sources are alike for every seat (see _changed)
         if fresh & _HEAD:
-            self._encode_head(e, out, seen, rel, fresh)
+            self._encode_head(e, view, seen, rel, fresh)
         if fresh & _BOARD:
             self._encode_board(e, seat, out, seen, fresh)
         if fresh & _SEATS:
-            self._encode_seats(e, seat, out, seen, rel, fresh)
+            self._encode_seats(e, seat, out, seen, rel, fresh, view)
         points_left = e.route_points_left if phase == Phase.ROUTE_POINTS else 0
         if fresh & (ROUTES | _ROUTE_POINTS) and _changed(
                 seen, "routes", (e.route, e.route_draft, points_left), shared):
@@ -554,7 +601,7 @@ class MedioevoEncoder(ObservationEncoder):
                     mo[s, 7] = min(1.0, o[4] / 8)
         if fresh & (DIPLOMACY | _TREATY_ROUND) and _changed(
                 seen, "diplomacy", diplomacy_sources(e, seat), shared):
-            encode_diplomacy(e, seat, out, L, rel, to_rel)
+            encode_diplomacy(e, seat, out, L, rel, to_rel, view)
         if fresh & (TECHNOLOGY | _LOCK) and _changed(
                 seen, "technologies", technology_sources(e), shared):
             out[self._technology_region] = 0
@@ -666,12 +713,13 @@ class MedioevoEncoder(ObservationEncoder):
             out[L["tech_invaded"]] = 0
             encode_invasion(e, out, L)
 
-    def _encode_head(self, e, out: np.ndarray, seen: dict, rel: list[int], fresh: int) -> None:
+    def _encode_head(self, e, view: memoryview, seen: dict, rel: list[int], fresh: int) -> None:
         """The public head after the turn's one-hots: turn order, horde, supply and revealed bids, each part
-        written when the versions of its sources differ from those this seat's output shows."""
+        written when the versions of its sources differ from those this seat's output shows (through the
+        output's memoryview ``view``)."""
         n = self.num_players
         at = self._head_offsets
-        head = self._versions("head", (e.position, e.bids_revealed, e.horde, e.barb_dice, e.building_supply,
+        head = self._versions(e, "head", (e.position, e.bids_revealed, e.horde, e.barb_dice, e.building_supply,
                                        e.vehicle_supply, e.siege_supply, e.barb_supply, e.token_supply, len(e.deck),
                                        len(e.event_deck)), _HEAD_GROUPS, fresh)
         last = seen["head"]
@@ -682,31 +730,37 @@ class MedioevoEncoder(ObservationEncoder):
         shown = (0,) * len(versions) if last is None else last[1]
         if versions[0] != shown[0]:  # the turn order
             start = at["turn_order"]
-            out[start:start + n * n] = 0
+            view[start:start + n * n] = self._zeros[:n * n]
             position = e.position
             for i, p in enumerate(rel):
-                out[start + i * n + position[p]] = 1.0
+                view[start + i * n + position[p]] = 1.0
         if versions[1] != shown[1]:
             start = at["revealed_bids"]
             bids = e.bids_revealed
-            out[start:start + n] = [min(1.0, bids[p] / BID_SCALE) for p in rel]
+            for i, p in enumerate(rel):
+                view[start + i] = min(1.0, bids[p] / BID_SCALE)
         if versions[2] != shown[2] or versions[3] != shown[3]:
             start = at["horde"]
             horde, dice = e.horde, e.barb_dice
-            out[start:start + 6] = (horde[0] / 2, horde[1], horde[2], dice[0] / 4, dice[1] / 6, dice[2] / 8)
+            view[start] = horde[0] / 2
+            view[start + 1] = horde[1]
+            view[start + 2] = horde[2]
+            view[start + 3] = dice[0] / 4
+            view[start + 4] = dice[1] / 6
+            view[start + 5] = dice[2] / 8
         supply_versions = versions[4:]
         if supply_versions != shown[4:]:
             entry = self._memo.get("supply")
             if entry is None or entry[0] != supply_versions:  # one float32 array per version, shared by the seats
                 entry = self._memo["supply"] = (supply_versions, np.array(self._supply_block(e), dtype=np.float32))
             start = at["supply"]
-            out[start:start + len(entry[1])] = entry[1]
+            view[start:start + len(entry[1])] = entry[1]
 
     def _encode_board(self, e, seat: int, out: np.ndarray, seen: dict, fresh: int) -> None:
         """The per-node blocks, of the sources in the ``fresh`` domains that changed."""
         # the control map is kept by the engine and never changed afterwards: no copy needed
         control = e._cached_control_map() if fresh & _CONTROL else None
-        board = self._versions("board", (
+        board = self._versions(e, "board", (
             control, e.playable, e.units, e.stopped, e.barb, e.marker, e.cubes, e.objs, e.goods, e.cargo,
             e.land_nodes, e.civil, e.civil_owner, e.civil_dmg, e.mil, e.mil_owner, e.mil_dmg, e.cath_owner,
             e.cath_dmg, e.home_owner), _BOARD_GROUPS, fresh)  # home_owner: read by the goals, no board block
@@ -715,7 +769,8 @@ class MedioevoEncoder(ObservationEncoder):
             seen["board"] = board
             self._fill_board(e, seat, out, seen, board[1], None if last is None else last[1])
 
-    def _encode_seats(self, e, seat: int, out: np.ndarray, seen: dict, rel: list[int], fresh: int) -> None:
+    def _encode_seats(self, e, seat: int, out: np.ndarray, seen: dict, rel: list[int], fresh: int,
+                      view: memoryview) -> None:
         """The seat rows, the visible money and the observer's goals, as far as the ``fresh`` domains changed
         them (the goals: ``_GOAL_DOMAINS``)."""
         n = self.num_players
@@ -732,7 +787,7 @@ class MedioevoEncoder(ObservationEncoder):
                 if rows[i] is not row:
                     rows[i] = row
                     base = self._seat_start + i * stride
-                    out[base:base + stride] = row
+                    view[base:base + stride] = row
                     rows_written = True  # its money slots hold 0 again
         # money (and money_known) is kept out of the cached rows: it changes at many steps
         if rows_written or fresh & MONEY:
@@ -741,7 +796,8 @@ class MedioevoEncoder(ObservationEncoder):
                 seen["money"] = money
                 for i, m in zip(self._money_seats, money):
                     base = self._seat_start + i * stride
-                    out[base + 1:base + 3] = (min(1.0, max(0, m) / MONEY_SCALE), 1.0)
+                    view[base + 1] = min(1.0, max(0, m) / MONEY_SCALE)
+                    view[base + 2] = 1.0
         # The held cards' goals: per template the lowest threshold (scaled) and whether the template's value reaches
         # it. A value is measured again when a domain it reads was stamped; the cards held when one was.
         if not fresh & (seen["goal_domains"] | CARDS):
@@ -808,21 +864,37 @@ class MedioevoEncoder(ObservationEncoder):
             bv[k + 4 + bt["offer"]] = 1
 
     # ------------------------------------------------------------------------ caches ----
-    def _versions(self, name: str, sources: tuple, groups: tuple, fresh: int) -> tuple:
+    def _versions(self, e, name: str, sources: tuple, groups: tuple, fresh: int) -> tuple:
         """The entry ``(copy of sources, version of each source)``: a version is a number the encoder gives
         a source's content when it first sees it, so blocks can be keyed by a few numbers. A new entry
-        whenever a source changed. ``groups``: (domain bits, positions of the sources they cover); only the
-        sources of the ``fresh`` domains are compared (the others may be None)."""
+        whenever a source changed. ``groups``: (domain bits, positions of the sources they cover, indices of
+        the domains' stamps); only the sources of the ``fresh`` domains are compared (the others may be None),
+        and of those, in groups with stamp indices, only the groups with a domain stamped since the copies were
+        last compared (by any seat's look: ``_checked``)."""
         entry = self._memo.get(name)
         if entry is None:
             first = self._version + 1
             self._version += len(sources)
             entry = self._memo[name] = ([_snapshot(x) for x in sources], list(range(first, self._version + 1)))
+            self._checked[name] = (e.revision, [-1] * len(groups))
             return entry
         copies, versions = entry
         new = None
-        for bits, positions in groups:
+        checked = self._checked.get(name)
+        if checked is None or checked[0] is not e.revision:  # another engine, or an edit from outside the rules
+            checked = self._checked[name] = (e.revision, [-1] * len(groups))
+        compared = checked[1]
+        # between two moves the copies compared now stay the engine's content until a domain is stamped again;
+        # within a move (rules changing the state) they are not taken as compared
+        now = e.moves if not e.dirty else -1
+        trust = fresh != _EVERYTHING  # else the seat looks again with no move since: everything by content
+        stamps = e.stamps
+        for g, (bits, positions, stamp_at) in enumerate(groups):
             if fresh & bits:
+                if stamp_at:
+                    if trust and compared[g] >= 0 and max([stamps[i] for i in stamp_at]) <= compared[g]:
+                        continue  # compared since the latest stamp of its domains
+                    compared[g] = now
                 for i in positions:
                     if copies[i] == sources[i]:  # mostly: the call below costs more than the comparison
                         continue
@@ -929,12 +1001,23 @@ class MedioevoEncoder(ObservationEncoder):
         if kept is None or kept[0][-1] != e.tax_rates:
             rows = [self._build_seat_row(e, p) for p in range(n)]
             self._seat_inputs = ([_snapshot(x) for x in inputs], rows)
+            self._checked["rows"] = (e.revision, [-1] * len(_ROW_GROUPS))
             return rows
         copies, rows = kept
         copied: set = set()  # the seats whose block is a new copy
-        for bits, positions in _ROW_GROUPS:
+        checked = self._checked.get("rows")  # as in _versions
+        if checked is None or checked[0] is not e.revision:
+            checked = self._checked["rows"] = (e.revision, [-1] * len(_ROW_GROUPS))
+        compared = checked[1]
+        now = e.moves if not e.dirty else -1
+        trust = fresh != _EVERYTHING
+        stamps = e.stamps
+        for g, (bits, positions, stamp_at) in enumerate(_ROW_GROUPS):
             if not fresh & bits:
                 continue
+            if trust and compared[g] >= 0 and max([stamps[i] for i in stamp_at]) <= compared[g]:
+                continue
+            compared[g] = now
             for k in positions:
                 old = copies[k]
                 if old == inputs[k]:  # mostly: the call below costs more than the comparison

@@ -26,62 +26,8 @@ class ScoringMixin:
 
     # ------------------------------------------------------------------------- goals ----
     def goal_value(self, p: int, key: int) -> int:
-        """The measured quantity of goal template ``key`` for seat p (Appendix C.2)."""
-        name = GOAL_KEYS[key]
-        if name == "control_regions":
-            return len(self._seat_regions()[p])
-        if name == "inhabited_outside_home":
-            return sum(1 for n in self._seat_regions()[p]
-                       if self.board.inhabited[n] and self.home_owner[n] != p)
-        # buildings stand only on the playable land: the owner lists are searched whole, in C
-        if name == "civil_buildings":
-            return self.civil_owner.count(p)
-        if name == "civil_levels":
-            return sum(self.civil[n] for n in positions(self.civil_owner, p))
-        if name == "cathedrals":
-            return self.cath_owner.count(p)
-        if name == "military_buildings":
-            return self.mil_owner.count(p)
-        if name == "military_levels":
-            return sum(self.mil[n] for n in positions(self.mil_owner, p))
-        if name == "tech_levels":
-            return sum(self.tech[p])
-        if name == "tech_branch_level":
-            return max(self.tech[p])
-        if name == "branches_level1":
-            return sum(1 for lv in self.tech[p] if lv >= 1)
-        if name in ("transports", "transport_levels", "siege_levels"):
-            objs = [self.objs[oid] for oid in self.own_objects(p)]
-            if name == "transports":
-                return sum(1 for o in objs if o[O_KIND] != SIEGE)
-            if name == "transport_levels":
-                return sum(o[O_LEVEL] for o in objs if o[O_KIND] != SIEGE)
-            return sum(o[O_LEVEL] for o in objs if o[O_KIND] == SIEGE)
-        if name == "units_on_board":
-            return self.total_units(p)
-        if name == "captain_levels":
-            u = self.units[p]
-            return sum(u[4::NT]) + 2 * sum(u[5::NT]) + 3 * sum(u[6::NT])  # CP1, CP2, CP3 of every node
-        if name == "net_money":
-            return self.money[p] - self.loan_amount * self.loans[p]
-        if name == "colours_on_vehicle":
-            return max([sum(1 for c in self.goods[oid] if c) for oid in self.own_objects(p) if oid in self.goods]
-                       or [0])
-        if name == "market_factor":
-            return max([self.market_factor(n) for n in self._seat_regions()[p] if self.board.inhabited[n]] or [0])
-        if name == "route_stages":
-            return self.stat_route_stages[p]
-        if name == "barbarian_armies_destroyed":
-            return self.stat_barbarians_destroyed[p]
-        if name == "inhabited_conquered":
-            return self.stat_conquered[p]
-        if name == "military_chain":
-            return self._largest_military_chain(p)
-        if name == "foreign_home_regions":
-            return sum(1 for n in self._seat_regions()[p] if self.home_owner[n] not in (-1, p))
-        if name == "cards_held":
-            return len(self.hand[p])
-        raise ValueError(name)
+        """The measured quantity of goal template ``key`` for seat p (Appendix C.2): ``GOAL_MEASURES``."""
+        return GOAL_MEASURES[key](self, p)
 
     def goal_met(self, p: int, goal: tuple[int, int]) -> bool:
         key, threshold = goal
@@ -253,3 +199,53 @@ class ScoringMixin:
                 continue
             out.append(self.ep[p] * 1e8 + (self.net_money(p) + 1e6) * 10 + (n - self.position[p]))
         return out
+
+
+# ----------------------------------------------------------------------- goal measures ----
+# One function (engine, seat) per goal template of GOAL_KEYS, in its order (Appendix C.2). Buildings stand only on
+# the playable land: the owner lists are searched whole, in C.
+def _own_objects(e, p: int) -> list:
+    objs = e.objs
+    return [objs[oid] for oid in e.own_objects(p)]
+
+
+def _colours_on_vehicle(e, p: int) -> int:
+    goods = e.goods
+    return max([sum([1 for c in goods[oid] if c]) for oid in e.own_objects(p) if oid in goods] or [0])
+
+
+def _market_factor(e, p: int) -> int:
+    inhabited = e.board.inhabited
+    return max([e.market_factor(n) for n in e._seat_regions()[p] if inhabited[n]] or [0])
+
+
+_MEASURES = {
+    "control_regions": lambda e, p: len(e._seat_regions()[p]),
+    "inhabited_outside_home": lambda e, p: sum([1 for n in e._seat_regions()[p]
+                                                if e.board.inhabited[n] and e.home_owner[n] != p]),
+    "civil_buildings": lambda e, p: e.civil_owner.count(p),
+    "civil_levels": lambda e, p: sum([e.civil[n] for n in positions(e.civil_owner, p)]),
+    "cathedrals": lambda e, p: e.cath_owner.count(p),
+    "military_buildings": lambda e, p: e.mil_owner.count(p),
+    "military_levels": lambda e, p: sum([e.mil[n] for n in positions(e.mil_owner, p)]),
+    "tech_levels": lambda e, p: sum(e.tech[p]),
+    "tech_branch_level": lambda e, p: max(e.tech[p]),
+    "branches_level1": lambda e, p: sum([1 for lv in e.tech[p] if lv >= 1]),
+    "transports": lambda e, p: sum([1 for o in _own_objects(e, p) if o[O_KIND] != SIEGE]),
+    "transport_levels": lambda e, p: sum([o[O_LEVEL] for o in _own_objects(e, p) if o[O_KIND] != SIEGE]),
+    "siege_levels": lambda e, p: sum([o[O_LEVEL] for o in _own_objects(e, p) if o[O_KIND] == SIEGE]),
+    "units_on_board": lambda e, p: e.total_units(p),
+    "captain_levels": lambda e, p: (sum(e.units[p][4::NT]) + 2 * sum(e.units[p][5::NT])
+                                    + 3 * sum(e.units[p][6::NT])),  # CP1, CP2, CP3 of every node
+    "net_money": lambda e, p: e.money[p] - e.loan_amount * e.loans[p],
+    "colours_on_vehicle": _colours_on_vehicle,
+    "market_factor": _market_factor,
+    "route_stages": lambda e, p: e.stat_route_stages[p],
+    "barbarian_armies_destroyed": lambda e, p: e.stat_barbarians_destroyed[p],
+    "inhabited_conquered": lambda e, p: e.stat_conquered[p],
+    "military_chain": lambda e, p: e._largest_military_chain(p),
+    "foreign_home_regions": lambda e, p: sum([1 for n in e._seat_regions()[p] if e.home_owner[n] not in (-1, p)]),
+    "cards_held": lambda e, p: len(e.hand[p]),
+}
+GOAL_MEASURES = tuple(_MEASURES[name] for name in GOAL_KEYS)
+assert len(_MEASURES) == len(GOAL_KEYS)
