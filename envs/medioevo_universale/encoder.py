@@ -9,7 +9,7 @@ Speed: the encoder keeps each seat's last observation and rewrites only the bloc
 changed. Which blocks it looks at follows the change domains the rules stamp (changes.py): each seat
 remembers ``engine.moves`` at its last look, and a block is looked at only when a domain it reads (the
 ``_HEAD`` .. ``_GOAL_DOMAINS`` constants, worked out from the engine functions the block calls) was stamped
-since, or when something it reads besides its domains may have changed (``_extra_reads``); what no domain
+since, or when something it reads besides its domains may have changed (pseudo-domains); what no domain
 covers (the turn, the private fields, the choice in progress, the offer) and the blocks used only in some
 phases are looked at in every call. A block looked at is compared with copies taken when it was written
 (``_changed``, ``_versions``), so a stamp that changed nothing the block shows costs a comparison, not a
@@ -82,7 +82,7 @@ _ROWS = SEATS | UNITS | OBJECTS | CARDS  # _seat_rows: army, capitulated; slots,
 _ROW_GROUPS = _with_stamps(((SEATS, tuple(range(11)) + (13, 14, 15, 16)), (UNITS, (11, 17)), (OBJECTS, (12, 20)),
                             (CARDS, (18, 19))))
 # the domains goal_value reads per goal template (GOAL_KEYS)
-# pseudo-domains past the domains' bits: what some blocks read besides their domains (see _extra_reads)
+# pseudo-domains past the domains' bits: what some blocks read besides their domains (see encode)
 _ROUTE_POINTS, _TREATY_ROUND, _LOCK, _CARD_TURN, _MULTI_WAR_ON = (1 << (changes.NUM_DOMAINS + k) for k in range(5))
 _EVERYTHING = (1 << (changes.NUM_DOMAINS + 5)) - 1
 _GOAL_DOMAINS = (
@@ -121,13 +121,19 @@ def _snapshot(value):
 
 
 def _recopy(old, live):
-    """A copy of ``live``, which differs from ``old`` (a copy of an earlier state of it; the callers compare
-    first); a list of a few lists (one per seat, as units) is compared and copied list by list, the copies of the
-    lists that did not change kept (so the changed seats are those whose copy is a new object)."""
+    """``old`` (a copy of an earlier state of ``live``) if ``live`` still equals it, else a copy of ``live``. A list
+    of a few lists (one per seat, as units) is compared list by list, in one pass, and the copies of the lists that
+    did not change are kept (so the changed seats are those whose copy is a new object)."""
     if type(live) is list and 0 < len(live) <= _FEW and type(live[0]) is list and type(old) is list \
             and len(old) == len(live):
-        return [x if x == y else y[:] if not y or type(y[0]) in _FLAT else _snapshot(y) for x, y in zip(old, live)]
-    return _snapshot(live)
+        new = None
+        for k, y in enumerate(live):
+            if old[k] != y:
+                if new is None:
+                    new = list(old)
+                new[k] = y[:] if not y or type(y[0]) in _FLAT else _snapshot(y)
+        return old if new is None else new
+    return old if old == live else _snapshot(live)
 
 
 _FEW = 8  # the most seats
@@ -331,6 +337,7 @@ class MedioevoEncoder(ObservationEncoder):
             slice(self.layout.slices[group[0].name].start, self.layout.slices[group[-1].name].stop)
             for group in (variant_fields(n), technology_fields(nn)))
         self._variants_on = config.empire_auction or config.blood_markers or config.hidden_purchases
+        self._hidden = config.hidden_purchases
         static = np.zeros((nn, STATIC_FEATURES), dtype=np.float32)
         for i in range(nn):
             static[i, 0] = b.is_sea[i]
@@ -434,7 +441,6 @@ class MedioevoEncoder(ObservationEncoder):
         # this seat's last observation, what each of its blocks was written from, and a memoryview of it: single
         # numbers and short runs are written through the view, at a third of numpy's cost per write
         out, seen, view = state
-        L = self.layout.slices
         acting = e.current_player
         mine = acting == seat
         phase = e.phase
@@ -479,9 +485,10 @@ class MedioevoEncoder(ObservationEncoder):
             index = self._codec.encode
             for move in prefix:
                 view[start + index(move)] = 1.0
-        o = offer_sources(e, seat)  # what encode_offer reads of it (its other keys change at drafting steps)
-        offer = None if o is None else (o["from"], o["to"], tuple(o["also"]), o["kind"], o["term"], o["fee"] > 0,
-                                        o["amount"], o["payer"] == o["from"], o["secret"])
+        o = e.offer  # offer_sources written out: what encode_offer reads (its other keys change at drafting steps)
+        offer = None if o is None or not (seat == o["from"] or seat == o["to"] or seat in o["also"]) else (
+            o["from"], o["to"], tuple(o["also"]), o["kind"], o["term"], o["fee"] > 0, o["amount"],
+            o["payer"] == o["from"], o["secret"])
         if seen["offer"] != offer:  # None: an empty block, as a new output holds
             seen["offer"] = offer
             start, stop = self._offer_run
@@ -489,7 +496,7 @@ class MedioevoEncoder(ObservationEncoder):
             encode_offer(e, seat, view[start:stop], to_rel)
         if self._variants_on or e.auction_round:
             out[self._variant_region] = 0
-            encode_variants(e, seat, out, L, rel, to_rel)
+            encode_variants(e, seat, out, self.layout.slices, rel, to_rel)
         # The domains (changes.py) stamped since this seat's last look; all of them when no move was made since
         # (so that state edited from outside the rules between two looks is seen) or ``revision`` is a new object
         # (an edit after a move, or another engine).
@@ -505,7 +512,18 @@ class MedioevoEncoder(ObservationEncoder):
                 fresh = e.stamped_bits
             else:
                 fresh = sum(compress(_DOMAIN_BITS, [s > last for s in stamps]))
-            fresh |= self._extra_reads(e, seat, seen, phase)
+            # the pseudo-domains (_ROUTE_POINTS ..) of the blocks that read more than their domains, whenever that
+            # more may have changed (the last: _card_turn)
+            if phase == Phase.ROUTE_POINTS or seen["routes"][2]:
+                fresh |= _ROUTE_POINTS
+            if seen["diplomacy"][1] != (e.round if e.treaties else 0):
+                fresh |= _TREATY_ROUND
+            if phase == Phase.MOVE or e.logistik >= 0 or seen["technologies"][2]:
+                fresh |= _LOCK
+            if seen["card_turn"] != (e.round, e.stage == Stage.EVENTS, phase == Phase.CARD_FOLLOW, e.actor == seat):
+                fresh |= _CARD_TURN
+            if e.multi_war is not None:
+                fresh |= _MULTI_WAR_ON
         seen["moves"] = moves
         if fresh:
             self._encode_stamped(e, seat, out, seen, phase, rel, to_rel, fresh, view)
@@ -515,29 +533,13 @@ class MedioevoEncoder(ObservationEncoder):
             seen["phase_blocks"] = in_use
             self._encode_phase_blocks(e, seat, out, seen, mine, phase, to_rel)
         obs = out.copy()  # callers may keep observations: later calls must not change them
-        if self.config.hidden_purchases:
-            show_purchase_snapshot(e, seat, obs, L, rel, to_rel)
+        if self._hidden:
+            show_purchase_snapshot(e, seat, obs, self.layout.slices, rel, to_rel)
         return obs
-
-    def _extra_reads(self, e, seat: int, seen: dict, phase: int) -> int:
-        """The pseudo-domains (``_ROUTE_POINTS`` ..) of the blocks that read more than their domains, to look at
-        whenever that more may have changed."""
-        extra = 0
-        if phase == Phase.ROUTE_POINTS or seen["routes"][2]:
-            extra = _ROUTE_POINTS
-        if seen["diplomacy"][1] != (e.round if e.treaties else 0):  # the terms left change with the round
-            extra |= _TREATY_ROUND
-        if phase == Phase.MOVE or e.logistik >= 0 or seen["technologies"][2]:  # movement_locked can be or was true
-            extra |= _LOCK
-        if seen["card_turn"] != _card_turn(e, seat):
-            extra |= _CARD_TURN
-        if e.multi_war is not None:
-            extra |= _MULTI_WAR_ON
-        return extra
 
     def _encode_stamped(self, e, seat: int, out: np.ndarray, seen: dict, phase: int, rel: list[int],
                         to_rel: list[int], fresh: int, view: memoryview) -> None:
-        """The blocks of the domains ``fresh`` (bits of changes.py and the pseudo-domains of ``_extra_reads``):
+        """The blocks of the domains ``fresh`` (bits of changes.py and the pseudo-domains):
         each looked at when a domain it reads is fresh, and rewritten (zeroed first) when its inputs changed."""
         n, nn = self.num_players, self.nn
         L = self.layout.slices
@@ -896,8 +898,6 @@ class MedioevoEncoder(ObservationEncoder):
                         continue  # compared since the latest stamp of its domains
                     compared[g] = now
                 for i in positions:
-                    if copies[i] == sources[i]:  # mostly: the call below costs more than the comparison
-                        continue
                     copy = _recopy(copies[i], sources[i])
                     if copy is not copies[i]:
                         if new is None:
@@ -1020,8 +1020,6 @@ class MedioevoEncoder(ObservationEncoder):
             compared[g] = now
             for k in positions:
                 old = copies[k]
-                if old == inputs[k]:  # mostly: the call below costs more than the comparison
-                    continue
                 copy = _recopy(old, inputs[k])
                 if copy is not old:
                     if not copied:
