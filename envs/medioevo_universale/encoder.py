@@ -191,7 +191,7 @@ _TENTHS, _FIFTHS = _scaled_table(10), _scaled_table(5)
 
 def _add(sums: dict, i: int, x: float) -> None:
     """sums[i] += x as numpy adds into a float32 array: the first term as it is (it becomes float32 when written),
-    the next ones added to the float32 sum."""
+    the next ones added to the float32 sum (``_vehicle_blocks`` has it written out for the objects)."""
     old = sums.get(i)
     sums[i] = x if old is None else np.float32(old) + x
 
@@ -441,18 +441,19 @@ class MedioevoEncoder(ObservationEncoder):
         # this seat's last observation, what each of its blocks was written from, and a memoryview of it: single
         # numbers and short runs are written through the view, at a third of numpy's cost per write
         out, seen, view = state
-        acting = e.current_player
-        mine = acting == seat
         phase = e.phase
+        acting = -1 if phase == Phase.GAME_OVER else e.actor  # the engine's current_player, without its call
+        mine = acting == seat
+        stage = e._stage  # the engine's stage property, without its call
         zeros = self._zeros
         # the public head (phase .. revealed_bids): the turn's one-hots, then the rest filled as a list
         at = self._head_offsets
-        turn = (phase if mine else Phase.GAME_OVER, e.stage, e.round, e.num_rounds, e.ep_limit, acting)
+        turn = (phase if mine else Phase.GAME_OVER, stage, e.round, e.num_rounds, e.ep_limit, acting)
         if seen["turn"] != turn:  # numbers only: kept as they are
             seen["turn"] = turn
             view[:self._turn_size] = zeros[:self._turn_size]
             view[at["phase"] + (phase if mine else Phase.GAME_OVER)] = 1.0
-            view[at["stage"] + e.stage] = 1.0
+            view[at["stage"] + stage] = 1.0
             start = at["round"]
             view[start] = e.round / 12
             view[start + 1] = e.num_rounds / 12
@@ -520,7 +521,7 @@ class MedioevoEncoder(ObservationEncoder):
                 fresh |= _TREATY_ROUND
             if phase == Phase.MOVE or e.logistik >= 0 or seen["technologies"][2]:
                 fresh |= _LOCK
-            if seen["card_turn"] != (e.round, e.stage == Stage.EVENTS, phase == Phase.CARD_FOLLOW, e.actor == seat):
+            if seen["card_turn"] != (e.round, stage == Stage.EVENTS, phase == Phase.CARD_FOLLOW, e.actor == seat):
                 fresh |= _CARD_TURN
             if e.multi_war is not None:
                 fresh |= _MULTI_WAR_ON
@@ -1192,9 +1193,13 @@ class MedioevoEncoder(ObservationEncoder):
         kinds = len(VEHICLE_KINDS)
         objs = e.objs
         level_sums: dict = {}
+        known = level_sums.get
         for o in objs.values():
-            if o[3] >= 0:  # objects aboard a galley are not on the map
-                _add(level_sums, (o[3] * n + o[0]) * kinds + o[1], o[2] / 9)
+            node = o[3]
+            if node >= 0:  # objects aboard a galley are not on the map
+                i = (node * n + o[0]) * kinds + o[1]
+                old = known(i)  # _add written out: a call per object costs as much as the rest
+                level_sums[i] = o[2] / 9 if old is None else np.float32(old) + o[2] / 9
         goods: dict = {}
         for oid, cubes in e.goods.items():
             if any(cubes):
