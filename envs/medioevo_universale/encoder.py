@@ -13,7 +13,8 @@ since, or when something it reads besides its domains may have changed (pseudo-d
 covers (the turn, the private fields, the choice in progress, the offer) and the blocks used only in some
 phases are looked at in every call. A block looked at is compared with copies taken when it was written
 (``_changed``, ``_versions``), so a stamp that changed nothing the block shows costs a comparison, not a
-rewrite. When no move was made since the seat's last look, or ``engine.revision`` is a new object (an edit
+rewrite; the copies shared by all seats (board, seat rows) once per stamp, by whichever seat looks first
+(``_checked``). When no move was made since the seat's last look, or ``engine.revision`` is a new object (an edit
 from outside the rules: tests/medioevo_universale/forced.py ``touched``; or another engine, as a clone),
 every block is looked at by content. The blocks shared by all observers (board, seat rows, head) are built
 once in absolute seats and cached (``_versions``; a seat's row is patched where its numbers changed,
