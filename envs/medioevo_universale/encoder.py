@@ -78,6 +78,10 @@ _HEAD_GROUPS = ((ORDER, (0, 1), ()), (HORDE, (2, 3), ()), (SUPPLY, (4, 5, 6, 7, 
 # the board's sources (see _encode_board) by domain
 _BOARD_GROUPS = _with_stamps(((_CONTROL, (0,)), (BUILDINGS, (1,) + tuple(range(10, 20))), (UNITS, (2, 3)),
                               (BARBARIANS, (4,)), (MARKERS, (5,)), (MARKET, (6,)), (OBJECTS, (7, 8, 9))))
+# _seat_rows's inputs: engine attributes (the last two are not per seat)
+_ROW_INPUTS = ("ep", "loans", "loan_taken", "loan_repaid", "tax_rate", "markers_left", "eliminated", "missed_interest",
+               "units_bought", "card_bought", "empire_of", "army", "slots", "tech", "tech_bought", "tokens",
+               "tokens_flipped", "capitulated", "hand", "rotated", "cargo", "tax_rates")
 _ROWS = SEATS | UNITS | OBJECTS | CARDS  # _seat_rows: army, capitulated; slots, cargo; hand, rotated
 # _seat_rows's inputs by domain
 _ROW_GROUPS = _with_stamps(((SEATS, tuple(range(11)) + (13, 14, 15, 16)), (UNITS, (11, 17)), (OBJECTS, (12, 20)),
@@ -271,12 +275,12 @@ class MedioevoEncoder(ObservationEncoder):
             Field("node_static", nn * STATIC_FEATURES, "per node: sea, inhabited, port, good one-hot (8), barbarian "
                                                        "symbol, start empire one-hot (6 + none), playable"),
             Field("node_controller", nn * (n + 1), "per node: one-hot controller (none, relative seats)"),
-            Field("node_units", nn * n * NT, "per node, per relative seat: units per type / 10"),
+            Field("node_units", n * nn * NT, "per relative seat, per node: units per type / 10"),
             Field("node_barbarians", nn * 3, "per node: barbarian LI, AR, CP / 5"),
             Field("node_buildings", nn * (3 + 3 + 3 * (n + 1)), "per node: civil level / 3, military level / 3, "
                   "cathedral; damage of each / its GP; owner one-hot (none, relative seats) of each"),
             Field("node_marker", nn * (n + 1), "per node: control-marker owner one-hot (none, relative seats)"),
-            Field("node_objects", nn * n * len(VEHICLE_KINDS), "per node, per relative seat: summed levels of "
+            Field("node_objects", n * nn * len(VEHICLE_KINDS), "per relative seat, per node: summed levels of "
                   "caravans, merchant ships, war wagons, galleys, siege engines / 9"),
             Field("node_cubes", nn * 8, "per node: goods cubes of the market"),
             Field("node_goods", nn * 8, "per node: goods cubes aboard caravans and merchant ships there / 6"),
@@ -285,8 +289,8 @@ class MedioevoEncoder(ObservationEncoder):
             Field("routes", nn * n * 2 + nn + 3 + 1, "trade routes: per node and relative seat, a planned and "
                   "an established stage (the destination counts as planned); the route being declared (its "
                   "stages, length one-hot); trade points still to convert / 6"),
-            Field("node_stopped", nn * n, "per node, per relative seat: units with a stop marker / 10"),
-            Field("node_aboard", nn * n, "per node, per relative seat: units aboard war wagons and galleys / 9"),
+            Field("node_stopped", n * nn, "per relative seat, per node: units with a stop marker / 10"),
+            Field("node_aboard", n * nn, "per relative seat, per node: units aboard war wagons and galleys / 9"),
             Field("at_war", n * n, "war state between relative seats i and j"),
             Field("move", NUM_SLOTS + 1 + nn + NT + 2, "the completed movement in progress: carrier slot "
                   "one-hot (10 slots, army on foot), carrier node one-hot, cargo per unit type / 9, steps / 10, "
@@ -356,8 +360,8 @@ class MedioevoEncoder(ObservationEncoder):
         self._cards = d.cards
         self._events = d.events
         # The board blocks are built once in absolute seats and cached (see _fill_board). Per observer and
-        # block, the position in the flat absolute block of each entry of the observer's block: the
-        # rotation to relative seats applied once to positions, then to values by np.take.
+        # block with owner one-hots, the position in the flat absolute block of each entry of the observer's
+        # block: the rotation to relative seats applied once to positions, then to values by np.take.
         slices = self.layout.slices
         self._gather = []
         for order in self._seat_orders:
@@ -366,13 +370,13 @@ class MedioevoEncoder(ObservationEncoder):
             positions = {
                 "node_controller": _positions(nn, n + 1)[:, owners],
                 "node_marker": _positions(nn, n + 1)[:, owners],
-                "node_units": _positions(n, nn, NT)[order].transpose(1, 0, 2),
-                "node_stopped": _positions(n, nn)[order].T,
                 "node_buildings": _positions(nn, 6 + 3 * (n + 1))[:, building_columns],
-                "node_objects": _positions(nn, n, len(VEHICLE_KINDS))[:, order],
-                "node_aboard": _positions(nn, n)[:, order],
             }
             self._gather.append({name: np.ascontiguousarray(at).ravel() for name, at in positions.items()})
+        # The blocks with a seat axis first (seat-major): the observer's block is the absolute one rotated by
+        # whole seat rows, two runs copied through memoryviews. Per block: (start in the output, seat row size).
+        self._seat_major = {name: (slices[name].start, (slices[name].stop - slices[name].start) // n)
+                            for name in ("node_units", "node_stopped", "node_objects", "node_aboard")}
         # each relative seat's fields form one run: the scalar fields, then hand and rotated cards
         self._seat_start = slices["seat0_ep"].start
         self._seat_stride = slices["seat0_rotated"].stop - self._seat_start
@@ -922,7 +926,16 @@ class MedioevoEncoder(ObservationEncoder):
             self._write(out, seat, field, entry[1])
 
     def _write(self, out: np.ndarray, seat: int, field: str, block: np.ndarray) -> None:
-        """A flat absolute block into the observer's field, rotated to relative seats where it has seats."""
+        """A flat absolute float32 block into the observer's field, rotated to relative seats where it has seats."""
+        major = self._seat_major.get(field)
+        if major is not None:  # seat rows: the observer's row first, two runs (memoryview copies cost least)
+            start, size = major
+            cut = seat * size
+            stop = start + len(block) - cut
+            view, rows = memoryview(out), memoryview(block)
+            view[start:stop] = rows[cut:]
+            view[stop:stop + cut] = rows[:cut]
+            return
         target = out[self.layout.slices[field]]
         gather = self._gather[seat].get(field)
         if gather is None:
@@ -991,18 +1004,14 @@ class MedioevoEncoder(ObservationEncoder):
 
     def _seat_rows(self, e, fresh: int) -> list:
         """Each seat's block (ep .. rotated) with its money hidden, shared by all observers; a seat's block is a
-        new array whenever one of its numbers changed. The engine lists of the ``fresh`` domains are compared
-        with copies as a whole (at C speed); only a list that differs is compared seat by seat, and only the
-        entries it feeds are written again, into a copy of the seat's block."""
-        inputs = (e.ep, e.loans, e.loan_taken, e.loan_repaid, e.tax_rate, e.markers_left, e.eliminated,
-                  e.missed_interest, e.units_bought, e.card_bought, e.empire_of, e.army, e.slots, e.tech,
-                  e.tech_bought, e.tokens, e.tokens_flipped, e.capitulated, e.hand, e.rotated,
-                  e.cargo, e.tax_rates)  # the last two are not per seat
+        new array whenever one of its numbers changed. The engine lists of the ``fresh`` domains (only those are
+        read) are compared with copies as a whole (at C speed); only a list that differs is compared seat by seat,
+        and only the entries it feeds are written again, into a copy of the seat's block."""
         kept = self._seat_inputs
         n = self.num_players
         if kept is None or kept[0][-1] != e.tax_rates:
             rows = [self._build_seat_row(e, p) for p in range(n)]
-            self._seat_inputs = ([_snapshot(x) for x in inputs], rows)
+            self._seat_inputs = ([_snapshot(getattr(e, name)) for name in _ROW_INPUTS], rows)
             self._checked["rows"] = (e.revision, [-1] * len(_ROW_GROUPS))
             return rows
         copies, rows = kept
@@ -1022,17 +1031,19 @@ class MedioevoEncoder(ObservationEncoder):
             compared[g] = now
             for k in positions:
                 old = copies[k]
-                copy = _recopy(old, inputs[k])
-                if copy is not old:
-                    if not copied:
-                        copies = list(copies)
-                    copies[k] = copy
-                    for p in range(n) if k == _CARGO_INPUT else [
-                            p for p in range(n) if copy[p] is not old[p] and copy[p] != old[p]]:
-                        if p not in copied:
-                            copied.add(p)
-                            rows[p] = rows[p].copy()
-                        self._row_parts[k](e, p, rows[p])
+                live = getattr(e, _ROW_INPUTS[k])
+                if old == live:  # the common case, without a call
+                    continue
+                copy = _recopy(old, live)
+                if not copied:
+                    copies = list(copies)
+                copies[k] = copy
+                for p in range(n) if k == _CARGO_INPUT else [
+                        p for p in range(n) if copy[p] is not old[p] and copy[p] != old[p]]:
+                    if p not in copied:
+                        copied.add(p)
+                        rows[p] = rows[p].copy()
+                    self._row_parts[k](e, p, rows[p])
         if copied:
             self._seat_inputs = (copies, rows)
         return rows
@@ -1188,7 +1199,7 @@ class MedioevoEncoder(ObservationEncoder):
         return row
 
     def _vehicle_blocks(self, e) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Objects per node and seat, goods aboard per node, units aboard per node and seat (flat). The sums per
+        """Objects per seat and node, goods aboard per node, units aboard per seat and node (flat). The sums per
         entry are collected first and written at once: numpy's element writes cost several times more."""
         n, nn = self.num_players, self.nn
         kinds = len(VEHICLE_KINDS)
@@ -1198,7 +1209,7 @@ class MedioevoEncoder(ObservationEncoder):
         for o in objs.values():
             node = o[3]
             if node >= 0:  # objects aboard a galley are not on the map
-                i = (node * n + o[0]) * kinds + o[1]
+                i = (o[0] * nn + node) * kinds + o[1]
                 old = known(i)  # _add written out: a call per object costs as much as the rest
                 level_sums[i] = o[2] / 9 if old is None else np.float32(old) + o[2] / 9
         goods: dict = {}
@@ -1213,8 +1224,8 @@ class MedioevoEncoder(ObservationEncoder):
             k = sum(cargo)
             if k and objs[oid][3] >= 0:
                 o = objs[oid]
-                _add(aboard, o[3] * n + o[0], k / 9)
-        return _sums_block(level_sums, nn * n * kinds), _sums_block(goods, nn * 8), _sums_block(aboard, nn * n)
+                _add(aboard, o[0] * nn + o[3], k / 9)
+        return _sums_block(level_sums, n * nn * kinds), _sums_block(goods, nn * 8), _sums_block(aboard, n * nn)
 
 
 __all__ = ["MedioevoEncoder"]

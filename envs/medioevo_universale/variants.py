@@ -524,15 +524,15 @@ def _show_snapshot(e, snap: dict, secret: set, out, slices: dict, rel: list[int]
             cards = out[slices[pre + name]]
             cards[:] = 0
             cards[snap[name][p]] = 1
-    units = out[slices["node_units"]].reshape(nn, n, NT)
-    objects = out[slices["node_objects"]].reshape(nn, n, NUM_VEHICLE_KINDS)
+    units = out[slices["node_units"]].reshape(n, nn, NT)
+    objects = out[slices["node_objects"]].reshape(n, nn, NUM_VEHICLE_KINDS)
     for i, p in enumerate(rel):
         if p in secret:
-            units[:, i, :] = np.minimum(1.0, np.asarray(snap["units"][p], dtype=np.float32).reshape(nn, NT) / 10)
-            objects[:, i, :] = 0
+            units[i] = np.minimum(1.0, np.asarray(snap["units"][p], dtype=np.float32).reshape(nn, NT) / 10)
+            objects[i] = 0
     for owner, kind, level, node in snap["objects"]:
         if owner in secret and node >= 0:
-            objects[node, to_rel[owner], kind] = min(1.0, objects[node, to_rel[owner], kind] + level / 9)
+            objects[to_rel[owner], node, kind] = min(1.0, objects[to_rel[owner], node, kind] + level / 9)
     gp = e.comp.building_gp
     bld = out[slices["node_buildings"]].reshape(nn, 6 + 3 * (n + 1))
     markers = out[slices["node_marker"]].reshape(nn, n + 1)

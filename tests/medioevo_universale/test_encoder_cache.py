@@ -37,7 +37,7 @@ def assert_matches_fresh_encoder(env, seats) -> None:
 
 
 def reference_blocks(enc, e, seat):
-    """The cached blocks built the plain way: per node and per relative seat, from the engine's lists."""
+    """The cached blocks built the plain way, as the layout describes them, from the engine's lists."""
     n, nn = enc.num_players, enc.nn
     rel = [(seat + k) % n for k in range(n)]
     to_rel = [(p - seat) % n for p in range(n)]
@@ -51,10 +51,10 @@ def reference_blocks(enc, e, seat):
         blocks[f"seat{i}_capitulated"] = [min(1.0, x / 10) for x in e.capitulated[p]]
     ctrl = np.zeros((nn, n + 1), np.float32)
     marker = np.zeros((nn, n + 1), np.float32)
-    units = np.zeros((nn, n, NT), np.float32)
-    stopped = np.zeros((nn, n), np.float32)
-    objects = np.zeros((nn, n, len(VEHICLE_KINDS)), np.float32)
-    aboard = np.zeros((nn, n), np.float32)
+    units = np.zeros((n, nn, NT), np.float32)
+    stopped = np.zeros((n, nn), np.float32)
+    objects = np.zeros((n, nn, len(VEHICLE_KINDS)), np.float32)
+    aboard = np.zeros((n, nn), np.float32)
     for node in range(nn):
         c = StateMixin.controller(e, node)
         ctrl[node, 0 if c < 0 else 1 + to_rel[c]] = 1
@@ -62,14 +62,14 @@ def reference_blocks(enc, e, seat):
         marker[node, 0 if m < 0 else 1 + to_rel[m]] = 1
         for p in range(n):
             for t in range(NT):
-                units[node, to_rel[p], t] = min(1.0, e.units[p][node * NT + t] / 10)
-            stopped[node, to_rel[p]] = min(1.0, sum(e.stopped[p][node * NT:(node + 1) * NT]) / 10)
+                units[to_rel[p], node, t] = min(1.0, e.units[p][node * NT + t] / 10)
+            stopped[to_rel[p], node] = min(1.0, sum(e.stopped[p][node * NT:(node + 1) * NT]) / 10)
     for o in e.objs.values():
         if o[3] >= 0:
-            objects[o[3], to_rel[o[0]], o[1]] += o[2] / 9
+            objects[to_rel[o[0]], o[3], o[1]] += o[2] / 9
     for oid, cargo in e.cargo.items():
         if sum(cargo) and e.objs[oid][3] >= 0:
-            aboard[e.objs[oid][3], to_rel[e.objs[oid][0]]] += sum(cargo) / 9
+            aboard[to_rel[e.objs[oid][0]], e.objs[oid][3]] += sum(cargo) / 9
     blocks["node_controller"] = ctrl
     blocks["node_marker"] = marker
     blocks["node_units"] = units
