@@ -147,15 +147,80 @@ _CARGO_INPUT = 20  # the input of ``_seat_rows`` that is not a list per seat (ca
 _FLAT = (int, bool, float, str)
 
 
-# What a new output was written from, per block and key of ``seen`` (see ``encode``): nothing yet. Every key is
-# there from the start, so that the lookups are plain subscripts.
-_FIRST_SEEN = dict.fromkeys((
-    "turn", "private", "tp", "offer", "moves", "revision", "trade", "move", "battle", "conquest", "drawn",
-    "marker_origin", "head", "board", "rows", "money", "goals", "vehicles", "card_turn", "routes", "at_war", "events", "objects",
-    "diplomacy", "technologies", "card_effects", "card_choice", "card_moves", "appointments", "multi_war",
+# What each block of a seat's output was written from (see ``encode``) is kept in a list, one entry per key below
+# (positions: ``_Seen``; a list subscript by a constant costs less than a dict lookup by a string).
+_SEEN_KEYS = ("turn", "private", "tp", "offer", "moves", "revision", "trade", "move", "battle", "conquest", "drawn",
+    "marker_origin", "head", "board", "rows", "money", "goals", "vehicles", "card_turn", "routes", "at_war", "events",
+    "objects", "diplomacy", "technologies", "card_effects", "card_choice", "card_moves", "appointments", "multi_war",
     "node_controller", "node_static", "node_units", "node_stopped", "node_barbarians", "node_marker", "node_cubes",
-    "node_buildings"))
-_FIRST_SEEN.update(pending=(), invaded=-1, goal_domains=changes.ALL, phase_blocks=False)
+    "node_buildings", "pending", "invaded", "goal_domains", "phase_blocks", "goal_values")
+
+
+class _Seen:
+    """Positions in a seat's list of what its output was written from (``_FIRST_SEEN``)."""
+    TURN = 0
+    PRIVATE = 1
+    TP = 2
+    OFFER = 3
+    MOVES = 4
+    REVISION = 5
+    TRADE = 6
+    MOVE = 7
+    BATTLE = 8
+    CONQUEST = 9
+    DRAWN = 10
+    MARKER_ORIGIN = 11
+    HEAD = 12
+    BOARD = 13
+    ROWS = 14
+    MONEY = 15
+    GOALS = 16
+    VEHICLES = 17
+    CARD_TURN = 18
+    ROUTES = 19
+    AT_WAR = 20
+    EVENTS = 21
+    OBJECTS = 22
+    DIPLOMACY = 23
+    TECHNOLOGIES = 24
+    CARD_EFFECTS = 25
+    CARD_CHOICE = 26
+    CARD_MOVES = 27
+    APPOINTMENTS = 28
+    MULTI_WAR = 29
+    NODE_CONTROLLER = 30
+    NODE_STATIC = 31
+    NODE_UNITS = 32
+    NODE_STOPPED = 33
+    NODE_BARBARIANS = 34
+    NODE_MARKER = 35
+    NODE_CUBES = 36
+    NODE_BUILDINGS = 37
+    PENDING = 38
+    INVADED = 39
+    GOAL_DOMAINS = 40
+    PHASE_BLOCKS = 41
+    GOAL_VALUES = 42
+
+
+# What a new output was written from, per block (``_Seen`` positions): nothing yet.
+_FIRST_SEEN = [None] * len(_SEEN_KEYS)
+_FIRST_SEEN[_Seen.PENDING] = ()
+_FIRST_SEEN[_Seen.INVADED] = -1
+_FIRST_SEEN[_Seen.GOAL_DOMAINS] = changes.ALL
+_FIRST_SEEN[_Seen.PHASE_BLOCKS] = False
+_SEEN_INDEX = {k: i for i, k in enumerate(_SEEN_KEYS)}  # the blocks written by _put, by field name
+
+
+def _seen_list(seen) -> list:
+    """A seat's list of what its output was written from; from the dict of a pickle of an earlier version."""
+    if type(seen) is list:
+        return seen
+    kept = _FIRST_SEEN[:]
+    kept[_Seen.GOAL_VALUES] = {}
+    for key, value in seen.items():
+        kept[_SEEN_INDEX[key]] = value
+    return kept
 
 
 def _card_turn(e, seat: int) -> tuple:
@@ -210,9 +275,9 @@ def _sums_block(sums: dict, size: int) -> np.ndarray:
     return block
 
 
-def _changed(seen: dict, name: str, sources, shared: dict | None = None) -> bool:
-    """Whether the block ``name`` of a seat's output was written from other ``sources`` (then remembers a
-    copy). None as sources means an empty block, which is what a new output holds. ``shared``: for sources
+def _changed(seen: list, name: int, sources, shared: dict | None = None) -> bool:
+    """Whether the block ``name`` (a ``_Seen`` position) of a seat's output was written from other ``sources``
+    (then remembers a copy). None as sources means an empty block, which is what a new output holds. ``shared``: for sources
     alike for every seat, the encoder's copies by block, taken over by the seats that see the same content."""
     if seen[name] == sources:
         return False
@@ -427,7 +492,8 @@ class MedioevoEncoder(ObservationEncoder):
         self.__dict__.setdefault("_checked", {})
         self._row_parts = self._row_part_writers()
         self._zeros = self._zero_run()
-        self._outputs = {seat: (out, seen, memoryview(out)) for seat, (out, seen, *_) in self._outputs.items()}
+        self._outputs = {seat: (out, _seen_list(seen), memoryview(out))
+                         for seat, (out, seen, *_) in self._outputs.items()}
 
     def _zero_run(self) -> memoryview:
         """Zeros to clear a run of an output through its memoryview, as long as the longest run cleared so."""
@@ -442,7 +508,9 @@ class MedioevoEncoder(ObservationEncoder):
         state = self._outputs.get(seat)
         if state is None:
             out = np.zeros(self.layout.size, dtype=np.float32)
-            state = self._outputs[seat] = (out, dict(_FIRST_SEEN, goal_values={}), memoryview(out))
+            seen = _FIRST_SEEN[:]
+            seen[_Seen.GOAL_VALUES] = {}
+            state = self._outputs[seat] = (out, seen, memoryview(out))
         # this seat's last observation, what each of its blocks was written from, and a memoryview of it: single
         # numbers and short runs are written through the view, at a third of numpy's cost per write
         out, seen, view = state
@@ -454,8 +522,8 @@ class MedioevoEncoder(ObservationEncoder):
         # the public head (phase .. revealed_bids): the turn's one-hots, then the rest filled as a list
         at = self._head_offsets
         turn = (phase if mine else Phase.GAME_OVER, stage, e.round, e.num_rounds, e.ep_limit, acting)
-        if seen["turn"] != turn:  # numbers only: kept as they are
-            seen["turn"] = turn
+        if seen[_Seen.TURN] != turn:  # numbers only: kept as they are
+            seen[_Seen.TURN] = turn
             view[:self._turn_size] = zeros[:self._turn_size]
             view[at["phase"] + (phase if mine else Phase.GAME_OVER)] = 1.0
             view[at["stage"] + stage] = 1.0
@@ -468,8 +536,8 @@ class MedioevoEncoder(ObservationEncoder):
         # what no domain covers (changes.py), compared at every look
         bid = e.bids[seat] if phase in (Phase.BID, Phase.TIE_BID) else 0
         private = (bid, e.tie_extra[seat], e.tax_pending[seat], e.tax_rates)
-        if seen["private"] != private:
-            seen["private"] = private
+        if seen[_Seen.PRIVATE] != private:
+            seen[_Seen.PRIVATE] = private
             start = self._private_offsets[0]
             view[start] = min(1.0, bid / BID_SCALE)
             view[start + 1] = min(1.0, e.tie_extra[seat] / BID_SCALE)
@@ -478,14 +546,14 @@ class MedioevoEncoder(ObservationEncoder):
             if e.tax_pending[seat] >= 0:
                 view[start + e.tax_rates.index(e.tax_pending[seat])] = 1
         tp = e.tp[seat]  # changes in the purchases, apart from the rest
-        if seen["tp"] != tp:
-            seen["tp"] = tp[:]
+        if seen[_Seen.TP] != tp:
+            seen[_Seen.TP] = tp[:]
             start = self._private_offsets[2]
             for k, x in enumerate(tp):
                 view[start + k] = min(1.0, x / 10)
         prefix = e.prefix if mine and phase in _TREE_PHASES else ()  # a tuple of moves: kept as it is
-        if seen["pending"] != prefix:
-            seen["pending"] = prefix
+        if seen[_Seen.PENDING] != prefix:
+            seen[_Seen.PENDING] = prefix
             start, stop = self._private_offsets[3]
             view[start:stop] = zeros[:stop - start]
             index = self._codec.encode
@@ -495,8 +563,8 @@ class MedioevoEncoder(ObservationEncoder):
         offer = None if o is None or not (seat == o["from"] or seat == o["to"] or seat in o["also"]) else (
             o["from"], o["to"], tuple(o["also"]), o["kind"], o["term"], o["fee"] > 0, o["amount"],
             o["payer"] == o["from"], o["secret"])
-        if seen["offer"] != offer:  # None: an empty block, as a new output holds
-            seen["offer"] = offer
+        if seen[_Seen.OFFER] != offer:  # None: an empty block, as a new output holds
+            seen[_Seen.OFFER] = offer
             start, stop = self._offer_run
             view[start:stop] = zeros[:stop - start]
             encode_offer(e, seat, view[start:stop], to_rel)
@@ -506,9 +574,9 @@ class MedioevoEncoder(ObservationEncoder):
         # The domains (changes.py) stamped since this seat's last look; all of them when no move was made since
         # (so that state edited from outside the rules between two looks is seen) or ``revision`` is a new object
         # (an edit after a move, or another engine).
-        moves, last = e.moves, seen["moves"]
-        if last is None or last == moves or seen["revision"] is not e.revision:
-            seen["revision"] = e.revision
+        moves, last = e.moves, seen[_Seen.MOVES]
+        if last is None or last == moves or seen[_Seen.REVISION] is not e.revision:
+            seen[_Seen.REVISION] = e.revision
             fresh = _EVERYTHING
         else:
             stamps = e.stamps
@@ -520,30 +588,30 @@ class MedioevoEncoder(ObservationEncoder):
                 fresh = sum(compress(_DOMAIN_BITS, [s > last for s in stamps]))
             # the pseudo-domains (_ROUTE_POINTS ..) of the blocks that read more than their domains, whenever that
             # more may have changed (the last: _card_turn)
-            if phase == Phase.ROUTE_POINTS or seen["routes"][2]:
+            if phase == Phase.ROUTE_POINTS or seen[_Seen.ROUTES][2]:
                 fresh |= _ROUTE_POINTS
-            if seen["diplomacy"][1] != (e.round if e.treaties else 0):
+            if seen[_Seen.DIPLOMACY][1] != (e.round if e.treaties else 0):
                 fresh |= _TREATY_ROUND
-            if phase == Phase.MOVE or e.logistik >= 0 or seen["technologies"][2]:
+            if phase == Phase.MOVE or e.logistik >= 0 or seen[_Seen.TECHNOLOGIES][2]:
                 fresh |= _LOCK
-            if seen["card_turn"] != (e.round, stage == Stage.EVENTS, phase == Phase.CARD_FOLLOW, e.actor == seat):
+            if seen[_Seen.CARD_TURN] != (e.round, stage == Stage.EVENTS, phase == Phase.CARD_FOLLOW, e.actor == seat):
                 fresh |= _CARD_TURN
             if e.multi_war is not None:
                 fresh |= _MULTI_WAR_ON
-        seen["moves"] = moves
+        seen[_Seen.MOVES] = moves
         if fresh:
             self._encode_stamped(e, seat, out, seen, phase, rel, to_rel, fresh, view)
         # the blocks used only in some phases: skipped while none is in use nor was at the last look
         in_use = phase in _PHASE_BLOCK_PHASES or e.bt is not None or e.conquest is not None or e.tech_use is not None
-        if in_use or seen["phase_blocks"]:
-            seen["phase_blocks"] = in_use
+        if in_use or seen[_Seen.PHASE_BLOCKS]:
+            seen[_Seen.PHASE_BLOCKS] = in_use
             self._encode_phase_blocks(e, seat, out, seen, mine, phase, to_rel)
         obs = out.copy()  # callers may keep observations: later calls must not change them
         if self._hidden:
             show_purchase_snapshot(e, seat, obs, self.layout.slices, rel, to_rel)
         return obs
 
-    def _encode_stamped(self, e, seat: int, out: np.ndarray, seen: dict, phase: int, rel: list[int],
+    def _encode_stamped(self, e, seat: int, out: np.ndarray, seen: list, phase: int, rel: list[int],
                         to_rel: list[int], fresh: int, view: memoryview) -> None:
         """The blocks of the domains ``fresh`` (bits of changes.py and the pseudo-domains):
         each looked at when a domain it reads is fresh, and rewritten (zeroed first) when its inputs changed."""
@@ -558,7 +626,7 @@ class MedioevoEncoder(ObservationEncoder):
             self._encode_seats(e, seat, out, seen, rel, fresh, view)
         points_left = e.route_points_left if phase == Phase.ROUTE_POINTS else 0
         if fresh & (ROUTES | _ROUTE_POINTS) and _changed(
-                seen, "routes", (e.route, e.route_draft, points_left), shared):
+                seen, _Seen.ROUTES, (e.route, e.route_draft, points_left), shared):
             rv = out[L["routes"]]
             rv[:] = 0
             rs = rv[:nn * n * 2].reshape(nn, n, 2)
@@ -573,11 +641,11 @@ class MedioevoEncoder(ObservationEncoder):
                 if e.route_draft["length"]:
                     rv[nn * n * 2 + nn + (4, 6, 8).index(e.route_draft["length"])] = 1
             rv[-1] = min(1.0, points_left / 6)
-        if fresh & WAR and _changed(seen, "at_war", e.at_war, shared):
+        if fresh & WAR and _changed(seen, _Seen.AT_WAR, e.at_war, shared):
             out[L["at_war"]] = [e.at_war[p][q] for p in rel for q in rel]
-        if fresh & EVENTS and _changed(seen, "events", (e.event_card, e.event_deck[-1] if e.event_deck else -1, e.tax_rates,
-                                     e.ev_effect, e.buildup_left if e.ev_stage == "buildup" else 0,
-                                     e.revolt_queue), shared):
+        if fresh & EVENTS and _changed(seen, _Seen.EVENTS, (
+                e.event_card, e.event_deck[-1] if e.event_deck else -1, e.tax_rates, e.ev_effect,
+                e.buildup_left if e.ev_stage == "buildup" else 0, e.revolt_queue), shared):
             evv = out[L["events"]]
             evv[:] = 0
             symbols = ("movement", "units", "buildings", "goods")
@@ -596,7 +664,7 @@ class MedioevoEncoder(ObservationEncoder):
             evv[k + 5] = e.buildup_left / 3 if e.ev_stage == "buildup" else 0
             for p in e.revolt_queue:
                 evv[k + 6 + to_rel[p]] = min(1.0, evv[k + 6 + to_rel[p]] + 0.2)
-        if fresh & OBJECTS and _changed(seen, "objects", (e.slots[seat],
+        if fresh & OBJECTS and _changed(seen, _Seen.OBJECTS, (e.slots[seat],
                                                           [e.objs[oid] for oid in e.slots[seat] if oid >= 0])):
             mo = out[L["my_objects"]].reshape(NUM_SLOTS, len(VEHICLE_KINDS) + 3)
             mo[:] = 0
@@ -608,41 +676,44 @@ class MedioevoEncoder(ObservationEncoder):
                     mo[s, 6] = max(0, o[3]) / nn
                     mo[s, 7] = min(1.0, o[4] / 8)
         if fresh & (DIPLOMACY | _TREATY_ROUND) and _changed(
-                seen, "diplomacy", diplomacy_sources(e, seat), shared):
+                seen, _Seen.DIPLOMACY, diplomacy_sources(e, seat), shared):
             encode_diplomacy(e, seat, out, L, rel, to_rel, view)
         if fresh & (TECHNOLOGY | _LOCK) and _changed(
-                seen, "technologies", technology_sources(e), shared):
+                seen, _Seen.TECHNOLOGIES, technology_sources(e), shared):
             out[self._technology_region] = 0
             encode_technologies(e, out, L)
         if fresh & _CARD_TURN:
-            seen["card_turn"] = _card_turn(e, seat)
-        if fresh & (CARD_EFFECTS | _CARD_TURN) and _changed(seen, "card_effects", card_effects_sources(e, seat), shared):
+            seen[_Seen.CARD_TURN] = _card_turn(e, seat)
+        if fresh & (CARD_EFFECTS | _CARD_TURN) and _changed(
+                seen, _Seen.CARD_EFFECTS, card_effects_sources(e, seat), shared):
             v = out[L["card_effects"]]
             v[:] = 0
             encode_card_effects(e, seat, v)
-        if fresh & (CARD_EFFECTS | _CARD_TURN) and _changed(seen, "card_choice", card_choice_sources(e, seat)):
+        if fresh & (CARD_EFFECTS | _CARD_TURN) and _changed(seen, _Seen.CARD_CHOICE, card_choice_sources(e, seat)):
             v = out[L["my_card_choice"]]
             v[:] = 0
             encode_card_choice(e, seat, v)
-        if fresh & (CARD_EFFECTS | OBJECTS | _CARD_TURN) and _changed(seen, "card_moves", card_moves_sources(e), shared):
+        if fresh & (CARD_EFFECTS | OBJECTS | _CARD_TURN) and _changed(
+                seen, _Seen.CARD_MOVES, card_moves_sources(e), shared):
             out[L["card_vehicles"]] = 0
             out[L["card_movement"]] = 0
             encode_card_moves(e, out, L, rel)
-        if fresh & (BATTLE | UNITS | BARBARIANS) and _changed(seen, "appointments", appointments_sources(e), shared):
+        if fresh & (BATTLE | UNITS | BARBARIANS) and _changed(
+                seen, _Seen.APPOINTMENTS, appointments_sources(e), shared):
             out[L["tech_appointed"]] = 0
             encode_appointments(e, out, L)
-        if fresh & (MULTI_WAR | _MULTI_WAR_ON) and _changed(seen, "multi_war", multi_war_sources(e), shared):
+        if fresh & (MULTI_WAR | _MULTI_WAR_ON) and _changed(seen, _Seen.MULTI_WAR, multi_war_sources(e), shared):
             encode_multi_war(e, out, L, to_rel)
 
 
-    def _encode_phase_blocks(self, e, seat: int, out: np.ndarray, seen: dict, mine: bool, phase: int,
+    def _encode_phase_blocks(self, e, seat: int, out: np.ndarray, seen: list, mine: bool, phase: int,
                              to_rel: list[int]) -> None:
         """The blocks used only in some phases: written while in use, and once more to clear them."""
         nn = self.nn
         L = self.layout.slices
         trading = phase == Phase.TRADE or phase == Phase.PLACE_CUBE
-        if trading or seen["trade"]:
-            seen["trade"] = trading
+        if trading or seen[_Seen.TRADE]:
+            seen[_Seen.TRADE] = trading
             tv = out[L["trade"]]
             tv[:] = 0
             if trading:
@@ -651,8 +722,8 @@ class MedioevoEncoder(ObservationEncoder):
                 for g in e.sold_now:
                     tv[4 + NUM_SLOTS + g] = min(1.0, tv[4 + NUM_SLOTS + g] + 1 / 6)
         moving = phase == Phase.MOVE
-        if moving or seen["move"]:
-            seen["move"] = moving
+        if moving or seen[_Seen.MOVE]:
+            seen[_Seen.MOVE] = moving
             mv = out[L["move"]]
             mv[:] = 0
             if moving:
@@ -669,8 +740,8 @@ class MedioevoEncoder(ObservationEncoder):
                 mv[base + NT] = min(1.0, e.move_steps / 10)
                 mv[base + NT + 1] = 0 if e.carrier < 0 else min(1.0, e.objs[e.carrier][4] / 8)
         bt = e.bt
-        if bt is not None or seen["battle"]:
-            seen["battle"] = bt is not None
+        if bt is not None or seen[_Seen.BATTLE]:
+            seen[_Seen.BATTLE] = bt is not None
             bv = out[L["battle"]]
             sv = out[L["battle_siege"]]
             bv[:] = 0
@@ -679,8 +750,8 @@ class MedioevoEncoder(ObservationEncoder):
                 self._write_battle(e, bt, to_rel, bv, sv)
         cq = e.conquest
         conquering = cq is not None and bool(cq["items"])
-        if conquering or seen["conquest"]:
-            seen["conquest"] = conquering
+        if conquering or seen[_Seen.CONQUEST]:
+            seen[_Seen.CONQUEST] = conquering
             cv = out[L["conquest"]]
             cv[:] = 0
             if conquering:
@@ -699,16 +770,16 @@ class MedioevoEncoder(ObservationEncoder):
                     where = x
                 cv[11 + where] = 1
         keeping = mine and phase == Phase.KEEP_CARD
-        if keeping or seen["drawn"]:
-            seen["drawn"] = keeping
+        if keeping or seen[_Seen.DRAWN]:
+            seen[_Seen.DRAWN] = keeping
             drawn = out[L["my_drawn"]]
             drawn[:] = 0
             if keeping:
                 for c in e.drawn:
                     drawn[c] = 1
         placing = mine and phase == Phase.PLACE_MARKER
-        if placing or seen["marker_origin"]:
-            seen["marker_origin"] = placing
+        if placing or seen[_Seen.MARKER_ORIGIN]:
+            seen[_Seen.MARKER_ORIGIN] = placing
             mo2 = out[L["marker_origin"]]
             mo2[:] = 0
             if placing:
@@ -716,12 +787,12 @@ class MedioevoEncoder(ObservationEncoder):
                 mo2[1 + e.marker_origin] = 1
         use = e.tech_use
         invaded = use["node"] if use is not None and use["window"] == "invade" else -1
-        if seen["invaded"] != invaded:
-            seen["invaded"] = invaded
+        if seen[_Seen.INVADED] != invaded:
+            seen[_Seen.INVADED] = invaded
             out[L["tech_invaded"]] = 0
             encode_invasion(e, out, L)
 
-    def _encode_head(self, e, view: memoryview, seen: dict, rel: list[int], fresh: int) -> None:
+    def _encode_head(self, e, view: memoryview, seen: list, rel: list[int], fresh: int) -> None:
         """The public head after the turn's one-hots: turn order, horde, supply and revealed bids, each part
         written when the versions of its sources differ from those this seat's output shows (through the
         output's memoryview ``view``)."""
@@ -730,10 +801,10 @@ class MedioevoEncoder(ObservationEncoder):
         head = self._versions(e, "head", (e.position, e.bids_revealed, e.horde, e.barb_dice, e.building_supply,
                                        e.vehicle_supply, e.siege_supply, e.barb_supply, e.token_supply, len(e.deck),
                                        len(e.event_deck)), _HEAD_GROUPS, fresh)
-        last = seen["head"]
+        last = seen[_Seen.HEAD]
         if last is head:
             return
-        seen["head"] = head
+        seen[_Seen.HEAD] = head
         versions = head[1]
         shown = (0,) * len(versions) if last is None else last[1]
         if versions[0] != shown[0]:  # the turn order
@@ -764,7 +835,7 @@ class MedioevoEncoder(ObservationEncoder):
             start = at["supply"]
             view[start:start + len(entry[1])] = entry[1]
 
-    def _encode_board(self, e, seat: int, out: np.ndarray, seen: dict, fresh: int) -> None:
+    def _encode_board(self, e, seat: int, out: np.ndarray, seen: list, fresh: int) -> None:
         """The per-node blocks, of the sources in the ``fresh`` domains that changed."""
         # the control map is kept by the engine and never changed afterwards: no copy needed
         control = e._cached_control_map() if fresh & _CONTROL else None
@@ -772,12 +843,12 @@ class MedioevoEncoder(ObservationEncoder):
             control, e.playable, e.units, e.stopped, e.barb, e.marker, e.cubes, e.objs, e.goods, e.cargo,
             e.land_nodes, e.civil, e.civil_owner, e.civil_dmg, e.mil, e.mil_owner, e.mil_dmg, e.cath_owner,
             e.cath_dmg, e.home_owner), _BOARD_GROUPS, fresh)  # home_owner: read by the goals, no board block
-        last = seen["board"]
+        last = seen[_Seen.BOARD]
         if last is not board:
-            seen["board"] = board
+            seen[_Seen.BOARD] = board
             self._fill_board(e, seat, out, seen, board[1], None if last is None else last[1])
 
-    def _encode_seats(self, e, seat: int, out: np.ndarray, seen: dict, rel: list[int], fresh: int,
+    def _encode_seats(self, e, seat: int, out: np.ndarray, seen: list, rel: list[int], fresh: int,
                       view: memoryview) -> None:
         """The seat rows, the visible money and the observer's goals, as far as the ``fresh`` domains changed
         them (the goals: ``_GOAL_DOMAINS``)."""
@@ -786,9 +857,9 @@ class MedioevoEncoder(ObservationEncoder):
         stride = self._seat_stride
         rows_written = False
         if fresh & _ROWS:  # each row built once per change of its numbers and shared by all observers
-            rows = seen["rows"]
+            rows = seen[_Seen.ROWS]
             if rows is None:
-                rows = seen["rows"] = [None] * n  # the shared row written for each relative seat
+                rows = seen[_Seen.ROWS] = [None] * n  # the shared row written for each relative seat
             shared = self._seat_rows(e, fresh)
             for i, p in enumerate(rel):
                 row = shared[p]
@@ -800,17 +871,17 @@ class MedioevoEncoder(ObservationEncoder):
         # money (and money_known) is kept out of the cached rows: it changes at many steps
         if rows_written or fresh & MONEY:
             money = [e.money[rel[i]] for i in self._money_seats]
-            if rows_written or seen["money"] != money:
-                seen["money"] = money
+            if rows_written or seen[_Seen.MONEY] != money:
+                seen[_Seen.MONEY] = money
                 for i, m in zip(self._money_seats, money):
                     base = self._seat_start + i * stride
                     view[base + 1] = min(1.0, max(0, m) / MONEY_SCALE)
                     view[base + 2] = 1.0
         # The held cards' goals: per template the lowest threshold (scaled) and whether the template's value reaches
         # it. A value is measured again when a domain it reads was stamped; the cards held when one was.
-        if not fresh & (seen["goal_domains"] | CARDS):
+        if not fresh & (seen[_Seen.GOAL_DOMAINS] | CARDS):
             return
-        kept = seen["goal_values"]
+        kept = seen[_Seen.GOAL_VALUES]
         values = {}
         domains = 0
         goals = [0.0] * (2 * len(GOAL_KEYS))  # per template: lowest scaled threshold, met
@@ -825,10 +896,10 @@ class MedioevoEncoder(ObservationEncoder):
                 value = values[key] = kept[key] if key in kept and not fresh & reads else e.goal_value(seat, key)
             if value >= threshold:
                 goals[2 * key + 1] = 1.0
-        seen["goal_values"] = values
-        seen["goal_domains"] = domains
-        if seen["goals"] != goals:
-            seen["goals"] = goals
+        seen[_Seen.GOAL_VALUES] = values
+        seen[_Seen.GOAL_DOMAINS] = domains
+        if seen[_Seen.GOALS] != goals:
+            seen[_Seen.GOALS] = goals
             out[L["my_goals"]] = goals
 
     def _write_battle(self, e, bt: dict, to_rel: list[int], bv: np.ndarray, sv: np.ndarray) -> None:
@@ -915,14 +986,15 @@ class MedioevoEncoder(ObservationEncoder):
             entry = self._memo[name] = new
         return entry
 
-    def _put(self, out: np.ndarray, seen: dict, seat: int, field: str, key, build) -> None:
+    def _put(self, out: np.ndarray, seen: list, seat: int, field: str, key, build) -> None:
         """Writes the block ``field`` into a seat's output unless it holds it already: ``build()``, flat and in
         absolute seats, cached under ``key`` (versions of its inputs)."""
         entry = self._memo.get(field)
         if entry is None or entry[0] != key:
             entry = self._memo[field] = (key, build())
-        if seen[field] is not entry:
-            seen[field] = entry
+        k = _SEEN_INDEX[field]
+        if seen[k] is not entry:
+            seen[k] = entry
             self._write(out, seat, field, entry[1])
 
     def _write(self, out: np.ndarray, seat: int, field: str, block: np.ndarray) -> None:
@@ -944,7 +1016,7 @@ class MedioevoEncoder(ObservationEncoder):
             # is a Python function around it
             block.take(gather, out=target, mode="clip")
 
-    def _fill_board(self, e, seat: int, out: np.ndarray, seen: dict, versions: list[int], last: list[int] | None
+    def _fill_board(self, e, seat: int, out: np.ndarray, seen: list, versions: list[int], last: list[int] | None
                     ) -> None:
         """The per-node blocks, built in absolute seats (seat p in column 1 + p of one-hots, index p of seat
         axes) and turned into the observer's relative seats by the gather positions of ``__init__``.
@@ -979,8 +1051,8 @@ class MedioevoEncoder(ObservationEncoder):
                 else:
                     entry = (entry[0], entry[1], versions[7:10])
                 self._memo["vehicles"] = entry
-            if seen["vehicles"] is not entry:
-                seen["vehicles"] = entry
+            if seen[_Seen.VEHICLES] is not entry:
+                seen[_Seen.VEHICLES] = entry
                 for field, block in zip(("node_objects", "node_goods", "node_aboard"), entry[1]):
                     self._write(out, seat, field, block)
         if any(changed[10:]):
