@@ -7,11 +7,11 @@ from .aec import TabletopEnv
 from .codec import ActionCodec
 from .encoder import Field, ObsLayout, ObservationEncoder
 from .engine import RulesEngine
-from .errors import ConfigError, IllegalActionError, TabletopError
+from .errors import ConfigError, IllegalActionError, ResetNeededError, TabletopError
 from .game import GameSpec
 from .rewards import rank_rewards, team_rank_rewards
 
 __all__ = [
     "ActionCodec", "ConfigError", "Field", "GameSpec", "IllegalActionError", "ObsLayout",
-    "ObservationEncoder", "RulesEngine", "TabletopEnv", "TabletopError", "rank_rewards", "team_rank_rewards",
+    "ObservationEncoder", "ResetNeededError", "RulesEngine", "TabletopEnv", "TabletopError", "rank_rewards", "team_rank_rewards",
 ]

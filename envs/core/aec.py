@@ -10,7 +10,13 @@ every other agent observes an all-zero mask. Rewards are 0 until the game ends, 
 (see ``envs.core.rewards``; in a team game every member gets its team's reward). After
 ``max_turns`` completed player turns without an end, every agent is truncated with reward 0. An
 illegal or out-of-range action raises ``IllegalActionError`` and leaves the game unchanged.
-``infos[agent]`` is empty until the end, when it holds the final ``scores`` and ``turns``.
+``infos[agent]`` is empty until the end, when it holds the final ``scores``, ``turns``, ``outcome`` and
+``winners`` (see ``outcome``): a shared win and a truncation both pay 0 with two players, and only
+``outcome`` tells them apart.
+
+Misuse: ``step``, ``last``, ``observe``, ``agent_iter`` and ``legal_actions`` before the first ``reset()``
+raise ``ResetNeededError``. Once every agent is done and has been stepped out, ``step`` warns and does
+nothing and ``last`` raises ``ResetNeededError``, as PettingZoo's order-enforcing wrapper does.
 """
 from __future__ import annotations
 
@@ -20,11 +26,25 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from .config import build_config
-from .errors import ConfigError
+from .errors import ConfigError, IllegalActionError, ResetNeededError
 from .game import GameSpec
 from .rewards import rank_rewards, team_rank_rewards
 
 RENDER_MODES = ("ansi", "human")
+
+#: ``infos[agent]["outcome"]`` at the end of a game
+WIN = "win"  # one seat (or team) placed first alone
+SHARED_WIN = "shared_win"  # several seats (or teams) placed first equally
+TRUNCATED = "truncated"  # cut off after ``max_turns`` turns: nobody placed, every reward 0
+
+
+def outcome(rewards: list[float], team_of: list[int] | None = None) -> tuple[str, list[int]]:
+    """The outcome of a game ended by its rules and its winners, the seats placed first: rank rewards are
+    equal exactly for seats (teams) placed equally, and highest for those placed first."""
+    best = max(rewards)
+    winners = [seat for seat, value in enumerate(rewards) if value == best]
+    sides = winners if team_of is None else {team_of[seat] for seat in winners}
+    return (WIN if len(sides) == 1 else SHARED_WIN), winners
 
 
 class TabletopEnv(AECEnv):
@@ -46,13 +66,15 @@ class TabletopEnv(AECEnv):
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ConfigError(f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}")
         max_turns = spec.default_max_turns if max_turns is None else max_turns
-        if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
+        if isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer)) or max_turns < 1:
             raise ConfigError(f"max_turns must be a positive integer, got {max_turns!r}")
         self.spec = spec
         self.num_players = int(n)
-        self.max_turns = max_turns
+        self.max_turns = int(max_turns)
         self.render_mode = render_mode
         self.config = build_config(spec.config_cls, config)
+        if spec.check_config is not None:
+            spec.check_config(self.config, self.num_players)  # options that depend on the player count
         self.codec = spec.new_codec(self.config, self.num_players)
         self.encoder = spec.new_encoder(self.config, self.num_players)
         self.metadata = {
@@ -78,6 +100,8 @@ class TabletopEnv(AECEnv):
         self._rng: np.random.Generator | None = None
         self.engine = None
         self._legal: list[int] | None = None
+        self.agents: list[str] = []  # filled by reset(); until then every call that plays raises ResetNeededError
+        self.agent_selection = None
 
     # -- spaces ---------------------------------------------------------------------------------
     def observation_space(self, agent):
@@ -101,14 +125,25 @@ class TabletopEnv(AECEnv):
         self.agent_selection = self.possible_agents[self.engine.current_player]
 
     def legal_actions(self) -> list[int]:
-        """Legal indices for the agent to move (cached until the next step)."""
+        """Legal indices for the agent to move, ascending: a copy, since ``step`` trusts the cached list."""
         if self._legal is None:
-            self._legal = self.codec.legal_actions(self.engine)
-        return self._legal
+            self._legal = self.codec.legal_actions(self._reset_engine("legal_actions"))
+        return list(self._legal)
+
+    def _reset_engine(self, called: str):
+        if self.engine is None:
+            raise ResetNeededError(f"{self.spec.env_name}: call reset() before {called}()")
+        return self.engine
+
+    def agent_iter(self, max_iter: int = 2**63):
+        self._reset_engine("agent_iter")
+        return super().agent_iter(max_iter)
 
     def observe(self, agent):
         seat = self._seat_of[agent]
         engine = self.engine
+        if engine is None:
+            self._reset_engine("observe")
         obs = self.encoder.encode(engine, seat)
         mask = bytearray(self._num_actions)
         if seat == engine.current_player:
@@ -123,12 +158,18 @@ class TabletopEnv(AECEnv):
     def last(self, observe: bool = True):
         # AECEnv.last, here so that it runs compiled with the rest of the adapter (it is called at every step)
         agent = self.agent_selection
-        assert agent is not None
+        if not self.agents:
+            self._reset_engine("last")
+            raise ResetNeededError(f"{self.spec.env_name}: every agent is done; call reset() to play again")
         return (self.observe(agent) if observe else None, self._cumulative_rewards[agent], self.terminations[agent],
                 self.truncations[agent], self.infos[agent])
 
     def step(self, action) -> None:
         agent = self.agent_selection
+        if not self.agents:
+            self._reset_engine("step")
+            gymnasium.logger.warn("step() called after every agent is terminated or truncated; call reset() first")
+            return
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
@@ -146,18 +187,21 @@ class TabletopEnv(AECEnv):
             values = (rank_rewards(engine.placement_scores()) if team_of is None
                       else team_rank_rewards(engine.placement_scores(), team_of))
             final = engine.scores()
+            result, winners = outcome(values, team_of)
             for a in self.agents:
                 seat = self._seat_of[a]
                 self.rewards[a] = values[seat]
                 self.terminations[a] = True
-                self.infos[a] = {"scores": list(final), "turns": engine.turn}
+                self.infos[a] = {"scores": list(final), "turns": engine.turn, "outcome": result,
+                                 "winners": list(winners)}
             self._accumulate_rewards()  # rewards are non-zero only here, at the end
         else:
             if engine.turn >= self.max_turns:
                 final = engine.scores()
                 for a in self.agents:
                     self.truncations[a] = True
-                    self.infos[a] = {"scores": list(final), "turns": engine.turn}
+                    self.infos[a] = {"scores": list(final), "turns": engine.turn, "outcome": TRUNCATED,
+                                     "winners": []}
             self.agent_selection = self.possible_agents[engine.current_player]
         if self.render_mode == "human":
             self.render()
@@ -177,7 +221,10 @@ class TabletopEnv(AECEnv):
 
     # -- conveniences ---------------------------------------------------------------------------
     def action_name(self, index: int) -> str:
-        return self.codec.action_name(index)
+        """The readable name of an action index, 0 <= index < the number of actions."""
+        if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < self._num_actions:
+            raise IllegalActionError(f"no action {index!r}: valid indices are 0..{self._num_actions - 1}")
+        return self.codec.action_name(int(index))
 
     @property
     def observation_layout(self):

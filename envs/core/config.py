@@ -4,6 +4,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Mapping, TypeVar
 
+import numpy as np
+
 from .errors import ConfigError
 
 C = TypeVar("C")
@@ -24,6 +26,13 @@ def build_config(config_cls: type[C], overrides: Mapping[str, Any] | None = None
         if default is dataclasses.MISSING or default is None:
             continue
         expected = type(default)
+        # numpy scalars (an option read from an array, say) count as the Python value they hold
+        if expected is bool and isinstance(value, np.bool_):
+            value = overrides[name] = bool(value)
+        elif expected in (int, float) and isinstance(value, np.integer):
+            value = overrides[name] = int(value)
+        elif expected is float and isinstance(value, np.floating):
+            value = overrides[name] = float(value)
         ok = isinstance(value, expected) or (expected is float and isinstance(value, int))
         if expected in (int, float) and isinstance(value, bool):
             ok = False
@@ -37,3 +46,9 @@ def build_config(config_cls: type[C], overrides: Mapping[str, Any] | None = None
 
 def config_keys(config_cls: type) -> list[str]:
     return [f.name for f in dataclasses.fields(config_cls)]
+
+
+def check_range(name: str, value: int, low: int, high: int) -> None:
+    """Raise ConfigError unless ``low <= value <= high`` (every integer option documents its range)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ConfigError(f"{name} must be an integer in {low}..{high}, got {value!r}")

@@ -14,3 +14,7 @@ class IllegalActionError(TabletopError, ValueError):
 
 class ConfigError(TabletopError, ValueError):
     """An unknown configuration key, a bad value, or an unsupported player count."""
+
+
+class ResetNeededError(TabletopError, RuntimeError):
+    """The env was used before ``reset()``, or after every agent was done and stepped out."""

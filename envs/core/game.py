@@ -22,6 +22,8 @@ class GameSpec:
     new_codec: Callable[[Any, int], ActionCodec]
     new_encoder: Callable[[Any, int], ObservationEncoder]
     default_max_turns: int  # truncation limit in completed player turns
+    # raises ConfigError for options that do not fit the player count; called by make(), before any reset
+    check_config: Callable[[Any, int], None] | None = None
     # bumped whenever the engine's pickled state changes shape: a training checkpoint holds games in
     # progress, and resuming games pickled by another engine version is refused with a clear error
     state_version: int = 1

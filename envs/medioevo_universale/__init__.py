@@ -11,7 +11,7 @@ from ..core.game import GameSpec
 from .codec import MedioevoCodec
 from .constants import Head, Phase, Stage
 from .encoder import MedioevoEncoder
-from .engine import MedioevoConfig, MedioevoEngine
+from .engine import MedioevoConfig, MedioevoEngine, check_config
 
 SPEC = GameSpec(
     name="medioevo_universale",
@@ -23,7 +23,8 @@ SPEC = GameSpec(
     new_codec=MedioevoCodec,
     new_encoder=MedioevoEncoder,
     default_max_turns=5000,
-    state_version=5,  # session 6: the engine stamps the change domains of each move (changes.py)
+    check_config=check_config,
+    state_version=5,  # 5: the engine stamps the change domains of each move (changes.py)
 )
 
 __all__ = ["SPEC", "Head", "MedioevoCodec", "MedioevoConfig", "MedioevoEncoder", "MedioevoEngine", "Phase", "Stage"]

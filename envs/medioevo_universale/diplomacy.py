@@ -72,6 +72,26 @@ DEMAND_CEILING = 10_000  # fl: the largest one-off sum a proposer may ask for (t
 BREACH_EP = -2
 
 
+
+def team_of_seats(teams, num_players: int) -> list[int] | None:
+    """Variant 8.4 (team game): the team index of every seat, or None without teams. ``teams`` is the option:
+    None, "pairs" (seats 0+1, 2+3, ...) or teams of seats that split the seats exactly once (ConfigError if not)."""
+    n = num_players
+    if teams is None:
+        return None
+    if teams == "pairs":
+        if n % 2:
+            raise ConfigError(f"teams='pairs' needs an even number of players, got {n}")
+        teams = [(i, i + 1) for i in range(0, n, 2)]
+    seats = sorted(s for team in teams for s in team)
+    if seats != list(range(n)):
+        raise ConfigError(f"teams must split the seats 0..{n - 1} exactly once, got {teams!r}")
+    team_of = [0] * n
+    for k, team in enumerate(teams):
+        for s in team:
+            team_of[s] = k
+    return team_of
+
 class Treaty:
     DECLARE_WAR = 0
     CEASEFIRE = 1
@@ -107,21 +127,7 @@ class DiplomacyMixin:
         self.dip_window = ""  # "purchases" / "war" while a window is open
         self.dip_done: tuple = ()  # (round, window) of the last window opened
         self.offers_left = 0
-        teams = self.config.teams
-        if teams is None:
-            self.team_of = None
-        else:
-            if teams == "pairs":
-                if n % 2:
-                    raise ConfigError(f"teams='pairs' needs an even number of players, got {n}")
-                teams = [(i, i + 1) for i in range(0, n, 2)]
-            seats = sorted(s for team in teams for s in team)
-            if seats != list(range(n)):
-                raise ConfigError(f"teams must split the seats 0..{n - 1} exactly once, got {self.config.teams!r}")
-            self.team_of = [0] * n
-            for k, team in enumerate(teams):
-                for s in team:
-                    self.team_of[s] = k
+        self.team_of = team_of_seats(self.config.teams, n)
 
     # ----------------------------------------------------------------- queries ----
     def has_treaty(self, p: int, q: int, kind: int) -> bool:

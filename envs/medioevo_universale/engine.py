@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.config import check_range
 from ..core.engine import RulesEngine, flat_class, instance_state
 from ..core.errors import ConfigError, IllegalActionError
 from .constants import HEAD_NAMES, NUM_UNIT_TYPES, PHASE_NAMES, STAGE_NAMES, Ctrl, Head, Phase, Stage
@@ -34,7 +35,7 @@ from . import changes
 from .cards import CardsMixin
 from .combat import BattleMixin
 from .conquest import ConquestMixin
-from .diplomacy import DiplomacyMixin
+from .diplomacy import DiplomacyMixin, team_of_seats
 from .economy import EconomyMixin
 from .events import EventsMixin
 from .movement import WarMixin
@@ -90,26 +91,28 @@ class MedioevoConfig:
     def __post_init__(self):
         if self.num_rounds not in (8, 10, 12):
             raise ConfigError(f"num_rounds must be 8, 10 or 12, got {self.num_rounds!r}")
-        if self.ep_limit < 0:
-            raise ConfigError(f"ep_limit must be 0 (off) or positive, got {self.ep_limit!r}")
+        # the observation shows ep_limit / 100, so a higher limit could not be told apart
+        check_range("ep_limit", self.ep_limit, 0, 100)
         if self.empire_selection not in ("random", "pick"):
             raise ConfigError(f"empire_selection must be 'random' or 'pick', got {self.empire_selection!r}")
-        if self.tp_per_goal_token < 0:
-            raise ConfigError(f"tp_per_goal_token must be >= 0, got {self.tp_per_goal_token!r}")
-        if self.auction_tie_rounds < 0:
-            raise ConfigError(f"auction_tie_rounds must be >= 0, got {self.auction_tie_rounds!r}")
+        check_range("tp_per_goal_token", self.tp_per_goal_token, 0, 5)
+        check_range("auction_tie_rounds", self.auction_tie_rounds, 0, 10)
         for name in ("empire_auction", "terrain", "blood_markers", "hidden_purchases", "captains_per_unit"):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(f"{name} must be True or False, got {getattr(self, name)!r}")
         if self.empire_auction and self.empire_selection == "pick":
             raise ConfigError("empire_auction assigns the empires of the S1 set: use empire_selection='random'")
-        if not isinstance(self.diplomacy_offers, int) or self.diplomacy_offers < 0:
-            raise ConfigError(f"diplomacy_offers must be an int >= 0, got {self.diplomacy_offers!r}")
+        check_range("diplomacy_offers", self.diplomacy_offers, 0, 5)
         if not (self.teams is None or self.teams == "pairs" or (
                 isinstance(self.teams, (tuple, list)) and self.teams
                 and all(isinstance(t, (tuple, list)) and t and all(isinstance(s, int) for s in t)
                         for t in self.teams))):
             raise ConfigError(f"teams must be None, 'pairs' or a list of teams of seats, got {self.teams!r}")
+
+
+def check_config(config: MedioevoConfig, num_players: int) -> None:
+    """The options that depend on the player count, checked when the env is made: the teams split the seats."""
+    team_of_seats(config.teams, num_players)
 
 
 class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMixin, BattleMixin, ConquestMixin,

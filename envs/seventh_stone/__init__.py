@@ -6,7 +6,7 @@ use_compiled(__name__, __path__)  # the compiled build, when current (envs/core/
 from ..core.game import GameSpec
 from .codec import SeventhStoneCodec
 from .encoder import SeventhStoneEncoder
-from .engine import Op, Phase, SeventhStoneConfig, SeventhStoneEngine
+from .engine import Op, Phase, SeventhStoneConfig, SeventhStoneEngine, validate_config
 
 SPEC = GameSpec(
     name="seventh_stone",
@@ -17,6 +17,7 @@ SPEC = GameSpec(
     new_engine=SeventhStoneEngine,
     new_codec=SeventhStoneCodec,
     new_encoder=SeventhStoneEncoder,
+    check_config=validate_config,
     default_max_turns=30,  # a turn is a year here: G41's year limit, a truncation
     state_version=5,  # 3: the encoder's cached frames and the undo stack; 4: the shared public part's pieces;
     # 5: the engine keeps its attributes in slots

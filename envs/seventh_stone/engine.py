@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.engine import RulesEngine
+from ..core.config import check_range
 from ..core.errors import ConfigError, IllegalActionError
 from .board import P_DESERT, P_FOREST, P_MOUNTAIN, P_PLAIN, Board, build_board
 from .data import (
@@ -59,8 +60,7 @@ DICE_ALLOCATION_MODES = ("agent", "auto")
 def validate_config(config: SeventhStoneConfig, num_players: int) -> None:
     if not 0 <= config.destruction_roll <= 6:
         raise ConfigError(f"destruction_roll must be 0..6, got {config.destruction_roll!r}")
-    if config.max_moves_over_capacity < 1:
-        raise ConfigError(f"max_moves_over_capacity must be >= 1, got {config.max_moves_over_capacity!r}")
+    check_range("max_moves_over_capacity", config.max_moves_over_capacity, 1, 10)
     if config.dice_allocation not in DICE_ALLOCATION_MODES:
         raise ConfigError(f"dice_allocation must be one of {DICE_ALLOCATION_MODES}, got {config.dice_allocation!r}")
     if config.double_move and num_players != 4:

@@ -51,7 +51,7 @@ def test_unknown_and_mistyped_config_keys():
         envs.make("seventh_stone", num_players=3, double_move=True)
     with pytest.raises(ConfigError, match="four_islands uses all 35 tiles"):
         envs.make("seventh_stone", num_players=2, four_islands=True)
-    with pytest.raises(ConfigError, match="max_moves_over_capacity must be >= 1"):
+    with pytest.raises(ConfigError, match=r"max_moves_over_capacity must be an integer in 1\.\.10"):
         envs.make("seventh_stone", max_moves_over_capacity=0)
     with pytest.raises(ConfigError, match="max_turns"):
         envs.make("seventh_stone", max_turns=0)
