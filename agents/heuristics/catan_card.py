@@ -10,7 +10,7 @@ import random
 
 import numpy as np
 
-from envs.catan_card import CatanCardCodec, CatanCardConfig, CatanCardEncoder
+from envs.catan_card import SPEC, CatanCardConfig, CatanCardEncoder
 from envs.catan_card.data import BUILD_KINDS, IMPROVEMENT_KINDS, RESOURCES, setup_for
 from envs.catan_card.engine import PHASE_NAMES
 
@@ -26,7 +26,7 @@ class HeuristicAgent(Agent):
 
     def __init__(self, num_players: int, seed: int | None = None, **config):
         game_config = CatanCardConfig(**config)
-        self.codec = CatanCardCodec(game_config, num_players)
+        self.codec = SPEC.new_codec(game_config, num_players, "flat")  # the heuristic plays flat indices
         self.encoder = CatanCardEncoder(game_config, num_players)
         self.layout = self.encoder.layout
         self.costs = {k: np.array(c) for k, c in zip(BUILD_KINDS, setup_for(num_players).costs)}

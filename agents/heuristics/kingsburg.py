@@ -10,7 +10,7 @@ import random
 
 import numpy as np
 
-from envs.kingsburg import KingsburgCodec, KingsburgConfig, KingsburgEncoder
+from envs.kingsburg import SPEC, KingsburgConfig, KingsburgEncoder
 from envs.kingsburg.data import NUM_COLS, NUM_SLOTS, tables
 from envs.kingsburg.engine import DECISION_NAMES, RECRUIT_PAYMENTS
 
@@ -27,7 +27,7 @@ class HeuristicAgent(Agent):
     def __init__(self, num_players: int, seed: int | None = None, **config):
         game_config = KingsburgConfig(**config)
         self.num_players = num_players
-        self.codec = KingsburgCodec(game_config, num_players)
+        self.codec = SPEC.new_codec(game_config, num_players, "flat")  # the heuristic plays flat indices
         self.encoder = KingsburgEncoder(game_config, num_players)
         self.layout = self.encoder.layout
         self.tables = tables(game_config.module_more_buildings)

@@ -13,7 +13,7 @@ import random
 
 import numpy as np
 
-from envs.medioevo_universale.codec import MedioevoCodec
+from envs.medioevo_universale import SPEC
 from envs.medioevo_universale.constants import PHASE_NAMES
 from envs.medioevo_universale.encoder import MedioevoEncoder
 from envs.medioevo_universale.engine import MedioevoConfig
@@ -35,7 +35,7 @@ class HeuristicAgent(Agent):
 
     def __init__(self, num_players: int, seed: int | None = None, **config):
         game_config = MedioevoConfig(**{k: v for k, v in config.items() if k != "max_turns"})
-        self.codec = MedioevoCodec(game_config, num_players)
+        self.codec = SPEC.new_codec(game_config, num_players, "flat")  # the heuristic plays flat indices
         self.encoder = MedioevoEncoder(game_config, num_players)
         self.layout = self.encoder.layout
         self.names = [self.codec.action_name(i) for i in range(self.codec.num_actions)]

@@ -13,7 +13,7 @@ import random
 
 import numpy as np
 
-from envs.mythotopia import MythotopiaCodec, MythotopiaConfig, MythotopiaEncoder
+from envs.mythotopia import SPEC, MythotopiaConfig, MythotopiaEncoder
 from envs.mythotopia import moves as M
 from envs.mythotopia.data import NUM_PROVINCES, NUM_SEAS, VP_CARD_NAMES, tables
 from envs.mythotopia.encoder import CARD_ZONES, NZ
@@ -33,7 +33,7 @@ class HeuristicAgent(Agent):
     def __init__(self, num_players: int, seed: int | None = None, **config):
         cfg = MythotopiaConfig(**config)
         self.n = num_players
-        self.codec = MythotopiaCodec(cfg, num_players)
+        self.codec = SPEC.new_codec(cfg, num_players, "flat")  # the heuristic plays flat indices
         self.encoder = MythotopiaEncoder(cfg, num_players)
         self.L = self.encoder.layout
         self.T = tables(cfg.fifth_starting_card)

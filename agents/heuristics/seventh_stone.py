@@ -13,7 +13,7 @@ from collections import deque
 
 import numpy as np
 
-from envs.seventh_stone import Phase, SeventhStoneCodec, SeventhStoneConfig, SeventhStoneEncoder
+from envs.seventh_stone import SPEC, Phase, SeventhStoneConfig, SeventhStoneEncoder
 from envs.seventh_stone.data import GRID, NUM_CELLS
 from envs.seventh_stone.engine import KINDS, PHASE_NAMES, TEAR_KIND as TEAR, validate_config
 
@@ -30,7 +30,7 @@ class HeuristicAgent(Agent):
         game_config = SeventhStoneConfig(**config)
         validate_config(game_config, num_players)
         self.n = num_players
-        self.codec = SeventhStoneCodec(game_config, num_players)
+        self.codec = SPEC.new_codec(game_config, num_players, "flat")  # the heuristic plays flat indices
         self.encoder = SeventhStoneEncoder(game_config, num_players)
         self.layout = self.encoder.layout
         self.names = self.codec.action_names()
@@ -264,9 +264,9 @@ class HeuristicAgent(Agent):
                       if 0 < d[c] <= reach and self._fits(dyn, c, cell)), default=-1e9)
             gain = go - stay
             if gain > 0.5 and (best is None or gain > best[0]):
-                best = (gain, i)
+                best = (gain, i, cell)
         if best is not None:
-            self._last_source = self.codec.decode(best[1])[1]
+            self._last_source = best[2]
             self._undo_steps = undo_steps
             return best[1]
         return legal.get("DONE", legal.get("UNDO"))

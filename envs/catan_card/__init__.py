@@ -15,7 +15,7 @@ SPEC = GameSpec(
     default_players=2,
     config_cls=CatanCardConfig,
     new_engine=CatanCardEngine,
-    new_codec=CatanCardCodec,
+    codecs=(CatanCardCodec,),
     new_encoder=CatanCardEncoder,
     default_max_turns=1000,
 )

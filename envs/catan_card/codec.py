@@ -80,5 +80,5 @@ class CatanCardCodec(ActionCodec):
     def encode(self, engine, move: tuple[int, int]) -> int:
         return self._encode[engine.actor][(int(move[0]), int(move[1]))]
 
-    def _apply(self, engine, index: int) -> None:
+    def apply_legal(self, engine, index: int) -> None:
         engine.apply(self._decode[engine.actor][index])

@@ -54,6 +54,7 @@ class TabletopEnv(AECEnv):
         num_players: int | None = None,
         max_turns: int | None = None,
         render_mode: str | None = None,
+        action_encoding: str | None = None,
         **config,
     ):
         super().__init__()
@@ -75,7 +76,8 @@ class TabletopEnv(AECEnv):
         self.config = build_config(spec.config_cls, config)
         if spec.check_config is not None:
             spec.check_config(self.config, self.num_players)  # options that depend on the player count
-        self.codec = spec.new_codec(self.config, self.num_players)
+        self.codec = spec.new_codec(self.config, self.num_players, action_encoding)
+        self.action_encoding = self.codec.name
         self.encoder = spec.new_encoder(self.config, self.num_players)
         self.metadata = {
             "render_modes": list(RENDER_MODES),
@@ -179,7 +181,7 @@ class TabletopEnv(AECEnv):
             legal = self.codec.legal_actions(engine)
         if type(action) is not int or action not in legal:
             action = self.codec.check(engine, action, legal)  # raises with a message if illegal
-        self.codec._apply(engine, action)
+        self.codec.apply_legal(engine, action)
         self._legal = None
         self._cumulative_rewards[agent] = 0
         if engine.is_over:

@@ -1,8 +1,19 @@
-"""Action codecs: a flat ``Discrete`` index space over a game's moves.
+"""Action codecs: how a policy's choices map onto a game's moves.
 
-A codec is separate from the rules so that a second encoding of a game can be added without
-touching the engine. Every index has a readable name; the mask is exact: an index is legal exactly
-when ``apply`` accepts it.
+A codec sits between the rules and the AEC env, so that several encodings of one game can exist without
+touching its engine. A game registers its codecs by name in its ``GameSpec`` (``flat`` first, the default);
+the env builds the one asked for, and nothing else names a codec's class.
+
+The contract, the same signature in every game:
+
+- ``num_actions``: the size of the ``Discrete`` index space; ``action_name(index)`` names every index,
+  independently of the state (``action_names()`` lists them, ``index(name)`` finds one).
+- ``legal_actions(engine)``: the legal indices for the engine's current player, ascending. The mask built
+  from it is exact: an index is legal exactly when the codec accepts it.
+- ``decode(engine, index)``: the engine's move for an index in the current state; ``encode(engine, move)``
+  its inverse. Both take the engine because a move may be relative to the seat that acts.
+- ``apply_legal(engine, index)``: apply an index already known to be legal (the env checks first);
+  ``apply(engine, index)`` checks, then applies, and leaves the engine unchanged when it raises.
 """
 from __future__ import annotations
 
@@ -14,7 +25,13 @@ from .errors import IllegalActionError
 
 
 class ActionCodec(abc.ABC):
+    #: the encoding's registry name (``envs.encodings(game)``)
+    name: str = "flat"
     num_actions: int
+
+    @abc.abstractmethod
+    def __init__(self, config, num_players: int):
+        """A codec for the game's rule options and player count."""
 
     @abc.abstractmethod
     def action_name(self, index: int) -> str:
@@ -35,14 +52,17 @@ class ActionCodec(abc.ABC):
     def legal_actions(self, engine) -> list[int]:
         """Legal indices for the engine's current player, ascending."""
 
-    def legal_mask(self, engine) -> np.ndarray:
-        mask = np.zeros(self.num_actions, dtype=np.int8)
-        mask[self.legal_actions(engine)] = 1
-        return mask
+    @abc.abstractmethod
+    def decode(self, engine, index: int):
+        """The engine's move that ``index`` stands for in the engine's current state."""
 
     @abc.abstractmethod
-    def _apply(self, engine, index: int) -> None:
-        """Apply a legal index; called only after ``check`` passed."""
+    def encode(self, engine, move) -> int:
+        """The index of an engine move in the engine's current state (the inverse of ``decode``)."""
+
+    @abc.abstractmethod
+    def apply_legal(self, engine, index: int) -> None:
+        """Apply an index known to be legal (``check`` passed)."""
 
     def check(self, engine, index, legal: list[int] | None = None) -> int:
         """Return ``index`` as an int or raise IllegalActionError naming it.
@@ -70,4 +90,4 @@ class ActionCodec(abc.ABC):
 
     def apply(self, engine, index) -> None:
         """Validate, then apply. On error the engine is unchanged."""
-        self._apply(engine, self.check(engine, index))
+        self.apply_legal(engine, self.check(engine, index))

@@ -8,6 +8,7 @@ import numpy as np
 
 from .codec import ActionCodec
 from .encoder import ObservationEncoder
+from .errors import ConfigError
 from .engine import RulesEngine
 
 
@@ -19,7 +20,9 @@ class GameSpec:
     default_players: int
     config_cls: type  # frozen dataclass of the game's rule options
     new_engine: Callable[[Any, int, np.random.Generator], RulesEngine]
-    new_codec: Callable[[Any, int], ActionCodec]
+    # the action encodings, each an ActionCodec class built as ``codec(config, num_players)``, by their
+    # ``name``; the first (``flat``) is the default
+    codecs: tuple[type[ActionCodec], ...]
     new_encoder: Callable[[Any, int], ObservationEncoder]
     default_max_turns: int  # truncation limit in completed player turns
     # raises ConfigError for options that do not fit the player count; called by make(), before any reset
@@ -27,6 +30,18 @@ class GameSpec:
     # bumped whenever the engine's pickled state changes shape: a training checkpoint holds games in
     # progress, and resuming games pickled by another engine version is refused with a clear error
     state_version: int = 1
+
+    @property
+    def encodings(self) -> list[str]:
+        """The names of the game's action encodings, the default first."""
+        return [codec.name for codec in self.codecs]
+
+    def new_codec(self, config, num_players: int, encoding: str | None = None) -> ActionCodec:
+        """The codec of an encoding by its name (the default when None)."""
+        for codec in self.codecs:
+            if encoding is None or codec.name == encoding:
+                return codec(config, num_players)
+        raise ConfigError(f"{self.name} has no action encoding {encoding!r}; encodings are {self.encodings}")
 
     @property
     def env_name(self) -> str:

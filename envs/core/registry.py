@@ -49,10 +49,15 @@ def spec(name: str):
     return module(name).SPEC
 
 
+def encodings(name: str) -> list[str]:
+    """The action encodings of a registered game, the default (``flat``) first."""
+    return spec(name).encodings
+
+
 def make(name: str, **kwargs):
     """Build the AEC env of a registered game: ``make("catan_card", num_players=3)``.
 
-    Keyword arguments are ``num_players``, ``max_turns``, ``render_mode`` and the game's own
-    rule options; an unknown key raises ConfigError naming the valid ones.
+    Keyword arguments are ``num_players``, ``max_turns``, ``render_mode``, ``action_encoding`` (one of
+    ``encodings(name)``; ``flat`` by default) and the game's own rule options; an unknown key raises ConfigError naming the valid ones.
     """
     return module(name).env(**kwargs)

@@ -101,11 +101,11 @@ class KingsburgCodec(ActionCodec):
         first = self._first
         return [first[op] + arg for op, arg in moves]
 
-    def decode(self, index: int) -> tuple[int, int]:
+    def decode(self, engine, index: int) -> tuple[int, int]:
         return self._moves[index]
 
-    def encode(self, move: tuple[int, int]) -> int:
+    def encode(self, engine, move: tuple[int, int]) -> int:
         return self._index[(int(move[0]), int(move[1]))]
 
-    def _apply(self, engine, index: int) -> None:
+    def apply_legal(self, engine, index: int) -> None:
         engine.apply(self._moves[index])

@@ -117,11 +117,11 @@ class MedioevoCodec(ActionCodec):
         legal.sort()
         return legal
 
-    def decode(self, index: int) -> tuple[int, int]:
+    def decode(self, engine, index: int) -> tuple[int, int]:
         return self._decode[index]
 
-    def encode(self, move: tuple[int, int]) -> int:
+    def encode(self, engine, move: tuple[int, int]) -> int:
         return self.offsets[move[0]] + move[1]
 
-    def _apply(self, engine, index: int) -> None:
+    def apply_legal(self, engine, index: int) -> None:
         engine.apply(self._decode[index])

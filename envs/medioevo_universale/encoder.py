@@ -41,7 +41,7 @@ from .changes import (
     BARBARIANS, BATTLE, BUILDINGS, CARD_EFFECTS, CARDS, DIPLOMACY, EVENTS, HORDE, MARKERS, MARKET, MONEY, MULTI_WAR,
     OBJECTS, ORDER, ROUTES, SEATS, SUPPLY, TECHNOLOGY, UNITS, WAR,
 )
-from .codec import MedioevoCodec
+from .codec import head_names
 from .constants import NUM_PHASES as _ALL_PHASES, NUM_SLOTS, NUM_UNIT_TYPES, PHASE_NAMES, STAGE_NAMES, Phase, Stage
 from .data import EMPIRES, GOAL_KEYS, VEHICLE_KINDS, game_data
 from .diplomacy import diplomacy_fields, diplomacy_sources, encode_diplomacy, encode_offer, offer_sources
@@ -298,8 +298,10 @@ class MedioevoEncoder(ObservationEncoder):
         d = game_data()
         b = self.board = d.board
         nn = self.nn = b.num_nodes
-        self.num_actions = MedioevoCodec(config, num_players).num_actions
-        self._codec = MedioevoCodec(config, num_players)
+        # the pending block has a slot per engine move (head, argument), in the order of the flat encoding
+        sizes = [len(labels) for labels in head_names(nn)]
+        self._move_offsets = [sum(sizes[:head]) for head in range(len(sizes))]
+        self.num_moves = sum(sizes)
         per_seat = [
             ("ep", 1, f"(EP + {EP_OFFSET:g}) / {EP_SCALE:g}"),
             ("money", 1, f"money / {MONEY_SCALE:g} (0 unless own or reveal_money)"),
@@ -384,7 +386,7 @@ class MedioevoEncoder(ObservationEncoder):
                   "cards' goals (scaled, 0 = none), and whether it is met now (private)"),
             Field("my_objects", NUM_SLOTS * (len(VEHICLE_KINDS) + 3), "per ownership slot: kind one-hot, level / 3, "
                   "node / nodes, MP / 8"),
-            Field("pending", self.num_actions, "moves already chosen in the current multi-part decision"),
+            Field("pending", self.num_moves, "moves already chosen in the current multi-part decision"),
             Field("marker_origin", nn + 1, "markers left to place / 3, one-hot node of the new military building"),
             Field("card_effects", 4 * nn + 72 + 72 + 1 + 4 + 3, "empire-card effects (public): per node a fight, "
                   "trade and movement ban this round (Bischof 1-3) and protection from this round's event "
@@ -498,7 +500,7 @@ class MedioevoEncoder(ObservationEncoder):
     def _zero_run(self) -> memoryview:
         """Zeros to clear a run of an output through its memoryview, as long as the longest run cleared so."""
         n = self.num_players
-        return memoryview(np.zeros(max(self._turn_size, self.num_actions, n * n, 5,
+        return memoryview(np.zeros(max(self._turn_size, self.num_moves, n * n, 5,
                                        self._offer_run[1] - self._offer_run[0]), dtype=np.float32))
 
     def encode(self, engine, seat: int) -> np.ndarray:
@@ -556,9 +558,9 @@ class MedioevoEncoder(ObservationEncoder):
             seen[_Seen.PENDING] = prefix
             start, stop = self._private_offsets[3]
             view[start:stop] = zeros[:stop - start]
-            index = self._codec.encode
-            for move in prefix:
-                view[start + index(move)] = 1.0
+            offsets = self._move_offsets
+            for head, argument in prefix:
+                view[start + offsets[head] + argument] = 1.0
         o = e.offer  # offer_sources written out: what encode_offer reads (its other keys change at drafting steps)
         offer = None if o is None or not (seat == o["from"] or seat == o["to"] or seat in o["also"]) else (
             o["from"], o["to"], tuple(o["also"]), o["kind"], o["term"], o["fee"] > 0, o["amount"],

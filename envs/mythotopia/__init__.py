@@ -15,7 +15,7 @@ SPEC = GameSpec(
     default_players=2,
     config_cls=MythotopiaConfig,
     new_engine=MythotopiaEngine,
-    new_codec=MythotopiaCodec,
+    codecs=(MythotopiaCodec,),
     new_encoder=MythotopiaEncoder,
     default_max_turns=1000,
 )

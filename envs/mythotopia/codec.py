@@ -48,5 +48,5 @@ class MythotopiaCodec(ActionCodec):
             return M.PLAYER + (move - M.PLAYER - engine.actor) % self.num_players
         return move
 
-    def _apply(self, engine, index: int) -> None:
+    def apply_legal(self, engine, index: int) -> None:
         engine.play(self.decode(engine, index))

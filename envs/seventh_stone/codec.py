@@ -95,11 +95,11 @@ class SeventhStoneCodec(ActionCodec):
         offsets = self.offsets  # as encode(), inlined: this runs at every step
         return sorted([offsets[op] + arg for op, arg in engine.legal_moves()])
 
-    def decode(self, index: int) -> tuple[int, int]:
+    def decode(self, engine, index: int) -> tuple[int, int]:
         return self._moves[index]
 
-    def encode(self, move: tuple[int, int]) -> int:
+    def encode(self, engine, move: tuple[int, int]) -> int:
         return self.offsets[move[0]] + move[1]
 
-    def _apply(self, engine, index: int) -> None:
+    def apply_legal(self, engine, index: int) -> None:
         engine.apply(self._moves[index])

@@ -107,7 +107,7 @@ class Invariants:
         # the codec maps moves without sorting: the engine must list them in ascending index order
         legal = env.codec.legal_actions(e)
         assert legal == sorted(set(legal)), f"moves not in layout order: {e.legal_moves()}"
-        assert legal == [env.codec.encode(m) for m in e.legal_moves()]
+        assert legal == [env.codec.encode(e, m) for m in e.legal_moves()]
         if e.is_over:
             assert self.years == [1, 2, 3, 4, 5], f"years played {self.years}"
             assert e.phase == 8

@@ -590,12 +590,12 @@ def towards_naval_battles(e, legal, codec, pick):
     """The random player's bias: galleys, loading, and steps of a crewed galley into sea zones with hostile
     galleys (of several parties first)."""
     def starting(*heads):
-        return [i for i in legal if codec.decode(i)[0] in heads]
+        return [i for i in legal if codec.decode(e, i)[0] in heads]
     if e.phase == Phase.WAR_TURN and starting(Head.OBJECT) and pick.random() < 0.9:
         return starting(Head.OBJECT)
     if e.phase == Phase.MOVE and pick.random() < 0.9:
-        opponents = {i: len(e._sea_opponents(e.actor, codec.decode(i)[1])) for i in starting(Head.NODE)
-                     if e.board.is_sea[codec.decode(i)[1]]}
+        opponents = {i: len(e._sea_opponents(e.actor, codec.decode(e, i)[1])) for i in starting(Head.NODE)
+                     if e.board.is_sea[codec.decode(e, i)[1]]}
         attacks = [i for i, k in opponents.items() if k >= 2] or [i for i, k in opponents.items() if k]
         return (attacks if sum(e.carrier_cargo()) else []) or starting(Head.LOAD) or attacks or legal
     return legal

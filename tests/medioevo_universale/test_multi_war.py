@@ -341,16 +341,16 @@ def towards_crowded_regions(e, legal, codec, pick):
     """The random player's bias: carriers, loading, steps into regions holding armies of two other seats
     or a foe's army in a partner's region, and Kartografie in W-INVADE."""
     def starting(*heads):
-        return [i for i in legal if codec.decode(i)[0] in heads]
+        return [i for i in legal if codec.decode(e, i)[0] in heads]
     if e.phase == Phase.WAR_TURN and starting(Head.OBJECT) and pick.random() < 0.8:
         return starting(Head.OBJECT)
     if e.phase == Phase.TECH_USE and e.tech_use["window"] == "invade" and pick.random() < 0.9:
-        return [i for i in legal if codec.decode(i) != DONE] or legal  # the absent host or an ally comes in
+        return [i for i in legal if codec.decode(e, i) != DONE] or legal  # the absent host or an ally comes in
     if e.phase == Phase.MOVE:
         p = e.actor
         crowded = [i for i in starting(Head.NODE) if sum(1 for q in range(e.num_players) if q != p
-                                                         and e.army[q][codec.decode(i)[1]]) >= 2
-                   or guest_in_partners_region(e, p, codec.decode(i)[1])]
+                                                         and e.army[q][codec.decode(e, i)[1]]) >= 2
+                   or guest_in_partners_region(e, p, codec.decode(e, i)[1])]
         if sum(e.carrier_cargo()) and crowded and pick.random() < 0.9:
             return crowded
         if pick.random() < 0.8:
@@ -677,24 +677,24 @@ def towards_crowded_seas(e, legal, codec, pick):
     """The random player's bias: galleys, steps into sea zones holding galleys of two other seats, and
     barbarian moves (phase 2 build-up) into sea zones holding two seats' crews."""
     def starting(*heads):
-        return [i for i in legal if codec.decode(i)[0] in heads]
+        return [i for i in legal if codec.decode(e, i)[0] in heads]
 
     def two_crews(y):
         return e.board.is_sea[y] and sum(1 for q in range(e.num_players) if e.crews_at(q, y)) >= 2
     if e.phase == Phase.BUILDUP and pick.random() < 0.9:
         b = e.board
         if not e.prefix:  # barbarians next to such a zone
-            near = [i for i in starting(Head.NODE) if e.barb_total[codec.decode(i)[1]] and any(
-                two_crews(y) for y in b.coast[codec.decode(i)[1]] + b.sea_adj[codec.decode(i)[1]])]
+            near = [i for i in starting(Head.NODE) if e.barb_total[codec.decode(e, i)[1]] and any(
+                two_crews(y) for y in b.coast[codec.decode(e, i)[1]] + b.sea_adj[codec.decode(e, i)[1]])]
         else:
-            near = [i for i in starting(Head.NODE) if two_crews(codec.decode(i)[1])]
+            near = [i for i in starting(Head.NODE) if two_crews(codec.decode(e, i)[1])]
         return near or legal
     if e.phase == Phase.WAR_TURN and starting(Head.OBJECT) and pick.random() < 0.9:
         return starting(Head.OBJECT)
     if e.phase == Phase.MOVE:
         p = e.actor
-        crowded = [i for i in starting(Head.NODE) if e.board.is_sea[codec.decode(i)[1]]
-                   and len(e._sea_opponents(p, codec.decode(i)[1])) >= 2]
+        crowded = [i for i in starting(Head.NODE) if e.board.is_sea[codec.decode(e, i)[1]]
+                   and len(e._sea_opponents(p, codec.decode(e, i)[1])) >= 2]
         if sum(e.carrier_cargo()) and crowded and pick.random() < 0.9:
             return crowded
     return legal

@@ -218,8 +218,8 @@ def test_sealed_empire_bids_stay_hidden():
     env.reset(seed=5)
     e = env.engine
     a, b = e.auction_empires[:2]
-    env.step(env.codec.encode((Head.EMPIRE, a)))
-    env.step(env.codec.encode((Head.EP_BID, 4)))
+    env.step(env.codec.encode(env.engine, (Head.EMPIRE, a)))
+    env.step(env.codec.encode(env.engine, (Head.EP_BID, 4)))
     other = e.clone()
     other.sealed_empire[0], other.sealed_ep_bid[0] = b, 9
     for seat in (1, 2, 3):

@@ -262,6 +262,6 @@ def test_heuristic_aims_all_dice_at_the_strongest_opponent():
     assert e.phase == Phase.DICE_ALLOC and e.actor == 0  # asked first for seat 1, then seat 2 takes the rest
     env = envs.make("seventh_stone", num_players=3)
     mask = np.zeros(env.codec.num_actions, dtype=np.int8)
-    mask[[env.codec.encode(m) for m in e.legal_moves()]] = 1
+    mask[[env.codec.encode(e, m) for m in e.legal_moves()]] = 1
     heuristic = agents.make_agent("heuristic", "seventh_stone", 3, seed=0)
     assert env.action_name(heuristic.act(env.encoder.encode(e, 0), mask)) == "AMOUNT(0)"
