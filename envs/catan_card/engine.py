@@ -4,7 +4,7 @@ Moves are ``(op, arg)`` tuples (see ``Op``); seats in moves are absolute. Every 
 rulebook is a move of the seat in ``current_player``; automatic steps (turn start, draws, victim
 search, market refill, forced single payments) run inside ``play``. Randomness comes only from the
 ``numpy.random.Generator`` passed in. References G1..G34 are the gap list of
-``../shared/rules/catan_card.md`` section 8.2; docs/games/catan_card.md lists every resolution.
+``docs/rules/catan_card.md`` section 8.2; docs/games/catan_card.md lists every resolution.
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from .data import (
 
 @dataclass(frozen=True)
 class CatanCardConfig:
-    """Rule options. Defaults follow the spec and ../shared/rules/DECISIONS.md."""
+    """Rule options. Defaults follow the spec and docs/rules/DECISIONS.md."""
 
     #: G26: 5-6 players also take the second copy's 3-/4-symbol roads, settlements and knights.
     five_six_extra_building_cards: bool = False

@@ -4,7 +4,7 @@ Moves are ``(op, arg)`` tuples (see ``Op``). Every decision of the rules is a mo
 ``current_player``; automatic steps (events, rolls, rewards without a choice, battles, scoring) run
 inside ``apply``, and a decision with a single legal move is taken automatically (spec 10: forced
 passes never reach an agent). Randomness comes only from the ``numpy.random.Generator`` passed in.
-References A1..A58 / D1..D14 / T1..T12 are those of ``shared/rules/kingsburg.md``;
+References A1..A58 / D1..D14 / T1..T12 are those of ``docs/rules/kingsburg.md``;
 docs/games/kingsburg.md lists every resolution.
 
 Buildings are stored per player as the number built in each row: building is left to right and
@@ -25,7 +25,7 @@ from .data import GOODS, NUM_COLS, NUM_ROWS, ROWS, Tables, tables
 
 @dataclass(frozen=True)
 class KingsburgConfig:
-    """Rule options. Defaults follow the spec and shared/rules/DECISIONS.md (all modules off)."""
+    """Rule options. Defaults follow the spec and docs/rules/DECISIONS.md (all modules off)."""
 
     #: Module 1 (spec 8.1): the 7-row side of the province sheet (rows A and G are PLACEHOLDER data).
     module_more_buildings: bool = False

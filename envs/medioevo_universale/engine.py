@@ -16,7 +16,7 @@ The rules live in mixins, one module per part of the round:
 * ``diplomacy.py`` - declarations, typed treaty offers and their effects, breaches, the team game
 * ``scoring.py`` - EP, goals, end of round, final scoring
 
-References G1..G92 are the gap list of ``../shared/rules/medioevo_universale.md`` section 9;
+References G1..G92 are the gap list of ``docs/rules/medioevo_universale.md`` section 9;
 docs/games/medioevo_universale.md lists every resolution and what is not built yet.
 """
 from __future__ import annotations
@@ -53,7 +53,7 @@ UNKNOWN_CONTROL = -2  # a kept controller that must be computed again
 
 @dataclass(frozen=True)
 class MedioevoConfig:
-    """Rule options. Defaults follow the spec and ../shared/rules/DECISIONS.md."""
+    """Rule options. Defaults follow the spec and docs/rules/DECISIONS.md."""
 
     #: spec 1.5: 8, 10 or 12 rounds (short, medium, long); 12 without agreement
     num_rounds: int = 12

@@ -4,7 +4,7 @@ Moves are ints in the flat layout of ``envs.mythotopia.moves`` (the PLAYER segme
 seats; the codec makes them relative). Every multi-part action of spec 5.3/5.4 is a sequence of
 small decisions driven by ``phase``; a choice is offered only if the action can still be completed
 (spec 10.1, no dead ends). Randomness comes only from the generator passed in. References A-nn are
-the assumptions of ../shared/rules/mythotopia.md section 9; docs/games/mythotopia.md lists them.
+the assumptions of docs/rules/mythotopia.md section 9; docs/games/mythotopia.md lists them.
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from .data import (
 
 @dataclass(frozen=True)
 class MythotopiaConfig:
-    """Rule options; defaults follow the spec and ../shared/rules/DECISIONS.md."""
+    """Rule options; defaults follow the spec and docs/rules/DECISIONS.md."""
 
     #: A-03: the unknown fifth starting card (a name from data/cards.json "starting_cards").
     fifth_starting_card: str = "Market"

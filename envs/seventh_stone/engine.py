@@ -4,7 +4,7 @@ Moves are ``(op, arg)`` tuples (see ``Op``); seats in moves and state are absolu
 of the rulebook that this engine leaves to a player is a move of the seat in ``current_player``;
 chance (dice, shuffles, events), the tournament and forced single-option decisions run inside
 ``apply``. Randomness comes only from the ``numpy.random.Generator`` passed in. References G01..G46
-are the gap list of ``../shared/rules/seventh_stone.md`` section 12; docs/games/seventh_stone.md
+are the gap list of ``docs/rules/seventh_stone.md`` section 12; docs/games/seventh_stone.md
 lists every resolution and every deviation.
 
 A year runs through stages (``Stage``); a stage hands decisions out by setting ``phase`` and
@@ -32,7 +32,7 @@ from .data import (
 
 @dataclass(frozen=True)
 class SeventhStoneConfig:
-    """Rule options. Defaults follow the spec and ../shared/rules/DECISIONS.md."""
+    """Rule options. Defaults follow the spec and docs/rules/DECISIONS.md."""
 
     #: section 11.1: terrain distinction (yields 3/2/1, mountain wall, cavalry and support limits).
     advanced_terrain: bool = False

@@ -1,8 +1,8 @@
 """Rulebook scenario tests for Catan - das schnelle Kartenspiel (envs/catan_card).
 
-Sources, in order of authority: the German rulebook (shared/seeds/002_9041d65fb0066546.txt),
-the spec shared/rules/catan_card.md (gap resolutions G1..G34 of its section 8.2) and
-shared/rules/DECISIONS.md. Every test names the rule it checks and quotes the rulebook.
+Sources, in order of authority: the German rulebook (outside the repository, see docs/rules/README.md),
+the spec docs/rules/catan_card.md (gap resolutions G1..G34 of its section 8.2) and
+docs/rules/DECISIONS.md. Every test names the rule it checks and quotes the rulebook.
 
 Scenarios are built by setting engine state directly and then playing moves through
 ``CatanCardEngine.play`` (which checks legality) or through the PettingZoo env.

@@ -1,8 +1,8 @@
 """Rulebook scenario tests for Kingsburg (envs/kingsburg).
 
-Sources, in order of authority: the German rulebook (shared/seeds/001_e93eb56477903758.txt), the
-spec shared/rules/kingsburg.md (its Appendix A scenarios T1..T12 and assumptions A1..A58) and
-shared/rules/DECISIONS.md. Every test names the rule it checks and quotes the rulebook.
+Sources, in order of authority: the German rulebook (outside the repository, see docs/rules/README.md), the
+spec docs/rules/kingsburg.md (its Appendix A scenarios T1..T12 and assumptions A1..A58) and
+docs/rules/DECISIONS.md. Every test names the rule it checks and quotes the rulebook.
 
 Scenarios set engine state directly, then play moves through ``KingsburgEngine.play`` (which
 checks legality). Dice still to be rolled are injected into the engine's dice buffer, which

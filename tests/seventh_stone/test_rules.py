@@ -1,8 +1,8 @@
 """Rulebook scenario tests for Seventh Stone (envs/seventh_stone).
 
-Sources, in order of authority: the German rulebook (shared/seeds/004_c8694cbc509563d4.txt), the spec
-shared/rules/seventh_stone.md (gap resolutions G01..G46 of its section 12) and
-shared/rules/DECISIONS.md. Scenarios set engine state directly on a small hand-made map, then play
+Sources, in order of authority: the German rulebook (outside the repository, see docs/rules/README.md), the spec
+docs/rules/seventh_stone.md (gap resolutions G01..G46 of its section 12) and
+docs/rules/DECISIONS.md. Scenarios set engine state directly on a small hand-made map, then play
 moves through ``SeventhStoneEngine.play`` (which checks legality); dice come from a scripted generator.
 """
 from __future__ import annotations
