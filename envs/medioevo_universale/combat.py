@@ -12,6 +12,8 @@ A battle is a list of tasks run in order; a task that needs a decision sets ``ph
 4. melee abilities fixed  5./6. LI sacrifices, roll d4 d6 d8, one reroll, attack and loss values
 7. compare  8. combat result capped by the winner's melee units (G37)  9. loser's damage: result +
 2 per active cavalry (also on a tie) + superiority choices  10. loss values, attacker first.
+A retreat round (RÜCKZUG) picks the retreat region after step 9, adds that step's MP to the attacker's
+loss value before step 10, and moves the army there at the end of the round.
 
 Barbarians: the round's dice unchanged, no malus, no reroll; LI sacrifice and captain rules of
 5.20; they take damage LI -> AR -> CP from every source (G51); superiority points always add damage.
@@ -19,7 +21,7 @@ Barbarians: the round's dice unchanged, no malus, no reroll; LI sacrifice and ca
 from __future__ import annotations
 
 from .constants import (
-    AR, B_AR, B_CP, B_LI, CA, CP1, GALLEY, HI, LI, NUM_UNIT_TYPES, O_KIND, O_NODE, SIEGE,
+    AR, B_AR, B_CP, B_LI, CA, CP1, GALLEY, HI, LI, NUM_UNIT_TYPES, O_KIND, O_NODE, SIEGE, WAR_WAGON,
     Ctrl, Head, Phase,
 )
 from . import changes
@@ -274,16 +276,15 @@ class BattleMixin:
         if name == "loss":
             tasks = []
             for side in (0, 1):
-                hi = bt["count"][side][HI] if bt["active"][side][HI] else 0
-                lv = max(0, bt["lv"][side] - hi - bt["super_reduce"][side])
+                lv = bt["lv"][side]
                 if side == 0 and bt["retreat"]:
-                    lv += 1  # spec 5.14: the MP of the retreat step are added to the loss value
+                    lv += self.retreat_step_mp()  # RÜCKZUG: before the heavy infantry lowers it (the example)
+                hi = bt["count"][side][HI] if bt["active"][side][HI] else 0
+                lv = max(0, lv - hi - bt["super_reduce"][side])
                 if bt["capture"][1 - side] and bt.get("winner") == 1 - side:
                     lv = 0  # G44: after a successful capture the loser's loss value is skipped
                 tasks.append(("damage", side, lv, False))
             tasks.append("freed")
-            if bt["retreat"]:
-                tasks.append("retreat_move")
             self._push(*tasks)
             return False
         if name == "damage":
@@ -299,13 +300,20 @@ class BattleMixin:
                     self._add_units(owner, bt["node"], t, 1)
             bt["taken"] = []
             return False
-        if name == "retreat_move":
+        if name == "retreat_move":  # RÜCKZUG: "Nach Schritt 9 darfst du dein komplettes Heer in ein
+            # angrenzendes Gebiet bewegen"; its pieces move at the end of the round, so that step 10 hits this
+            # army and not the own units already standing in the retreat region
             if not self.side_size(0) or not self.retreat_destinations():
                 return False  # ASSUMPTION: the way back was lost during the round (Kartografie moved the unit
-                # holding it): the army stays and the battle goes on
+                # holding it): the army stays, no step's MP are added, and the battle goes on
+            bt["retreat_to"] = -1  # chosen in RETREAT_TO
             self._decide(0, Phase.RETREAT_TO)
             return True
         if name == "end_round":
+            if bt["retreat"] and bt.get("retreat_to", -1) >= 0 and self.side_size(0):
+                self._retreat(bt["retreat_to"])  # RÜCKZUG: "Damit endet die Gefechtsrunde und auch dein Zug"
+                self._end_battle()
+                return False
             if self.side_size(0) and self.side_size(1) and bt["round"] < MAX_BATTLE_ROUNDS:
                 if self.battle_diplomacy():  # DW-BATTLE: a ceasefire may stop the battle (diplomacy.py)
                     return True
@@ -599,6 +607,13 @@ class BattleMixin:
                 if self.playable[y] and (self.controller(y) == p or self.may_pass(p, self.controller(y)))
                 and not self._opposing_army(p, y)]
 
+    def retreat_step_mp(self) -> int:
+        """RÜCKZUG: "Vor Schritt 10 addierst du zu deinem Verlustwert die BP, die du für den 1. Schritt deiner
+        Rückzugsbewegung verbraucht hast": the war wagons' step into the retreat region (GELÄNDEARTEN in
+        ``step_cost``); none when no region was left to retreat to."""
+        y = self.bt.get("retreat_to", -1)
+        return self.step_cost(WAR_WAGON, self.bt["node"], y) if y >= 0 else 0
+
     def _retreat_transport(self) -> bool:
         """G43: own war wagons in the region with room for the whole army (they go along, no MP)."""
         bt = self.bt
@@ -677,7 +692,9 @@ class BattleMixin:
                 self._decide(1, Phase.CAPITULATION_ANSWER)
                 return
             self._new_battle_round()
-            bt["retreat"] = arg == Ctrl.RETREAT
+            if arg == Ctrl.RETREAT:
+                bt["retreat"] = True
+                bt["tasks"].insert(bt["tasks"].index("loss"), "retreat_move")  # after step 9
         elif ph == Phase.CAPITULATION_ANSWER:
             if arg == Ctrl.ACCEPT:
                 self._capitulate(bt["offer"])
@@ -685,9 +702,11 @@ class BattleMixin:
                 return
             self._new_battle_round()
         elif ph == Phase.RETREAT_TO:
-            self._retreat(arg)
-            self._end_battle()
-            return
+            if bt.get("retreat_to") != -1:  # the withdrawal after a ceasefire (diplomacy.battle_diplomacy)
+                self._retreat(arg)
+                self._end_battle()
+                return
+            bt["retreat_to"] = arg  # a retreat round: step 10 follows, then "end_round" moves the army
         self._battle_run()
 
     def _retreat(self, y: int) -> None:

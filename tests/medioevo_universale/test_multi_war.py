@@ -267,7 +267,7 @@ def test_barbarians_fight_the_host_and_then_its_guest():
 
 def test_a_retreat_whose_destination_is_lost_during_the_round_stays():
     """Found by the fuzz below (Kartografie moved the unit that held the only retreat region out of it):
-    when no retreat region is left at the end of the round the army stays and the battle goes on
+    when no retreat region is left after step 9 of the round the army stays and the battle goes on
     (ASSUMPTION) instead of a decision without a legal move."""
     e = war_engine()
     pressburg, prag = put(e, HRE, "Pressburg", HI=3), node("Prag")

@@ -1,4 +1,6 @@
 """Phase 5: completed movements and land battles (spec 5.9-5.11, 5.16 EP, 5.20; Appendix D)."""
+import pytest
+
 from envs.medioevo_universale.combat import attack_value
 from envs.medioevo_universale.constants import (
     AR, CA, CP1, GALLEY, HI, LI, SIEGE, WAR_WAGON, Ctrl, Head, Phase, Stage,
@@ -22,9 +24,9 @@ class ScriptedRng:
         return v
 
 
-def war_engine(order=(0, 1, 2, 3)):
+def war_engine(order=(0, 1, 2, 3), **cfg):
     """HRE, HUN, BYZ, GH; every army and object cleared; phase 5 about to start."""
-    e = engine_at_purchase()
+    e = engine_at_purchase(**cfg)
     for p in range(4):
         clear_seat(e, p)
     e.order = list(order)
@@ -371,6 +373,102 @@ def test_retreat_example():
     assert e.phase == Phase.WAR_TURN and e.actor == blue and e.legal_moves() == [DONE, (Head.OBJECT, 0)]
     play(e, (Head.OBJECT, 0), (Head.LOAD, LI), (Head.NODE, node("Franken")), DONE)
     assert units_at(e, blue, "Franken")[LI] == 1 and e.stopped[blue][node("Franken") * NT + LI] == 1
+
+
+RETREAT_ROUNDS = [1, 2, 3, 1, 2, 4] + [1, 2, 7, 1, 5, 2]  # the retreat example's dice: 3/1 : 3/1, then 4/1 : 4/1
+
+
+def test_retreat_adds_the_step_before_heavy_infantry_lowers_the_loss_value():
+    """RÜCKZUG: "Nach Schritt 9 darfst du dein komplettes Heer in ein angrenzendes Gebiet bewegen ... Vor
+    Schritt 10 addierst du zu deinem Verlustwert die BP, die du für den 1. Schritt deiner Rückzugsbewegung
+    verbraucht hast"; the example adds the step (1 + 1 = 2) before the heavy infantry lowers it, and
+    SCHWERE INFANTERIE: "Der Verlustwert kann dadurch nicht unter 0 fallen". Two HI: 1 + 1 - 2 = 0, no
+    damage (not max(0, 1 - 2) + 1 = 1). The retreat region is chosen after step 9, before step 10."""
+    e = war_engine(order=(0, 1, 2, 3))
+    blue, yellow = 0, 1
+    pressburg, prag = node("Pressburg"), node("Prag")
+    put(e, blue, "Pressburg", HI=2)
+    put(e, yellow, "Pressburg", LI=3)
+    e._new_object(blue, WAR_WAGON, 1, pressburg)
+    fight(e, "Pressburg", blue, yellow, RETREAT_ROUNDS)
+    play(e, (Head.DICE, 0), DONE, (Head.DICE, 0))  # round 1: a tie, Blue's loss value 1 - 2 = 0
+    assert units_at(e, blue, "Pressburg")[:2] == [0, 2] and units_at(e, yellow, "Pressburg")[LI] == 2
+    play(e, (Head.CTRL, Ctrl.RETREAT), (Head.DICE, 0), DONE, (Head.DICE, 0))
+    assert e.bt["av"] == [4, 4] and e.bt["lv"] == [1, 1]
+    assert e.phase == Phase.RETREAT_TO  # after step 9: Yellow's loss value (step 10) is still to come
+    assert units_at(e, yellow, "Pressburg")[LI] == 2
+    play(e, (Head.NODE, prag))
+    assert e.bt is None and units_at(e, blue, "Prag")[:2] == [0, 2]  # both HI are left
+    assert units_at(e, yellow, "Pressburg")[LI] == 1
+
+
+@pytest.mark.parametrize("river, mp", [(False, 2), (True, 3)])
+def test_retreat_step_costs_the_terrain_mp(river, mp):
+    """RÜCKZUG: the loss value grows by "die BP, die du für den 1. Schritt deiner Rückzugsbewegung
+    verbraucht hast"; GELÄNDEARTEN: "Die Kosten, um sich in ein Gebiet hinein zu bewegen, hängen von
+    dessen Geländeart ab: ... Hügel: 2 BP ... Fluss überqueren: +1 BP". Prag is hills: Blue's loss value
+    1 + 2 (+ 1 across a river) takes 3 (4) of his 5 LI before the army reaches Prag."""
+    e = war_engine(order=(0, 1, 2, 3), terrain=True)
+    blue, yellow = 0, 1
+    pressburg, prag = node("Pressburg"), node("Prag")
+    if river:
+        e.rivers = {(pressburg, prag), (prag, pressburg)}  # as a river edge of map.json would give
+    put(e, blue, "Pressburg", LI=6)
+    put(e, yellow, "Pressburg", HI=3)
+    e._new_object(blue, WAR_WAGON, 2, pressburg)
+    fight(e, "Pressburg", blue, yellow, RETREAT_ROUNDS)
+    play(e, DONE, (Head.DICE, 0), (Head.DICE, 0))  # round 1: a tie; Blue loses 1 LI, Yellow's HI 0
+    assert units_at(e, blue, "Pressburg")[LI] == 5
+    play(e, (Head.CTRL, Ctrl.RETREAT), DONE, (Head.DICE, 0), (Head.DICE, 0))
+    assert e.bt["av"] == [4, 4] and e.phase == Phase.RETREAT_TO
+    assert units_at(e, blue, "Pressburg")[LI] == 5  # step 10 waits for the retreat step's MP
+    play(e, (Head.NODE, prag))
+    assert e.bt is None and units_at(e, blue, "Prag")[LI] == 5 - (1 + mp)
+    assert units_at(e, yellow, "Pressburg")[HI] == 3
+
+
+def test_retreat_without_a_region_left_adds_no_mp():
+    """The way back is lost before step 9 ends (ASSUMPTION, G76): no step was made, so no MP are added
+    (RÜCKZUG: "die BP, die du ... verbraucht hast"); Blue's loss value 1 takes 1 LI, not 2."""
+    e = war_engine(order=(0, 1, 2, 3))
+    blue, yellow = 0, 1
+    pressburg = node("Pressburg")
+    put(e, blue, "Pressburg", LI=6)
+    put(e, yellow, "Pressburg", HI=3)
+    e._new_object(blue, WAR_WAGON, 2, pressburg)
+    fight(e, "Pressburg", blue, yellow, RETREAT_ROUNDS)
+    play(e, DONE, (Head.DICE, 0), (Head.DICE, 0))
+    play(e, (Head.CTRL, Ctrl.RETREAT))
+    put(e, 3, "Prag", LI=1)  # the only retreat region is lost while the round is fought
+    play(e, DONE, (Head.DICE, 0), (Head.DICE, 0))
+    assert e.bt is not None and e.phase == Phase.AFTER_ROUND and units_at(e, blue, "Pressburg")[LI] == 4
+
+
+def test_retreat_takes_the_units_chirurg_29_kept_until_the_end_of_the_round():
+    """Chirurg 29: "Du entfernst Einheiten, die durch Belagerungsmaschinen oder Bogenschützen sterben, erst
+    am Ende dieser Gefechtsrunde"; RÜCKZUG ends that round ("Damit endet die Gefechtsrunde"): the units the
+    archers killed are removed before the army leaves, they do not escape with it."""
+    from .test_cards import PLAY, card, deal
+    from .test_rules import buy
+    e = war_engine(order=(0, 1, 2, 3))
+    blue, yellow = 0, 1
+    pressburg, prag = node("Pressburg"), node("Prag")
+    put(e, blue, "Pressburg", LI=6)
+    put(e, yellow, "Pressburg", AR=3)
+    e._new_object(blue, WAR_WAGON, 2, pressburg)
+    fight(e, "Pressburg", blue, yellow, [8, 8, 8] + RETREAT_ROUNDS[:6])  # round 1: the archers miss
+    play(e, DONE, (Head.DICE, 0), (Head.DICE, 0))  # a tie: Blue loses 1 LI, Yellow 1 AR
+    assert units_at(e, blue, "Pressburg")[LI] == 5 and units_at(e, yellow, "Pressburg")[AR] == 2
+    deal(e, blue, 29)
+    e.rng = ScriptedRng([1, 1] + RETREAT_ROUNDS[6:])  # round 2: both archers hit
+    play(e, (Head.CTRL, Ctrl.RETREAT))
+    assert e.phase == Phase.CARD_WINDOW and e.actor == blue
+    buy(e, PLAY, card(29))
+    decline_captures(e)
+    play(e, DONE, (Head.DICE, 0), (Head.DICE, 0))
+    assert units_at(e, blue, "Pressburg")[LI] == 5  # the 2 archer hits wait for the end of the round
+    play(e, (Head.NODE, prag))
+    assert e.bt is None and units_at(e, blue, "Prag")[LI] == 5 - 2 - 2  # loss value 1 + 1, then the archers
 
 
 def test_capitulation_demanded_and_accepted():
