@@ -217,6 +217,7 @@ class MythotopiaEngine(RulesEngine):
         self.actions_used = 0
         self.any_action = False
         self.drafted = False
+        self.removed_now: list[int] = []  # starting / province cards removed from the deck in this turn
         self.road_moved = False
         self.warehouse_used = False
         self.conv_used = [False] * 4
@@ -238,6 +239,13 @@ class MythotopiaEngine(RulesEngine):
         self.GENERAL, self.PORTAL, self.HERO = imp["General"], imp["Portal"], imp["Hero"]
         self.SHIP_TITLED = frozenset(c for c in range(NUM_CARDS) if T.card_names[c].startswith("Ship("))
         self.BUILD_CARDS = frozenset(c for c in range(NUM_CARDS) if T.card_names[c].startswith("Build("))
+        # the army-symbol limit (army_playable): ARMY_UPTO[k][c] = c's army symbols if at most k, else 0;
+        # ARMY_FIRST[k] the same for the first army card, where with 1 army left an "Army" card counts too
+        army = self.SYM_COLUMN[ARMY]
+        self.ARMY_TOP = top = max(army)
+        self.ARMY_UPTO = tuple(tuple(v if v <= k else 0 for v in army) for k in range(top + 1))
+        self.ARMY_FIRST = tuple(tuple(v if v <= k or (k == 1 and T.card_names[c].startswith("Army(")) else 0
+                                      for c, v in enumerate(army)) for k in range(top + 1))
         nb = [[] for _ in range(NUM_PROVINCES)]
         for k, (a, b, t) in enumerate(T.borders):
             nb[a].append((b, t, k))
@@ -402,7 +410,7 @@ class MythotopiaEngine(RulesEngine):
         return [self.vp(p) for p in range(self.num_players)]
 
     _STATIC = ("T", "SYM_COLUMN", "FREE_CARDS", "ACTION_CARDS", "REACH_BY_CLASS", "SYM", "RES_ANY", "KIND", "CARD_PROV", "NEIGH", "ROUTE_CLASSES", "REACH", "ISLANDS",
-               "SHIP_TITLED", "BUILD_CARDS", "CONVERTER", "ID", "config", "pieces")
+               "SHIP_TITLED", "BUILD_CARDS", "ARMY_UPTO", "ARMY_FIRST", "CONVERTER", "ID", "config", "pieces")
 
     def _copy(self) -> "MythotopiaEngine":
         """Deep copy that shares the immutable static tables (much faster than a plain deepcopy)."""
@@ -651,28 +659,43 @@ class MythotopiaEngine(RulesEngine):
     def _without(self, cards, *drop):
         return [c for c in cards if c not in drop]
 
+    def army_playable(self, p: int, played: int = 0) -> tuple:
+        """Army symbols per card that p may add now to the `played` symbols of this action (0: not playable).
+
+        Rulebook (Ein Gebiet angreifen): "Für jedes Armeesymbol auf deinen ausgespielten Karten musst du eine
+        Armee in deinem Persönlichen Vorrat haben" -- "Einzige Ausnahme: Besitzt du nur noch 1 Armee in deinem
+        Persönlichen Vorrat, darfst du die Karte ‚Army' ausspielen und nutzen (obwohl sie 2 Armeesymbole hat)."
+        So the symbols played never exceed the armies in the personal supply, except an Army card played
+        alone with 1 army left (which places that 1 army).
+        """
+        room = self.armies_pers[p] - played
+        if room <= 0:
+            return self.ARMY_UPTO[0]
+        top = self.ARMY_TOP
+        return (self.ARMY_UPTO if played else self.ARMY_FIRST)[room if room < top else top]
+
     def army_food_ok(self, cards, food: int, p: int) -> bool:
-        """At least one army symbol and `food` food from disjoint cards."""
+        """At least one playable army symbol and `food` food from disjoint cards."""
         SYM = self.SYM
+        army = self.army_playable(p)
         if food <= 0:  # any army symbol, or Levies turning any card into one
             for x in cards:
-                if SYM[x][ARMY]:
+                if army[x]:
                     return True
             return bool(cards) and self.conv_ok(p, ARMY)
         has_army = False
         printed_food = 0
         for x in cards:
-            sym = SYM[x]
-            if sym[ARMY]:
+            if army[x]:
                 has_army = True
             else:
-                printed_food += sym[FOOD]
+                printed_food += SYM[x][FOOD]
         if has_army and printed_food >= food:
             return True  # quick sufficient case: an army card plus food printed on other cards
         levies = self.conv_ok(p, ARMY)
         farm = self.conv_ok(p, FOOD)
         for x in cards:
-            if SYM[x][ARMY] or levies:
+            if army[x] or levies:
                 if food <= 0 or self.max_pay(self._without(cards, x), FOOD, farm) >= food:
                     return True
         return False
@@ -690,6 +713,8 @@ class MythotopiaEngine(RulesEngine):
         self.actions_used = 0
         self.any_action = False
         self.drafted = False
+        if self.removed_now:
+            self.removed_now = []
         self.road_moved = False
         self.warehouse_used = False
         self.conv_used = [False] * 4
@@ -1307,7 +1332,7 @@ class MythotopiaEngine(RulesEngine):
             self.phase = Phase.CHOOSE
             getattr(self, then)()
 
-    # --- army cards (Invade, Place armies): A-13 -- a card may be added while symbols < supply
+    # --- army cards (Invade, Place armies): the army-symbol limit is army_playable
     def _legal_army(self) -> list[int]:
         p = self.active
         av = self.avail(p)
@@ -1320,11 +1345,11 @@ class MythotopiaEngine(RulesEngine):
                     if food <= 0 or self.max_pay(self._without(av, c), FOOD, farm) >= food:
                         out.append(M.CARD + c)
             else:
-                SYM = self.SYM
+                army = self.army_playable(p, self.army_syms)
                 food_column = self.SYM_COLUMN[FOOD]
                 printed = sum([food_column[c] for c in av])  # minus the card's own: a lower bound
                 for c in av:
-                    if SYM[c][ARMY] and (food <= 0 or printed - food_column[c] >= food
+                    if army[c] and (food <= 0 or printed - food_column[c] >= food
                                          or self.max_pay(self._without(av, c), FOOD, farm) >= food):
                         out.append(M.CARD + c)
                 if self.conv_ok(p, ARMY) and any(
@@ -1342,7 +1367,7 @@ class MythotopiaEngine(RulesEngine):
             return
         if move == M.DONE:
             self.bver += 1
-            k = min(self.army_syms, self.armies_pers[p])
+            k = min(self.army_syms, self.armies_pers[p])  # the symbols, or the 1 army left after an Army card
             self.armies_pers[p] -= k
             self.armies[self.army_dest][p] += k
             self.army_syms = 0
@@ -1471,7 +1496,7 @@ class MythotopiaEngine(RulesEngine):
     def _any_invade(self, p: int, av) -> bool:
         """Some invasion is possible (fast check for the verb): for each location card, each route
         class it can afford, any target reachable with that class that p may invade."""
-        army, food = self.SYM_COLUMN[ARMY], self.SYM_COLUMN[FOOD]
+        army, food = self.army_playable(p), self.SYM_COLUMN[FOOD]
         army_cards = sum(1 for c in av if army[c])
         if not army_cards and not self.conv_ok(p, ARMY):
             return False  # no army symbol at all
@@ -1887,8 +1912,12 @@ class MythotopiaEngine(RulesEngine):
 
     # --- Draft (spec 5.3.8, A-41)
     def _draftable(self, p):
-        return (self.display + self.aside[p]
-                + [c for c in self.pstack if self.controller[c] == p])
+        """Display cards, and the starting / province cards p removed from his deck "in einem früheren Zug"
+        (rulebook, Eine Karte dem Deck hinzufügen; spec 5.3.8 lost those words): not those removed in this turn."""
+        removed = self.aside[p] + [c for c in self.pstack if self.controller[c] == p]
+        if self.removed_now:
+            removed = [c for c in removed if c not in self.removed_now]
+        return self.display + removed
 
     def _legal_draft_card(self):
         return sorted(M.CARD + c for c in self._draftable(self.active))
@@ -1967,13 +1996,15 @@ class MythotopiaEngine(RulesEngine):
         if kind == KIND_STARTING:
             self._take(p, c, Z_ASIDE, p)
             self.aside[p].append(c)
-        elif kind == KIND_IMPROVEMENT:
+            self.removed_now.append(c)
+        elif kind == KIND_IMPROVEMENT:  # back to the display: draftable by anyone, at once (display clause)
             self._take(p, c, Z_DISPLAY, -1)
             self.display.append(c)
             self.display.sort()
         else:
             self._take(p, c, Z_PSTACK, -1)
             self.pstack.append(c)
+            self.removed_now.append(c)
         self.chosen.append(c)
         if len(self.chosen) == 2 or self.deck_size(p) <= self.T.raw["min_deck_size"]:
             self._action_done()

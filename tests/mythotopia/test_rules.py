@@ -201,16 +201,63 @@ def test_hills_cost_two_food_and_mountains_block_unless_ranger():
     assert e._loc_options(0, P["Fadge"], [P["Diclesium"]]) == {P["Diclesium"]: [(0, 2)]}
 
 
+def supply(e, p, armies):
+    """Leave `armies` armies in p's personal supply (the rest in the general supply)."""
+    e.armies_gen[p] += e.armies_pers[p] - armies
+    e.armies_pers[p] = armies
+
+
 def test_one_army_left_may_still_play_the_army_card():
-    """Rulebook: nicht mehr Armeesymbole als Armeen im Vorrat -- mit nur 1 Armee darf die Armeekarte
-    (2 Symbole) gespielt werden; es wird 1 Armee eingesetzt (A-13)."""
+    """Rulebook: 'Einzige Ausnahme: Besitzt du nur noch 1 Armee in deinem Persönlichen Vorrat, darfst du
+    die Karte „Army" (Armee) ausspielen und nutzen (obwohl sie 2 Armeesymbole hat).' -- it places that 1
+    army, and nothing may be added to it."""
     e = palmain_position()
-    e.armies_gen[0] += e.armies_pers[0] - 1
-    e.armies_pers[0] = 1
-    play(e, "INVADE", prov("Blore"), card(P["Palmain"]), card(S(0, ARMY)))
+    supply(e, 0, 1)
+    play(e, "INVADE", prov("Blore"), card(P["Palmain"]))
+    assert legal_names(e) == {card(S(0, ARMY)), card(P["Scombroid"])}
+    play(e, card(S(0, ARMY)))
     assert legal_names(e) == {"DONE"}  # the supply is covered: no further army card
     play(e, "DONE", card(S(0, MARKET)))
     assert e.armies[P["Blore"]][0] == 1 and e.armies_pers[0] == 0
+    e2 = palmain_position()
+    supply(e2, 0, 1)
+    play(e2, "INVADE", prov("Blore"), card(P["Palmain"]), card(P["Scombroid"]))
+    assert legal_names(e2) == {"DONE"}  # the exception is the Army card alone, not added to another
+
+
+def test_army_symbols_played_never_exceed_the_armies_in_the_supply():
+    """Rulebook: 'Für jedes Armeesymbol auf deinen ausgespielten Karten musst du eine Armee in deinem
+    Persönlichen Vorrat haben.' -- 'Es ist nicht erlaubt, mehr Karten mit Armeesymbolen auszuspielen, als
+    man Armeen in seinem Persönlichen Vorrat verfügbar hat.' Symbols count, not cards (else the Army-card
+    exception would be needless), and an army card that would go beyond the supply may not be added."""
+    e = palmain_position()
+    e_army = e.ID["Army"]  # the improvement Army: 2 army symbols as well
+    put(e, 0, "hand", e_army)
+    supply(e, 0, 3)
+    play(e, "INVADE", prov("Blore"), card(P["Palmain"]), card(S(0, ARMY)))
+    assert legal_names(e) == {card(P["Scombroid"]), "DONE"}  # 2 + 2 > 3: the second Army card is refused
+    before = state_bytes(e)
+    with pytest.raises(IllegalActionError, match="illegal"):
+        e.apply(M.CARD + e_army)
+    assert state_bytes(e) == before
+    play(e, card(P["Scombroid"]))
+    assert legal_names(e) == {"DONE"}
+    play(e, "DONE", card(S(0, MARKET)))
+    assert e.armies[P["Blore"]][0] == 3 and e.armies_pers[0] == 0  # exactly the symbols played
+
+
+def test_place_armies_has_the_same_army_symbol_limit():
+    """Rulebook (Armeen aufs Brett bringen): 'spielst du eine oder mehrere Karten mit Armeesymbolen aus.
+    Dann nimmst du die entsprechende Anzahl Armeen aus deinem Persönlichen Vorrat' -- 2 armies left and
+    1 symbol played: the Army card (2 more) would go beyond the supply."""
+    e = blank()
+    own(e, 0, "Blore")
+    put(e, 0, "hand", P["Blore"], S(0, ARMY))
+    supply(e, 0, 2)
+    play(e, "PLACE_ARMIES", prov("Blore"), card(P["Blore"]))
+    assert legal_names(e) == {"DONE"}
+    play(e, "DONE")
+    assert e.armies[P["Blore"]][0] == 1 and e.armies_pers[0] == 1
 
 
 # ----------------------------------------------------------------------------------------- build
@@ -295,7 +342,7 @@ def test_remove_cards_keeps_seven_cards_in_the_deck():
     assert e.phase == Phase.CHOOSE and e.deck_size(0) == 7  # stopped at 7 cards
     assert P["Blore"] in e.pstack and e.controller[P["Blore"]] == 0  # control stays
     play(e, "DRAFT")
-    assert card(P["Blore"]) in legal_names(e)  # drafted back while the province is held (A-41)
+    assert card(P["Blore"]) not in legal_names(e)  # not in the turn it was removed (next tests)
 
 
 def test_draft_takes_a_display_card_for_one_gold():
@@ -306,6 +353,47 @@ def test_draft_takes_a_display_card_for_one_gold():
     play(e, card(S(0, ARMY)))
     assert e.ID["Queen"] in e.discard[0] and e.ID["Queen"] not in e.display
     assert "DRAFT" not in legal_names(e)  # once per turn
+
+
+def test_a_card_removed_in_this_turn_is_drafted_back_only_in_a_later_turn():
+    """Rulebook (Eine Karte dem Deck hinzufügen): 'Mit dieser Aktion kannst du auch eine Karte deinem Deck
+    hinzufügen, die du in einem früheren Zug aus deinem Deck entfernt hast. Das kann sowohl eine
+    Startkarte als auch eine Gebietskarte sein, vorausgesetzt, du kontrollierst das Gebiet noch.'"""
+    e = blank()
+    own(e, 0, "Blore")
+    put(e, 0, "hand", P["Blore"], S(0, BUILD), S(0, ARMY), S(0, MARKET))
+    put(e, 0, "draw", *e.display[:6])
+    play(e, "REMOVE_FROM_DECK", card(S(0, BUILD)), card(P["Blore"]))
+    assert S(0, BUILD) in e.aside[0] and P["Blore"] in e.pstack
+    play(e, "DRAFT")
+    offered = legal_names(e)
+    assert card(S(0, BUILD)) not in offered and card(P["Blore"]) not in offered
+    assert card(S(0, SHIP)) in offered  # set aside before this turn: may come back
+    play(e, card(S(0, SHIP)), card(S(0, ARMY)))
+    assert e.active == 1
+    play(e, "PASS", "PASS")
+    assert e.active == 0
+    put(e, 0, "hand", S(0, MARKET2))
+    play(e, "DRAFT")
+    offered = legal_names(e)
+    assert card(S(0, BUILD)) in offered and card(P["Blore"]) in offered  # a later turn (A-41: Blore held)
+
+
+def test_seed_10_build_card_removed_is_not_offered_by_draft_in_the_same_turn():
+    """The reported case through the public API: 2 players, seed 10."""
+    import envs
+    env = envs.make("mythotopia", num_players=2)
+    env.reset(seed=10)
+
+    def step(name):
+        index = env.codec.index(name)
+        assert index in env.legal_actions(), (name, [env.action_name(i) for i in env.legal_actions()])
+        env.step(index)
+
+    for name in ("REMOVE_FROM_DECK", "CARD(Build(start0-2))", "DONE", "DRAFT"):
+        step(name)
+    offered = [env.action_name(i) for i in env.legal_actions()]
+    assert offered and "CARD(Build(start0-2))" not in offered
 
 
 def test_merchant_and_water_mill_pay_two_stone_with_one_food_card():
