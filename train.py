@@ -76,7 +76,7 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
         config = config_from_args(args)
-        from agents.training.selfplay import train
+        from agents.training.trainer import train
 
         result = train(config, resume=args.resume, overwrite=args.overwrite)
     except TabletopError as exc:
@@ -97,7 +97,7 @@ def main(argv=None) -> int:
 def evaluate_final_model(config, result, games: int) -> None:
     import agents
     from agents.training import tournament
-    from agents.training.selfplay import resolve
+    from agents.training.checkpoints import resolve
 
     num_players = resolve(config)[0]
     opponents = [o for o in config.eval.opponents if o != "heuristic" or config.game in agents.heuristic_games()]

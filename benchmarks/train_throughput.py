@@ -107,7 +107,9 @@ def measure_recipe(config, n_envs: int, steps: int) -> dict:
 
 
 def measure_game(config, steps: int) -> dict:
-    from agents.training.selfplay import resolve, train, vec_env_kind
+    from agents.training.checkpoints import resolve
+    from agents.training.trainer import train
+    from agents.training.vec_env import vec_env_kind
 
     with tempfile.TemporaryDirectory() as run_dir:
         config.run_dir = run_dir

@@ -13,7 +13,9 @@ import pytest
 import envs
 from agents.base import Agent
 from agents.random_agent import RandomAgent
-from agents.training.selfplay import CachedMaskVecEnv, MultiEnvSubprocVecEnv, OpponentPool, SelfPlayEnv
+from agents.training.pool import OpponentPool
+from agents.training.selfplay_env import SelfPlayEnv, make_selfplay_env
+from agents.training.vec_env import CachedMaskVecEnv, MultiEnvSubprocVecEnv
 from envs.core.errors import ConfigError
 
 
@@ -247,8 +249,6 @@ def test_pool_errors():
 
 
 def _fns(n):
-    from agents.training.selfplay import make_selfplay_env
-
     pool_kwargs = {"weights": {"random": 0.5, "heuristic": 0.5}}
     return [functools.partial(make_selfplay_env, "catan_card", 2, {}, pool_kwargs, 0, rank, 0) for rank in range(n)]
 

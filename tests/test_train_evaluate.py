@@ -17,7 +17,7 @@ import train as train_cli
 from agents.ppo import CheckpointError, PPOAgent, read_checkpoint_metadata, write_checkpoint_metadata
 from agents.training import tournament
 from agents.training.config import load_config
-from agents.training.selfplay import train
+from agents.training.trainer import train
 from envs.core.errors import ConfigError
 
 GAME = "catan_card" if "catan_card" in envs.names() else envs.names()[0]

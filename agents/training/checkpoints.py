@@ -1,0 +1,89 @@
+"""A training run's directory: where its config, checkpoints, snapshots and logs go, and saving a model.
+
+Every saved model carries metadata naming the game it fits (``checkpoint_metadata``); what a
+checkpoint holds and how a run resumes from it is described in docs/training.md.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .config import TrainConfig
+
+STATE_FILE = "state.pkl"
+MODEL_FILE = "model.zip"
+FINAL_MODEL = "final_model.zip"
+CONFIG_FILE = "config.yaml"
+
+
+@dataclass
+class RunPaths:
+    root: str
+
+    @property
+    def config(self) -> str:
+        return os.path.join(self.root, CONFIG_FILE)
+
+    @property
+    def final_model(self) -> str:
+        return os.path.join(self.root, FINAL_MODEL)
+
+    @property
+    def checkpoints(self) -> str:
+        return os.path.join(self.root, "checkpoints")
+
+    @property
+    def snapshots(self) -> str:
+        return os.path.join(self.root, "snapshots")
+
+    @property
+    def tensorboard(self) -> str:
+        return os.path.join(self.root, "tb")
+
+    @property
+    def eval_history(self) -> str:
+        return os.path.join(self.root, "eval_history.csv")
+
+    def checkpoint_dirs(self) -> list[str]:
+        """Complete checkpoints, oldest first."""
+        if not os.path.isdir(self.checkpoints):
+            return []
+        names = sorted(n for n in os.listdir(self.checkpoints) if n.startswith("step_"))
+        dirs = [os.path.join(self.checkpoints, n) for n in names]
+        return [d for d in dirs if os.path.isfile(os.path.join(d, STATE_FILE))]
+
+
+def default_run_dir(game: str, num_players: int) -> str:
+    return os.path.join("runs", f"{game}_{num_players}p")
+
+
+def resolve(config: TrainConfig) -> tuple[int, int, str]:
+    """(num_players, n_envs, run_dir) with the defaults filled in."""
+    import envs
+
+    num_players = config.num_players or envs.spec(config.game).default_players
+    n_envs = config.n_envs
+    run_dir = config.run_dir or default_run_dir(config.game, num_players)
+    return num_players, n_envs, run_dir
+
+
+def checkpoint_metadata(config: TrainConfig, num_players: int, model) -> dict[str, Any]:
+    return {
+        "game": config.game,
+        "num_players": num_players,
+        "env_kwargs": dict(config.env),
+        "observation_size": int(np.prod(model.observation_space.shape)),
+        "num_actions": int(model.action_space.n),
+        "num_timesteps": int(model.num_timesteps),
+        "seed": config.seed,
+    }
+
+
+def save_model(model, path: str, config: TrainConfig, num_players: int) -> None:
+    from agents.ppo import write_checkpoint_metadata
+
+    model.save(path)
+    write_checkpoint_metadata(path, checkpoint_metadata(config, num_players, model))

@@ -1,0 +1,188 @@
+"""``train(config)``: a self-play MaskablePPO run, new or resumed.
+
+It runs MaskablePPO on vectorised self-play envs with a ``SelfPlayCallback`` that adds snapshots of
+the learner to the opponent pool and writes resumable checkpoints, TensorBoard logs and the final
+model. A resume is refused when the config (beyond ``RESUMABLE_CHANGES``), the game, the player
+count or the engine state version differs from the checkpoint's (docs/training.md).
+"""
+from __future__ import annotations
+
+import functools
+import os
+import pickle
+import random
+import shutil
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+import agents as agents_pkg
+from envs.core.errors import ConfigError
+
+from .callback import SelfPlayCallback
+from .checkpoints import MODEL_FILE, STATE_FILE, RunPaths, resolve, save_model
+from .config import TrainConfig, check_game, save_config, to_dict
+from .vec_env import make_vec_env
+
+# config keys a resumed run may change without breaking exactness
+RESUMABLE_CHANGES = ("total_steps", "progress_bar", "vec_env", "n_processes", "start_method")
+
+
+@dataclass
+class TrainResult:
+    run_dir: str
+    final_model: str
+    num_timesteps: int
+    seconds: float
+    latest_eval: dict[str, float]
+
+    @property
+    def steps_per_second(self) -> float:
+        return self.num_timesteps / self.seconds if self.seconds > 0 else 0.0
+
+
+def _compare_for_resume(saved: dict[str, Any], current: dict[str, Any]) -> list[str]:
+    differing = []
+    for key in sorted(set(saved) | set(current)):
+        if key in RESUMABLE_CHANGES:
+            continue
+        if saved.get(key) != current.get(key):
+            differing.append(f"{key}: {saved.get(key)!r} -> {current.get(key)!r}")
+    return differing
+
+
+def _policy_kwargs(config: TrainConfig) -> dict[str, Any]:
+    import torch.nn as nn
+
+    return {
+        "net_arch": list(config.ppo.net_arch),
+        "activation_fn": {"tanh": nn.Tanh, "relu": nn.ReLU}[config.ppo.activation],
+    }
+
+
+def train(
+    config: TrainConfig,
+    resume: bool = False,
+    overwrite: bool = False,
+    log: Callable[[str], None] = functools.partial(print, file=sys.stderr),
+) -> TrainResult:
+    """Train (or resume) a self-play MaskablePPO run described by ``config``; see docs/training.md."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import configure
+
+    import envs
+
+    check_game(config)
+    num_players, n_envs, run_dir = resolve(config)
+    paths = RunPaths(run_dir)
+    state = None
+    if resume:
+        checkpoints = paths.checkpoint_dirs()
+        if not checkpoints:
+            raise ConfigError(f"--resume: no checkpoint under {paths.checkpoints!r}")
+        from .config import from_dict, read_yaml
+
+        saved = from_dict(read_yaml(paths.config))
+        differing = _compare_for_resume(to_dict(saved), to_dict(config))
+        if differing:
+            raise ConfigError(
+                "--resume: the config differs from the one the run was started with "
+                f"(only {list(RESUMABLE_CHANGES)} may change): " + "; ".join(differing)
+            )
+        latest = checkpoints[-1]
+        from agents.ppo import CheckpointError, read_checkpoint_metadata
+
+        trained_for = read_checkpoint_metadata(os.path.join(latest, MODEL_FILE))
+        if (trained_for.get("game"), trained_for.get("num_players")) != (config.game, num_players):
+            raise CheckpointError(
+                f"--resume: checkpoint {latest!r} was trained for {trained_for.get('game')!r} with "
+                f"{trained_for.get('num_players')} players, not {config.game!r} with {num_players}"
+            )
+        with open(os.path.join(latest, STATE_FILE), "rb") as handle:
+            state = pickle.load(handle)
+        saved, current = state.get("engine_state_version", 1), envs.spec(config.game).state_version
+        if saved != current:
+            raise CheckpointError(
+                f"--resume: checkpoint {latest!r} holds {config.game!r} games saved by engine state version "
+                f"{saved}; this code has version {current}, so they cannot be continued. The model itself "
+                "still loads for evaluate.py; start a new run to train further"
+            )
+        log(f"resuming {run_dir} from {latest} (step {state['num_timesteps']})")
+    else:
+        existing = paths.checkpoint_dirs() or os.path.isfile(paths.final_model)
+        if existing and not overwrite:
+            raise ConfigError(
+                f"run directory {run_dir!r} already holds a run; pass --resume to continue it, "
+                "--overwrite to replace it, or choose another --run-dir"
+            )
+        if overwrite:
+            for sub in (paths.checkpoints, paths.snapshots, paths.tensorboard):
+                shutil.rmtree(sub, ignore_errors=True)
+            for file in (paths.final_model, paths.eval_history):
+                if os.path.isfile(file):
+                    os.remove(file)
+    os.makedirs(run_dir, exist_ok=True)
+    save_config(config, paths.config)
+    torch.set_num_threads(config.torch_threads)
+    if not (config.game in agents_pkg.heuristic_games()) and config.pool.weights.get("heuristic", 0) > 0:
+        log(f"note: {config.game!r} has no heuristic agent; its pool weight is spread over the other categories")
+
+    callback_state = state["callback"] if state else None
+    snapshots = callback_state["snapshots"][-config.pool.max_snapshots:] if callback_state else []
+    venv = make_vec_env(config, num_players, n_envs, snapshots)
+    try:
+        ppo = config.ppo
+        if state is None:
+            model = MaskablePPO(
+                "MlpPolicy", venv, learning_rate=ppo.learning_rate, n_steps=ppo.n_steps,
+                batch_size=ppo.batch_size, n_epochs=ppo.n_epochs, gamma=ppo.gamma, gae_lambda=ppo.gae_lambda,
+                clip_range=ppo.clip_range, ent_coef=ppo.ent_coef, vf_coef=ppo.vf_coef,
+                max_grad_norm=ppo.max_grad_norm, target_kl=ppo.target_kl,
+                policy_kwargs=_policy_kwargs(config), seed=config.seed, device="cpu", verbose=0,
+            )
+        else:
+            try:
+                model = MaskablePPO.load(
+                    os.path.join(paths.checkpoint_dirs()[-1], MODEL_FILE), env=venv, device="cpu",
+                    print_system_info=False,
+                )
+            except ValueError as exc:  # SB3's check that the spaces match the env
+                from agents.ppo import CheckpointError
+
+                raise CheckpointError(f"--resume: the checkpoint does not fit {config.game!r}: {exc}") from exc
+            venv.reset()  # workers' Monitor wrappers need a reset before their state is replaced
+            for index, blob in enumerate(state["env_states"]):
+                venv.env_method("set_state", blob, indices=[index])
+            venv.refresh_masks()
+            model._last_obs = state["last_obs"]
+            model._last_episode_starts = state["last_episode_starts"]
+            random.setstate(state["rng"]["python"])
+            np.random.set_state(state["rng"]["numpy"])
+            torch.set_rng_state(state["rng"]["torch"])
+        model.set_logger(configure(paths.tensorboard, ["tensorboard"]))
+        callback = SelfPlayCallback(config, num_players, paths, n_envs, log)
+        if callback_state:
+            callback.load_state(callback_state)
+        remaining = config.total_steps - model.num_timesteps
+        start, steps_at_start = time.perf_counter(), model.num_timesteps
+        if state is None:
+            # the initial policy is the first snapshot, so that 'latest' can be drawn from the first game
+            callback.init_callback(model)
+            callback.add_snapshot()
+        if remaining > 0:
+            model.learn(remaining, callback=callback, reset_num_timesteps=state is None, log_interval=1)
+        seconds = time.perf_counter() - start
+        save_model(model, paths.final_model, config, num_players)
+    finally:
+        venv.close()
+    return TrainResult(
+        run_dir=run_dir,
+        final_model=paths.final_model,
+        num_timesteps=int(model.num_timesteps - steps_at_start),
+        seconds=seconds,
+        latest_eval=dict(callback.latest_eval),
+    )
