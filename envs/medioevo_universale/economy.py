@@ -220,6 +220,8 @@ class EconomyMixin:
             if self.tree:
                 return
             self._settle_deficit(p)
+        if self.pending_end:  # the game ended in this phase (``_eliminate``): ``apply`` starts the final scoring
+            return
         self._start_purchases()
 
     def _pay_expenses(self, p: int) -> None:
@@ -375,6 +377,11 @@ class EconomyMixin:
             self.token_supply[c] += self.tokens[p][c]
             self.tokens[p][c] = 0
             self.tokens_flipped[p][c] = 0
+        if all(self.eliminated):
+            # "Wer in zwei aufeinanderfolgenden Runden seine Zinsen nicht bezahlen kann, scheidet aus dem Spiel
+            # aus" (D. Darlehen, Bankrott): with the last player out nobody is left to play on, so the game ends
+            # at once; the Schlusswertung awards nothing to players out of the game (ASSUMPTION, spec 4.6).
+            self.pending_end = True
 
     # ------------------------------------------------------------ generic choices ----
     # First moves whose options are listed only once chosen (``_lazy_tree_options``: the purchase menu, the

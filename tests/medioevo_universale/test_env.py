@@ -106,6 +106,22 @@ def test_game_ends_at_the_round_limit_with_rank_rewards(n):
     assert result.infos["player_0"]["scores"] == e.ep
 
 
+@pytest.mark.parametrize("n", (3, 4, 5))
+def test_every_seat_bankrupt_ends_the_game(n):
+    """Every seat always playing its highest legal index borrows and bids until each is eliminated (spec 5.6);
+    the game then ends with rank rewards instead of starting an auction without bidders."""
+    env = TabletopEnv(SPEC, num_players=n)  # the defaults of envs.make: 12 rounds
+    env.reset(seed=0)
+    returns = dict.fromkeys(env.possible_agents, 0.0)
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        returns[agent] += reward
+        env.step(None if term or trunc else int(obs["action_mask"].nonzero()[0][-1]))
+    e = env.engine
+    assert e.is_over and all(e.eliminated) and e.round < e.num_rounds
+    assert sum(returns.values()) == pytest.approx(0.0)
+
+
 def test_truncation_at_max_turns():
     env = make(max_turns=5)
     result = testing.play_random_game(env, seed=3)

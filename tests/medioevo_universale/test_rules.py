@@ -244,6 +244,27 @@ def test_missing_interest_twice_eliminates():
     assert e.hand[p] == [] and sum(e.tokens[p]) == 0
 
 
+def test_game_ends_when_the_last_player_is_eliminated():
+    """Spec 5.6 / 4.6: with the other seats out, the last one missing its interest a second time leaves nobody
+    in the game; it ends at once with the final scoring (no auction of the next round without bidders)."""
+    e = advance_to(new_engine(("HRE", "HUN", "BYZ")), Phase.TAX)
+    round_now = e.round
+    for q in (0, 1):
+        e._eliminate(q)
+    p = 2
+    clear_seat(e, p)
+    e.barb_supply = [0, 0, 0]  # no revolts to sell
+    e.loans[p] = 5
+    e.loan_taken[p] = 0  # every loan from earlier rounds: 250 fl interest due
+    e.missed_interest[p] = 1
+    e.money[p] = 0
+    e.actor, e.queue = p, []
+    e.play((Head.TAX, 0))
+    assert e.eliminated == [True, True, True]
+    assert e.is_over and e.current_player == -1 and e.round == round_now
+    assert e.final_breakdown is not None and not any(any(v) for v in e.final_breakdown.values())
+
+
 def test_deficit_sells_buildings_for_half_price():
     """Spec 5.6: own buildings and transports are given up for 50 % of their price."""
     e = engine_at_purchase()
