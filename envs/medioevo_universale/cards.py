@@ -4,10 +4,11 @@ The rules let cards be played "at any time"; the engine offers them at windows:
 
 * phase windows - after the event card is drawn (W-EVENT), in phase 3 before the expenses (W-TAX)
   and in phase 7 before the cards are straightened (W-END). Every seat that holds a usable card
-  is asked in turn order: activate a card or DONE. The W-ANY cards of spec 5.21 are offered in
-  W-END and in the purchase turn.
+  is asked in turn order: activate a card or DONE.
 * the own purchase turn (W-PURCHASE): the abilities are options of the purchase menu.
 * the own trade turn (W-TRADE): ``CTRL(PLAY_CARD)`` opens a window for the trading seat.
+* the W-ANY windows (``_jederzeit_window``) for the cards whose text names no turn of their own: also
+  outside the holder's turn, at the moments where their text can take effect (``JEDERZEIT_WINDOWS``).
 
 A window is opened only for seats with at least one usable ability, so the mask never offers an
 empty window. An activation is ``CTRL(PLAY_CARD)``, ``CARD(c)``, then the card's targets as
@@ -36,9 +37,14 @@ W_REACT = "react"  # right after another card's activation: Narr 48 / 49
 W_INVADE = "invade"  # an opponent or a revolt attacks the army of the region: Miliz 24
 W_MOVE = "move"  # the own completed movement: CTRL(PLAY_CARD) in the MOVE decision
 BATTLE_WINDOWS = (W_ROUND_PRE, W_ATTACK)
-# W-ANY cards (spec 5.21): offered in the own purchase turn and in phase 7. Their effects last the
-# round or are instant, so these two windows per round reach every use; W-EVENT and W-TAX stay
-# reserved to their own cards (fewer interruptions, and the phase 2 / 3 flow stays as it was).
+# W-ANY cards (spec 5.21): offered in the own purchase turn and in phase 7, and, out of turn, at the moments
+# where their text can take effect (``_jederzeit_window``, rulebook REICHSKARTEN: "jederzeit ..., auch
+# außerhalb deines Zuges"):
+W_ANY_BATTLE = "any_battle"  # before each battle round (before W-ROUND-PRE): Bischof 1, Tempelritter 35
+W_ANY_PLUNDER = "any_plunder"  # before a conquest decides over the beaten players' objects: Diplomat 50 / 51
+W_ANY_WAR = "any_war"  # at the start of each war cycle of phase 5: Bischof 1 / 3, Intrigant 15, Tempelritter
+W_ANY_TRADE = "any_trade"  # at the start of each trade cycle of phase 6: Bischof 2 / 3
+JEDERZEIT_WINDOWS = (W_ANY_BATTLE, W_ANY_PLUNDER, W_ANY_WAR, W_ANY_TRADE)
 PHASE_WINDOWS = (W_PURCHASE, W_END)
 PLAY = (Head.CTRL, Ctrl.PLAY_CARD)
 DONE = (Head.CTRL, Ctrl.DONE)
@@ -56,27 +62,29 @@ _ARCHITECT_FL, _ARCHITECT_PERCENT, _STEWARDS = _c(32), _c(33), (_c(69), _c(70))
 
 # card index -> windows where its ability is offered (spec 5.21)
 _PRE, _ATT, _TRADE = (W_ROUND_PRE,), (W_ATTACK,), (W_TRADE_TURN,)
+_BARD = PHASE_WINDOWS + _TRADE + BATTLE_WINDOWS + (W_EVENT,) + JEDERZEIT_WINDOWS  # wherever a used card's is open
 ABILITY_WINDOWS = {
-    _c(1): PHASE_WINDOWS, _c(2): PHASE_WINDOWS, _c(3): PHASE_WINDOWS,  # Bischof
+    _c(1): PHASE_WINDOWS + (W_ANY_BATTLE, W_ANY_WAR),  # Bischof: fights
+    _c(2): PHASE_WINDOWS + (W_ANY_TRADE,), _c(3): PHASE_WINDOWS + (W_ANY_WAR, W_ANY_TRADE),  # trade, movement
     _c(4): _PRE, _c(5): _ATT, _c(6): (W_MOVE,),  # Kriegsfürst
     _c(7): _PRE, _c(8): _PRE, _c(9): _PRE,  # Armbrustschütze
     _c(10): _PRE, _c(12): _PRE,  # Wissenschaftler
     _c(11): (W_PURCHASE, W_MOVE, W_TRADE_TURN), _c(54): (W_PURCHASE, W_MOVE),  # vehicle properties this round
-    _c(13): (W_END,), _c(14): _PRE, _c(15): PHASE_WINDOWS,  # Intrigant (14: battle round 1 only)
+    _c(13): (W_END,), _c(14): _PRE, _c(15): PHASE_WINDOWS + (W_ANY_WAR,),  # Intrigant (14: battle round 1 only)
     _c(16): _PRE, _c(17): _PRE, _c(18): _PRE,  # Spion ("before a single roll")
     _c(19): _TRADE, _c(20): _TRADE, _c(21): _TRADE,  # Kaufmann
     _c(22): _TRADE, _c(23): _TRADE,  # Steuereintreiber
     _c(24): (W_INVADE,), _c(25): (W_INVADE,), _c(26): (W_INVADE,),  # Miliz
     _c(27): (W_ROUND_PRE, W_ATTACK), _c(28): _PRE, _c(29): _PRE,  # Chirurg
     _c(32): (W_PURCHASE,), _c(33): (W_PURCHASE,),  # Architekt
-    _c(34): PHASE_WINDOWS, _c(35): PHASE_WINDOWS,  # Tempelritter
+    _c(34): PHASE_WINDOWS + (W_ANY_WAR,), _c(35): PHASE_WINDOWS + (W_ANY_BATTLE, W_ANY_WAR),  # Tempelritter
     _c(36): PHASE_WINDOWS, _c(37): (W_TAX,), _c(38): (W_TAX,),  # Magnat
     _c(39): _PRE, _c(40): _PRE, _c(41): _PRE,  # Kerkermeister
     _c(42): (W_EVENT,), _c(43): (W_EVENT,),  # Pestarzt
-    _c(44): PHASE_WINDOWS + _TRADE + BATTLE_WINDOWS, _c(45): PHASE_WINDOWS + _TRADE + BATTLE_WINDOWS,  # Barde
+    _c(44): _BARD, _c(45): _BARD,  # Barde
     _c(46): _ATT, _c(47): _ATT,  # Attentäter
     _c(48): (W_REACT,), _c(49): (W_REACT,),  # Narr
-    _c(50): PHASE_WINDOWS, _c(51): PHASE_WINDOWS,  # Diplomat
+    _c(50): PHASE_WINDOWS + (W_ANY_PLUNDER,), _c(51): PHASE_WINDOWS + (W_ANY_PLUNDER,),  # Diplomat
     _c(52): _PRE, _c(53): (W_MOVE,),  # Kanonier
     _c(55): (W_PURCHASE, W_MOVE), _c(56): (W_PURCHASE, W_MOVE),  # Jäger
     _c(57): (W_PURCHASE,), _c(58): (W_PURCHASE,),  # Pirat
@@ -88,6 +96,8 @@ ABILITY_WINDOWS = {
     _c(69): (W_PURCHASE,), _c(70): (W_PURCHASE,),  # Verwalter
     _c(71): (W_PURCHASE,), _c(72): (W_PURCHASE,),  # Mystiker
 }
+# the cards each W-ANY window offers (``_jederzeit_window`` asks only the seats holding one, or Missionare)
+JEDERZEIT_CARDS = {w: frozenset(c for c, ws in ABILITY_WINDOWS.items() if w in ws) for w in JEDERZEIT_WINDOWS}
 # never used through another card (Barde, Prinzessin, Missionare): no nesting, and the money lying
 # on Magnat 36 belongs to the card's holder (ASSUMPTION)
 NOT_BORROWED = frozenset((_c(36), _c(44), _c(45), _c(59), _c(60)))
@@ -509,13 +519,40 @@ class CardsMixin:
             if self.event_protected:
                 self.dirty |= changes.CARD_EFFECTS
             self.event_protected = set()
-        seats = [q for q in self.order if not self.eliminated[q] and self._can_play_card(q, window)]
+        seats = self._first_player_asked(window, [q for q in self.order if not self.eliminated[q]])
         if not seats:
             return False
         self.dirty |= changes.CARD_EFFECTS
         self.cw = {"window": window, "queue": seats, "resume": resume, "saved": (self.phase, self.actor)}
         self._next_window_seat()
         return True
+
+    def _jederzeit_window(self, window: str, resume: str) -> bool:
+        """Rulebook, REICHSKARTEN: "Reichskarten darfst du jederzeit spielen, auch außerhalb deines Zuges."
+        The W-ANY cards (spec 5.21: those whose text names no moment of their own) are offered outside their
+        holder's turn at the moments where their text can take effect, ``window`` (``JEDERZEIT_WINDOWS``):
+        before each battle round, before a conquest decides over the beaten players' objects, at the start of
+        each war cycle and of each trade cycle. In turn order, every seat holding such a card (or Missionare)
+        that can take effect when its turn in the window comes may play one or pass (DONE); a seat without one
+        is not asked, so without holders nothing changes. True when a window opened: ``resume`` is called
+        when it closes."""
+        cards, hand, rotated, tech = JEDERZEIT_CARDS[window], self.hand, self.rotated, self.tech
+        holders = [q for q in self.order if not self.eliminated[q] and (  # a cheap look first
+            tech[q][RELIGION_B] >= MISSIONARIES_LEVEL or any(c in cards and c not in rotated[q] for c in hand[q]))]
+        seats = self._first_player_asked(window, holders) if holders else holders
+        if not seats:
+            return False
+        self.dirty |= changes.CARD_EFFECTS
+        self.cw = {"window": window, "queue": seats, "resume": resume, "saved": None, "outer": self.cw}
+        self._next_window_seat()
+        return True
+
+    def _first_player_asked(self, window: str, seats: list[int]) -> list[int]:
+        """``seats`` from the first one that can play a card in the window now (the others are asked when their
+        turn in the window comes, ``_next_window_seat``: an earlier activation may change what they can play)."""
+        while seats and not self._can_play_card(seats[0], window):
+            seats.pop(0)
+        return seats
 
     def _open_turn_window(self, p: int, window: str) -> None:
         """``CTRL(PLAY_CARD)`` during an own turn: a window for p alone, then the turn goes on."""
@@ -729,7 +766,8 @@ class CardsMixin:
 
     def _battle_card_window(self, window: str) -> bool:
         """W-ROUND-PRE / W-ATTACK: the battle's player sides with a usable card, in turn order
-        (ASSUMPTION: only the parties of a battle play cards in it). True when one opened."""
+        (ASSUMPTION: only the parties of a battle play battle cards in it); before them, W-ANY for every
+        seat (``_jederzeit_window``: Bischof 1, Tempelritter 35). True when one opened."""
         bt = self.bt
         if self.card_invasion is not None:  # this battle is an invasion (W-INVADE for the defender)
             if bt["round"] == 1 and self.card_invasion == (bt["node"], bt["owners"][0], bt["owners"][1]):
@@ -738,6 +776,8 @@ class CardsMixin:
             self.card_invasion = None
         if not self.side_size(0) or not self.side_size(1):
             return False
+        if window == W_ANY_BATTLE:
+            return self._jederzeit_window(window, "_battle_run")
         seats = [q for q in self.order if q in bt["owners"] and self._can_play_card(q, window)]
         if not seats:
             return False
@@ -745,6 +785,24 @@ class CardsMixin:
         self.dirty |= changes.CARD_EFFECTS
         self.cw = {"window": window, "queue": seats, "resume": "_battle_run", "saved": None, "outer": self.cw}
         self._next_window_seat()
+        return True
+
+    def _bishop_may_stop(self) -> bool:
+        """Bischof 1 in W-ANY before a battle round: the battle can end after it (``bishop_stops_battle``): a
+        land battle between two players whose attacker has a way out (G76, as for a ceasefire). ASSUMPTION:
+        barbarians do not withdraw, and no two hostile armies stay in one region outside a battle."""
+        bt = self.bt
+        return not bt["naval"] and bt["owners"][0] >= 0 and bt["owners"][1] >= 0 and bool(self.retreat_destinations())
+
+    def bishop_stops_battle(self) -> bool:
+        """Bischof 1: "Laufende Gefechte enden nach der aktuellen Gefechtsrunde." After a battle round in a
+        region where no fight may take place this round, the attacker withdraws (``RETREAT_TO``, as after a
+        ceasefire: war wagons along, the spec 5.14 follow-up); no way out left: the battle goes on. True
+        when the withdrawal is pending."""
+        bt = self.bt
+        if self.card_bans[BAN_FIGHT][bt["node"]] != self.round or not self._bishop_may_stop():
+            return False
+        self._decide(0, Phase.RETREAT_TO)
         return True
 
     def _invaded(self, node: int, attacker: int, defender: int) -> None:
@@ -837,7 +895,7 @@ class CardsMixin:
         cid = c + 1
         if cid in (34, 35):
             return (any(self.unit_supply[p][t] > 0 for t in (LI, HI, AR, CA))
-                    and next(self._templar_regions(p, cid), None) is not None)
+                    and next(self._templar_regions(p, cid, window), None) is not None)
         if cid in (44, 45):
             cost = self._bard_cost(cid, extra)
             return self.money[p] >= cost and any(
@@ -866,6 +924,9 @@ class CardsMixin:
             kind = cid - 1
             bans = self.card_bans[kind]
             recent = (self.round, self.round - 1)
+            if window == W_ANY_BATTLE:  # Bischof 1 on the running battle: it ends after this battle round
+                node = self.bt["node"]
+                return [((Head.NODE, node),)] if bans[node] not in recent and self._bishop_may_stop() else []
             return [((Head.NODE, n),) for n in nodes if self.playable[n] and bans[n] not in recent]
         if cid == 13:
             if money < par["13"]["cost"] or not self._lockable_cards(p):
@@ -918,7 +979,7 @@ class CardsMixin:
             types = [(Head.UNIT, t) for t in (LI, HI, AR, CA) if self.unit_supply[p][t] > 0]
             if not types:  # the region scan only when a unit can be placed
                 return []
-            return [(unit, (Head.NODE, n)) for n in self._templar_regions(p, cid) for unit in types]
+            return [(unit, (Head.NODE, n)) for n in self._templar_regions(p, cid, window) for unit in types]
         if cid in (24, 25, 26):
             if window != W_INVADE or not self._invaded_now(p):
                 return []
@@ -941,7 +1002,7 @@ class CardsMixin:
             return [((Head.OBJECT, self.slots[p].index(oid)),) for oid in self.escort
                     if self.objs[oid][0] == p and not self.escort_follows(oid)]
         if cid in (50, 51):
-            objs = self._protectable(p)
+            objs = self._protectable(p) if window != W_ANY_PLUNDER else self._objects_at_stake(p)
             return ([()] if objs else []) if cid == 50 else objs
         if cid == 36:
             deposit = par["36"]["deposit"]
@@ -1214,9 +1275,16 @@ class CardsMixin:
                             if b != a and dist[a][b] <= reach and g not in self._present(b)]
         return out
 
-    def _templar_regions(self, p: int, cid: int):
+    def _templar_regions(self, p: int, cid: int, window: str):
         """Tempelritter 34: outside the own start empire; 35: where a battle was fought this round, lazily
-        in node order. ASSUMPTION: not into regions of other players or with a foreign or barbarian army."""
+        in node order. ASSUMPTION: not into regions of other players or with a foreign or barbarian army.
+        In W-ANY before a battle round, 35 ("in dem bereits Krieg herrscht") places the unit into the running
+        land battle of p, where it joins p's side (as Miliz 24)."""
+        if window == W_ANY_BATTLE:
+            bt = self.bt
+            if cid == 35 and p in bt["owners"] and not bt["naval"]:
+                yield bt["node"]
+            return
         control = self._cached_control_map()
         if cid == 35:
             playable, is_sea = self.playable, self.board.is_sea
@@ -1236,6 +1304,12 @@ class CardsMixin:
             if cid == 34 and (n in home or fight_bans[n] == now):
                 continue
             yield n
+
+    def _objects_at_stake(self, p: int) -> list[tuple]:
+        """Diplomat 50 / 51 in W-ANY before a conquest's plunder: p's objects the conquest will decide over."""
+        slots = self.slots[p]
+        return [((Head.OBJECT, slots.index(x)),) for kind, x in self.conquest["items"]
+                if kind == "o" and self.objs[x][0] == p and not self.plunder_protected(x)]
 
     def _steward_regions(self, p: int, cls: int) -> list[int]:
         """Verwalter 69 / 70: raise p's civil (military) building by 1 level when the other class
@@ -1664,7 +1738,7 @@ def card_effects_sources(e, seat: int) -> tuple:
     follow = e.card_ctx if e.phase == Phase.CARD_FOLLOW else None
     return (e.round, e.card_bans, e.event_protected if e.stage == Stage.EVENTS else None, e.locked_cards, follow,
             e.card_money.get(_c(36), 0), e.round_effects.get(_c(37)), e.round_effects.get(_c(38)),
-            None if cw is None else (cw["resume"] is None and cw["window"] == W_TRADE_TURN))
+            None if cw is None else (cw["resume"] is None and cw["window"] == W_TRADE_TURN, cw["window"]))
 
 
 def encode_card_effects(e, seat: int, v) -> None:
@@ -1696,6 +1770,21 @@ def encode_card_effects(e, seat: int, v) -> None:
         v[base + 5] = min(1.0, e.card_ctx["left"] / 3)
     if e.cw is not None:
         v[base + 6 + (e.cw["resume"] is None and e.cw["window"] == W_TRADE_TURN)] = 1
+
+
+def card_window_fields() -> list:
+    """The observation field of the W-ANY windows (appended at the end of the layout)."""
+    from ..core.encoder import Field
+    return [Field("card_window", len(JEDERZEIT_WINDOWS), "the open card window is a W-ANY window (cards playable "
+                  "at any time, also outside the own turn): before a battle round, before a conquest's plunder, "
+                  "at the start of a war cycle, at the start of a trade cycle (public)")]
+
+
+def encode_card_window(e, v) -> None:
+    """The ``card_window`` field, written into a zeroed ``v`` (its sources are part of ``card_effects_sources``)."""
+    cw = e.cw
+    if cw is not None and cw["window"] in JEDERZEIT_WINDOWS:
+        v[JEDERZEIT_WINDOWS.index(cw["window"])] = 1
 
 
 def card_move_fields(n: int) -> list:
@@ -1741,4 +1830,5 @@ def encode_card_moves(e, out, slices: dict, rel: list[int]) -> None:
 
 
 __all__ = ["CardsMixin", "ABILITY_WINDOWS", "ability_params", "card_choice_sources", "card_effects_sources",
-           "card_move_fields", "card_moves_sources", "encode_card_choice", "encode_card_effects", "encode_card_moves"]
+           "card_move_fields", "card_moves_sources", "card_window_fields", "encode_card_choice", "encode_card_effects",
+           "encode_card_moves", "encode_card_window"]

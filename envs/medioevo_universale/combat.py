@@ -119,7 +119,7 @@ class BattleMixin:
         bt["captor_now"] = -1
         bt["taken"] = []  # (owner, type) captured this round
         bt["card_bonus"] = [0, 0]  # Kriegsfürst 5 (cards.py)
-        bt["tasks"] = ["card_pre",  # card windows: cards.py
+        bt["tasks"] = ["any_battle", "card_pre",  # card windows: cards.py
                        ("capture", 0), ("capture", 1), ("protect", 0), ("protect", 1), ("siege", 0), ("siege", 1),
                        "fire", ("tech", 0), ("tech", 1),  # technology windows before step 2 (technologies.py)
                        "captains", "archers", "melee", ("sacrifice", 0), ("roll", 0), ("sacrifice", 1),
@@ -148,7 +148,7 @@ class BattleMixin:
         name = task if isinstance(task, str) else task[0]
         if name == "tech":
             return self.battle_tech_window(task[1])
-        if name in ("card_pre", "card_attack"):
+        if name in ("any_battle", "card_pre", "card_attack"):
             return self._battle_card_window(name)
         if name == "captains":
             lv = [self.captain_levels(0), self.captain_levels(1)]
@@ -315,7 +315,7 @@ class BattleMixin:
                 self._end_battle()
                 return False
             if self.side_size(0) and self.side_size(1) and bt["round"] < MAX_BATTLE_ROUNDS:
-                if self.battle_diplomacy():  # DW-BATTLE: a ceasefire may stop the battle (diplomacy.py)
+                if self.bishop_stops_battle() or self.battle_diplomacy():  # Bischof 1 (cards.py), DW-BATTLE
                     return True
                 if self.side_owner(0) >= 0:
                     self._decide(0, Phase.AFTER_ROUND)  # spec 5.10: another round, retreat, capitulate

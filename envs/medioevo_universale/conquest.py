@@ -38,6 +38,15 @@ class ConquestMixin:
         if buildings:
             items += [("c", g) for g, c in enumerate(self.cubes[node]) if c]
         self.conquest = {"node": node, "winner": winner, "loser": loser, "items": items}
+        if self._jederzeit_window("any_plunder", "_after_plunder_window"):  # W-ANY: Diplomat 50 / 51 (cards.py)
+            return
+        self._next_conquest_item()
+
+    def _after_plunder_window(self) -> None:
+        """The objects a Diplomat protected in the window before the plunder are not decided over."""
+        self.dirty |= changes.CONQUEST
+        cq = self.conquest
+        cq["items"] = [item for item in cq["items"] if item[0] != "o" or not self.plunder_protected(item[1])]
         self._next_conquest_item()
 
     def _next_conquest_item(self) -> None:

@@ -33,8 +33,8 @@ import numpy as np
 
 from ..core.encoder import Field, ObservationEncoder, ObsLayout
 from .cards import (
-    card_choice_sources, card_effects_sources, card_move_fields, card_moves_sources, encode_card_choice,
-    encode_card_effects, encode_card_moves,
+    card_choice_sources, card_effects_sources, card_move_fields, card_moves_sources, card_window_fields,
+    encode_card_choice, encode_card_effects, encode_card_moves, encode_card_window,
 )
 from . import changes
 from .changes import (
@@ -403,6 +403,7 @@ class MedioevoEncoder(ObservationEncoder):
         fields += appointment_fields()  # Ernennung
         fields += invasion_fields(nn)  # Kartografie in W-INVADE
         fields += multi_war_fields(n, nn)  # spec 5.15
+        fields += card_window_fields()  # W-ANY (cards.py)
         self.layout = ObsLayout(fields)
         # the fields each encode_* function of another module writes, as one run to zero before it does
         self._variant_region, self._technology_region = (
@@ -691,6 +692,9 @@ class MedioevoEncoder(ObservationEncoder):
             v = out[L["card_effects"]]
             v[:] = 0
             encode_card_effects(e, seat, v)
+            v = out[L["card_window"]]
+            v[:] = 0
+            encode_card_window(e, v)
         if fresh & (CARD_EFFECTS | _CARD_TURN) and _changed(seen, _Seen.CARD_CHOICE, card_choice_sources(e, seat)):
             v = out[L["my_card_choice"]]
             v[:] = 0

@@ -33,9 +33,15 @@ class WarMixin:
         self.stage = Stage.WAR
         if self._diplomacy_window("war"):  # spec 10.5: a diplomacy window first
             return
+        if not self._new_war_cycle():
+            self._next_war_turn()
+
+    def _new_war_cycle(self) -> bool:
+        """Every seat in turn order; the W-ANY window first (cards.py). True when it opened (it resumes
+        ``_next_war_turn``)."""
         self.cycle_moved = False
         self.queue = [p for p in self.order if not self.eliminated[p]]
-        self._next_war_turn()
+        return self._jederzeit_window("any_war", "_next_war_turn")
 
     def _next_war_turn(self) -> None:
         while True:
@@ -48,8 +54,8 @@ class WarMixin:
             if not self.cycle_moved:  # a whole cycle of passes ends the phase (G22)
                 self._after_war()
                 return
-            self.cycle_moved = False
-            self.queue = [p for p in self.order if not self.eliminated[p]]
+            if self._new_war_cycle():
+                return
 
     def _after_war(self) -> None:
         self._start_trade()

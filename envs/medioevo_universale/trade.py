@@ -44,9 +44,15 @@ class TradeMixin:
     # --------------------------------------------------------------------- the loop ----
     def _start_trade(self) -> None:
         self.stage = Stage.TRADE
+        if not self._new_trade_cycle():
+            self._next_trade_turn()
+
+    def _new_trade_cycle(self) -> bool:
+        """Every seat in turn order; the W-ANY window first (cards.py). True when it opened (it resumes
+        ``_next_trade_turn``)."""
         self.cycle_moved = False
         self.queue = [p for p in self.order if not self.eliminated[p]]
-        self._next_trade_turn()
+        return self._jederzeit_window("any_trade", "_next_trade_turn")
 
     def _next_trade_turn(self) -> None:
         while True:
@@ -59,8 +65,8 @@ class TradeMixin:
             if not self.cycle_moved:
                 self._end_round()
                 return
-            self.cycle_moved = False
-            self.queue = [p for p in self.order if not self.eliminated[p]]
+            if self._new_trade_cycle():
+                return
 
     def _trade_vehicles(self, p: int) -> list[int]:
         """Slots of p's trade vehicles that can do something (they have MP)."""

@@ -16,7 +16,8 @@ GAMES = [
     (4, 31, {"diplomacy_offers": 2}),
     (6, 32, {"teams": "pairs"}),
 ]
-WINDOWS = (cards.W_PURCHASE, cards.W_END, cards.W_EVENT, cards.W_TAX, cards.W_TRADE_TURN, cards.W_MOVE)
+WINDOWS = (cards.W_PURCHASE, cards.W_END, cards.W_EVENT, cards.W_TAX, cards.W_TRADE_TURN, cards.W_MOVE,
+           cards.W_ANY_WAR, cards.W_ANY_TRADE)
 
 
 def templar_reference(e, p: int, cid: int) -> list[int]:
@@ -46,12 +47,15 @@ def check_state(e) -> tuple[int, int]:
         for q in range(e.num_players):
             if state.eliminated[q]:
                 continue
-            for w in WINDOWS:
+            windows = WINDOWS + ((cards.W_ANY_BATTLE,) if state.bt is not None else ()) + (
+                (cards.W_ANY_PLUNDER,) if state.conquest is not None else ())  # W-ANY of the moment
+            for w in windows:
                 listed = bool(state._card_play_options(q, w))
                 assert state._can_play_card(q, w) == listed, (q, w)
                 seen[listed] += 1
             for cid in (34, 35):
-                assert list(state._templar_regions(q, cid)) == templar_reference(state, q, cid), (q, cid)
+                assert list(state._templar_regions(q, cid, cards.W_PURCHASE)) == templar_reference(state, q, cid), (
+                    q, cid)
     return seen[1], seen[0]
 
 

@@ -1277,3 +1277,239 @@ def test_kriegsfuerst_6_after_a_won_battle_half_the_survivors_move_on():
     assert survivors and not e.army[1][pressburg]  # 3 HI against 1 LI: the mover holds the region
     assert e.phase == Phase.MOVE and e.actor == 0 and e.objs[wagon][4] == mp
     assert e.warlord_load == (pressburg, (survivors + 1) // 2)
+
+
+# -------------------------------------------- W-ANY: "jederzeit, auch außerhalb deines Zuges" ----
+# Rulebook, REICHSKARTEN: "Reichskarten darfst du jederzeit spielen, auch außerhalb deines Zuges." The cards
+# whose text names no moment of their own are offered out of turn where their text can take effect.
+def pressburg_battle(order=(0, 1, 2, 3), **hands):
+    """HRE (0) attacks HUN's (1) 3 LI in Pressburg with 1 HI; Prag (HRE) is its way out. Round 1 is a tie
+    at 3 (D31's dice): both sides stay. ``hands``: seat -> cards (``s0=(1,)``); every other hand is empty."""
+    from .test_war import fight, put, war_engine
+    e = war_engine(order=order)
+    for q in range(e.num_players):
+        e.deck[:0] = e.hand[q]
+        e.hand[q], e.rotated[q] = [], []
+    for key, cards in hands.items():
+        give(e, int(key[1:]), *cards)
+    put(e, 0, "Pressburg", HI=1)
+    put(e, 1, "Pressburg", LI=3)
+    e.unit_supply[0][HI] -= 1
+    e.unit_supply[1][LI] -= 3
+    fight(e, "Pressburg", 0, 1, [1, 2, 3, 1, 2, 4])
+    return e
+
+
+def test_bischof_1_played_by_an_outsider_ends_the_running_battle_after_the_battle_round():
+    """Card 1: "Laufende Gefechte enden nach der aktuellen Gefechtsrunde." Before a battle round every
+    holder may name the battle region, the battle's parties or not; after the round the attacker withdraws
+    (as after a ceasefire) and no fight may take place there for the rest of the round."""
+    from .test_war import decline_captures, play
+    e = pressburg_battle(s2=(1,))
+    pressburg, prag = node("Pressburg"), node("Prag")
+    assert e.phase == Phase.CARD_WINDOW and e.actor == 2 and e.cw["window"] == "any_battle"
+    assert e.legal_moves() == [DONE, PLAY]
+    buy(e, PLAY, card(1))
+    assert e.legal_moves() == [(Head.NODE, pressburg)]  # only the running battle's region in this window
+    buy(e, (Head.NODE, pressburg))
+    assert e.banned(0, pressburg) and e.rotated[2] == [0]
+    decline_captures(e)
+    play(e, (Head.DICE, 0), DONE, (Head.DICE, 0))  # battle round 1 is fought to its end
+    assert e.phase == Phase.RETREAT_TO and e.actor == 0 and e.legal_moves() == [(Head.NODE, prag)]
+    play(e, (Head.NODE, prag))
+    assert e.bt is None and e.army[0][pressburg] == 0 and e.army[0][prag] == 1 and e.army[1][pressburg] == 2
+
+
+def test_without_the_bishop_the_battle_goes_on_and_nobody_is_asked():
+    e = pressburg_battle(s2=(36,), s3=(2, 3))  # W-ANY cards whose text does not concern a battle
+    assert e.phase == Phase.ATTACK_REROLL
+    from .test_war import play
+    play(e, (Head.DICE, 0), DONE, (Head.DICE, 0))
+    assert e.phase == Phase.AFTER_ROUND and e.actor == 0
+
+
+def test_tempelritter_35_a_free_unit_joins_the_own_side_of_the_running_battle():
+    """Card 35: "in ein beliebiges Gebiet ..., in dem bereits Krieg herrscht": the defender's free unit joins
+    its army before the battle round."""
+    e = pressburg_battle(s1=(35,))
+    pressburg = node("Pressburg")
+    assert e.phase == Phase.CARD_WINDOW and e.actor == 1
+    supply = e.unit_supply[1][HI]
+    buy(e, PLAY, card(35), (Head.UNIT, HI), (Head.NODE, pressburg))
+    assert e.side_units(1)[HI] == 1 and e.side_size(1) == 4 and e.unit_supply[1][HI] == supply - 1
+    assert e.phase == Phase.CAPTURE_DECLARE and e.bt["round"] == 1  # the battle round goes on
+
+
+def test_any_time_window_asks_the_holders_in_turn_order_and_skips_the_others():
+    """Turn order 2, 3, 0, 1: the Bishop's holder 2 (not a party) first, then the defender 1 with card 35;
+    seat 3 (Magnat 36, which names no battle) and seat 0 (no card) get no decision."""
+    e = pressburg_battle(order=(2, 3, 0, 1), s1=(35,), s2=(1,), s3=(36,))
+    asked = []
+    while e.phase == Phase.CARD_WINDOW:
+        asked.append(e.actor)
+        e.play(DONE)
+    assert asked == [2, 1] and e.bt is not None and e.bt["round"] == 1
+
+
+def test_barde_re_activates_a_pestarzt_just_used_when_the_event_strikes():
+    """Card 44: "eine bereits benutzte Reichskarte sofort aktivieren": after the start player used Pestarzt 43
+    in W-EVENT, the next holder re-activates it and spares a second region from the event."""
+    e = engine_at_event_choice(43)
+    first, bard = e.order[0], e.order[1]
+    give(e, bard, 44)
+    regions = sorted(n for n in e.data.events[e.event_card].regions if e.playable[n] and not e.board.is_sea[n])
+    assert e.phase == Phase.CARD_WINDOW and e.actor == first
+    buy(e, PLAY, card(43), (Head.NODE, regions[0]))
+    assert e.phase == Phase.CARD_WINDOW and e.actor == bard
+    buy(e, PLAY, card(44), card(43), (Head.NODE, regions[1]))
+    assert e.event_protected == {regions[0], regions[1]} and e.rotated[bard] == [43]
+    assert e.phase == Phase.EVENT_CHOICE
+
+
+def test_diplomat_51_protects_a_caravan_before_the_conquest_decides_over_it():
+    """Card 51: "Schützt ... 1 Objekt ... vor Plünderungen jeder Art": the beaten defender plays it when the
+    conquest is about to decide over its objects; the caravan stays its own."""
+    from .test_war import fight, play, put, war_engine
+    e = war_engine()
+    give(e, 1, 51)
+    buda = node("Buda")
+    e.civil[buda], e.civil_owner[buda] = 1, 1
+    caravan = e._new_object(1, 0, 2, buda)
+    put(e, 0, "Buda", HI=3)
+    put(e, 1, "Buda", LI=1)
+    fight(e, "Buda", 0, 1, [4, 6, 8, 1, 1, 1])
+    play(e, (Head.DICE, 0), DONE, (Head.DICE, 0))
+    assert e.phase == Phase.CARD_WINDOW and e.actor == 1 and e.cw["window"] == "any_plunder"
+    assert e.conquest["items"] == [("b", 0), ("o", caravan)]  # what is at stake is shown
+    buy(e, PLAY, card(51))
+    assert e.legal_moves() == [(Head.OBJECT, e.slots[1].index(caravan))]  # only an object at stake
+    buy(e, (Head.OBJECT, e.slots[1].index(caravan)))
+    assert e.phase == Phase.CONQUEST and e.actor == 0 and e.conquest["items"] == [("b", 0)]
+    play(e, (Head.CTRL, Ctrl.PLUNDER))
+    assert e.objs[caravan][0] == 1 and e.civil[buda] == 0
+
+
+def test_bischof_3_in_the_war_cycle_window_stops_another_players_movement():
+    """Card 3: "Niemand darf es betreten oder verlassen": offered at the start of every war cycle (also the
+    first), before the other players' moves; a holder who passed is asked again in the next cycle."""
+    from .test_war import play, put, war_engine
+    from envs.medioevo_universale.constants import WAR_WAGON
+    e = war_engine()
+    give(e, 2, 3)
+    give(e, 3, 36)  # Magnat: no decision
+    aachen, franken, prag = node("Aachen"), node("Franken"), node("Prag")
+    put(e, 0, "Aachen", LI=1)
+    e._new_object(0, WAR_WAGON, 1, aachen)
+    e._start_war()
+    assert e.phase == Phase.CARD_WINDOW and e.actor == 2 and e.cw["window"] == "any_war"
+    play(e, DONE)
+    assert e.phase == Phase.WAR_TURN and e.actor == 0
+    play(e, (Head.OBJECT, 0), (Head.LOAD, LI), (Head.NODE, franken), DONE)
+    assert e.phase == Phase.CARD_WINDOW and e.actor == 2  # the next cycle
+    buy(e, PLAY, card(3), (Head.NODE, prag))
+    assert e.phase == Phase.WAR_TURN and e.actor == 0
+    play(e, (Head.OBJECT, 0))
+    assert (Head.NODE, prag) not in e.legal_moves() and (Head.NODE, aachen) in e.legal_moves()  # nobody enters Prag
+
+
+def test_bischof_2_in_the_trade_cycle_window_bans_trade_before_the_trade_turns():
+    from .test_war import play, war_engine
+    from envs.medioevo_universale.constants import CARAVAN
+    e = war_engine()
+    give(e, 3, 2)
+    rom = node("Rom")
+    e._new_object(0, CARAVAN, 1, rom)
+    e._start_trade()
+    assert e.phase == Phase.CARD_WINDOW and e.actor == 3 and e.cw["window"] == "any_trade"
+    assert e._trade_here_ok(0, rom)
+    buy(e, PLAY, card(2), (Head.NODE, rom))
+    assert e.phase == Phase.TRADE_TURN and e.actor == 0 and not e._trade_here_ok(0, rom)
+    play(e, (Head.OBJECT, 0))
+    assert (Head.CTRL, Ctrl.BUY) not in e.legal_moves()
+
+
+def test_any_time_windows_show_in_the_observation_of_every_seat():
+    """The seat to act (and every other seat: card plays are public) sees which W-ANY window is open."""
+    from envs.medioevo_universale.cards import JEDERZEIT_WINDOWS
+    from envs.medioevo_universale.encoder import MedioevoEncoder
+    e = pressburg_battle(s2=(1,))
+    enc = MedioevoEncoder(e.config, e.num_players)
+    for seat in range(e.num_players):
+        shown = enc.encode(e, seat)[enc.layout.slices["card_window"]]
+        assert list(shown) == [float(w == "any_battle") for w in JEDERZEIT_WINDOWS]
+    e.play(DONE)
+    assert not enc.encode(e, 0)[enc.layout.slices["card_window"]].any()
+
+
+def test_random_play_with_the_any_time_cards_opens_every_window_and_keeps_the_invariants():
+    """The W-ANY cards 1, 2, 3, 15, 34, 35, 44, 45, 50, 51 dealt round the table, every seat at war with every
+    other with armies by its war wagons and beside them (``test_diplomacy.force_battles``, without Missionare)
+    and a caravan in each region it holds on a border; Diplomat 50 / 51 follow the defender of the battle in
+    progress (so a beaten holder meets the plunder window); the random player plays a card in half of its
+    W-ANY decisions. Every W-ANY window opens and sees card plays; the package invariants hold after every
+    step, and the cached encoder equals a fresh one whenever a W-ANY window is open."""
+    from envs.medioevo_universale.cards import JEDERZEIT_WINDOWS
+    from envs.medioevo_universale.constants import CARAVAN
+    from .test_diplomacy import force_battles
+    anytime = [c - 1 for c in (1, 2, 3, 15, 34, 35, 44, 45, 50, 51)]
+    diplomats = (49, 50)
+    env = TabletopEnv(SPEC, num_players=4, num_rounds=8, max_turns=100_000, diplomacy_offers=0)
+    opened = {w: 0 for w in JEDERZEIT_WINDOWS}
+    played = {w: 0 for w in JEDERZEIT_WINDOWS}
+    for g in range(16):
+        env.reset(seed=700 + g)
+        e = env.engine
+        rng = np.random.default_rng(g)
+        for i, c in enumerate(anytime):
+            for q in range(4):
+                if c in e.hand[q]:
+                    e.hand[q].remove(c)
+            if c in e.deck:
+                e.deck.remove(c)
+            e.hand[(i + g) % 4].append(c)
+        prepared = False
+        seen = set()
+        steps = 0
+        while not e.is_over:
+            if not prepared and e.setup_done:
+                prepared = True
+                force_battles(e)
+                for q in range(4):
+                    e.tech[q][RELIGION_B] = 2  # no Missionare: the W-ANY cards are the holders' own
+                    for n in e.controlled_regions(q):
+                        if e.free_slot(q) >= 0 and e.vehicle_supply[CARAVAN] and any(
+                                e.controller(y) not in (-1, q) for y in BOARD.land_adj[n]):
+                            e.vehicle_supply[CARAVAN] -= 1
+                            e._new_object(q, CARAVAN, 1, n)
+                touched(e)
+                env._legal = None
+            if e.bt is not None and e.bt["owners"][1] >= 0 and e.phase != Phase.CARD_WINDOW:
+                to = e.bt["owners"][1]
+                for c in diplomats:
+                    for q in range(4):
+                        if q != to and c in e.hand[q] and c not in e.rotated[q]:
+                            e.hand[q].remove(c)
+                            e.hand[to].append(c)
+                touched(e)
+                env._legal = None
+            cw = e.cw
+            window = cw["window"] if cw is not None and e.phase == Phase.CARD_WINDOW else None
+            legal = env.legal_actions()
+            if window in opened:
+                if id(cw) not in seen:
+                    seen.add(id(cw))
+                    opened[window] += 1
+                assert_matches_fresh_encoder(env, {e.current_player, (e.current_player + 1) % 4})
+            names = [env.action_name(int(a)) for a in legal]
+            plays = [a for a, name in zip(legal, names) if "PLAY_CARD" in name]
+            if window in opened and plays and rng.random() < 0.5:
+                played[window] += 1
+                env.step(int(plays[0]))
+            else:
+                env.step(int(legal[rng.integers(len(legal))]))
+            check_invariants(env)
+            steps += 1
+            assert steps < 100_000
+        if all(opened.values()) and all(played.values()):
+            break
+    assert all(opened.values()) and all(played.values()), (opened, played)

@@ -11,6 +11,7 @@ from envs.medioevo_universale import SPEC, MedioevoConfig, MedioevoEncoder, Medi
 from envs.medioevo_universale.constants import (
     AR, CARAVAN, COINS, GALLEY, HI, LI, WAR_WAGON, Ctrl, Head, Phase, Purchase, Stage,
 )
+from envs.medioevo_universale.cards import JEDERZEIT_WINDOWS
 from envs.medioevo_universale.data import game_data
 from envs.medioevo_universale.diplomacy import GUEST_TREATIES, STATE_TREATIES, TREATY_NAMES, Treaty
 
@@ -513,9 +514,13 @@ def force_battles(e):
 
 
 def preferred_moves(e, legal, names, pick):
-    """The random player's bias towards movements into battles, activations and agreements in battles."""
+    """The random player's bias towards movements into battles, activations and agreements in battles; it
+    passes the W-ANY card windows (every seat has Missionare: a neighbour's Bischof 1 would end most battles
+    between players before their ceasefire window)."""
     def starting(*prefixes):
         return [i for i in legal if names[i].startswith(prefixes)]
+    if e.phase == Phase.CARD_WINDOW and e.cw["window"] in JEDERZEIT_WINDOWS:
+        return starting("CTRL(DONE)") or legal
     if e.phase == Phase.WAR_TURN and starting("OBJECT(") and pick.random() < 0.6:
         return starting("OBJECT(")
     if e.phase == Phase.MOVE and starting("LOAD(", "NODE(") and pick.random() < 0.8:
