@@ -21,7 +21,7 @@ from .test_rules import NT, node
 from .test_war import DONE, ScriptedRng, fight, play, put, war_engine
 
 HRE, HUN, BYZ, GH = 0, 1, 2, 3
-GAMES = 8  # forced fuzz games per player count
+GAMES = 10  # forced fuzz games per player count
 WIN = [1, 1, 8, 1, 1, 1]  # the attacker rolls 8 / 1, the defender 1 / 1: 3 HI destroy 1 LI, no loss
 LOSE = [1, 1, 1, 4, 1, 8]  # 2 LI roll 1 / 1 against 3 LI with 8 / 1: the attacker is destroyed
 
