@@ -17,7 +17,7 @@ from envs.mythotopia import SPEC, MythotopiaConfig, MythotopiaEncoder
 from envs.mythotopia import moves as M
 from envs.mythotopia.data import NUM_PROVINCES, NUM_SEAS, VP_CARD_NAMES, tables
 from envs.mythotopia.encoder import CARD_ZONES, NZ
-from envs.mythotopia.engine import PHASE_NAMES
+from envs.mythotopia.engine import Phase
 
 from ..base import Agent
 
@@ -51,7 +51,7 @@ class HeuristicAgent(Agent):
         raw = self.encoder.unscale(np.asarray(observation))
         L, n = self.L, self.n
         self.raw = raw
-        self.phase = PHASE_NAMES[int(np.argmax(raw[L["phase"]]))]
+        self.phase = int(np.argmax(raw[L["phase"]]))  # a Phase; the last slot: not my decision
         prov = raw[L["provinces"]].reshape(NUM_PROVINCES, self.per_prov)
         self.owner = np.argmax(prov[:, :n + 1], axis=1) - 1  # -1 neutral, else relative seat
         k = n + 5
@@ -100,8 +100,8 @@ class HeuristicAgent(Agent):
         self._read(observation)
         legal = [int(i) for i in np.flatnonzero(action_mask)]
         names = {self.codec.action_name(i): i for i in legal}
-        choice = getattr(self, f"_{self.phase.lower()}", None)
-        pick = choice(legal, names) if choice else None
+        choice = self.CHOICES.get(self.phase)
+        pick = choice(self, legal, names) if choice else None
         if pick is None or pick not in legal:
             pick = self._fallback(legal, names)
         return pick
@@ -264,3 +264,27 @@ class HeuristicAgent(Agent):
         # from the VP card (OPTION 0): emptied cards bring the end of the game, which this agent
         # calls as soon as it may; the spare stock would keep the card open for the others
         return names.get("OPTION(0)", legal[0])
+
+    # the decision states with a rule of this agent's own; every other one takes _fallback
+    CHOICES = {
+        Phase.CHOOSE: _choose,
+        Phase.DISCARD_CARDS: _discard_cards,
+        Phase.BUILD_TYPE: _build_type,
+        Phase.BUILD_EXTRA: _build_extra,
+        Phase.INV_TARGET: _inv_target,
+        Phase.INV_ROUTE: _inv_route,
+        Phase.ARMY_CARDS: _army_cards,
+        Phase.PLACE_PROV: _place_prov,
+        Phase.ENDWAR_PROV: _endwar_prov,
+        Phase.DRAFT_CARD: _draft_card,
+        Phase.RESERVE_CARDS: _reserve_cards,
+        Phase.BUY_ARMIES: _buy_armies,
+        Phase.BUY_SHIPS: _buy_ships,
+        Phase.SHIP_CARDS: _ship_cards,
+        Phase.SHIP_SEA: _ship_sea,
+        Phase.PAY: _pay,
+        Phase.ALCH_OPT: _alch_opt,
+        Phase.SETUP_CITADEL: _setup_citadel,
+        Phase.SETUP_DISCARD: _setup_discard,
+        Phase.SCRIBE_SOURCE: _scribe_source,
+    }

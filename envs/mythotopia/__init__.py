@@ -18,6 +18,7 @@ SPEC = GameSpec(
     codecs=(MythotopiaCodec,),
     new_encoder=MythotopiaEncoder,
     default_max_turns=1000,
+    state_version=2,  # 2: pay_then holds the engine method, not its name; never-read fields dropped
 )
 
 __all__ = ["SPEC", "MythotopiaCodec", "MythotopiaConfig", "MythotopiaEncoder", "MythotopiaEngine", "Phase"]

@@ -15,7 +15,6 @@ DATA_DIR = Path(__file__).with_name("data")
 
 FOOD, STONE, GOLD, ARMY, SHIP = range(5)
 SYMBOLS = ("food", "stone", "gold", "army", "ship")
-RESOURCES = (FOOD, STONE, GOLD)
 OPEN, HILLS, MOUNTAINS = range(3)
 TERRAINS = ("open", "hills", "mountains")
 NUM_PROVINCES = 40
@@ -51,9 +50,7 @@ class Tables:
     card_names: tuple  # readable name per card instance
     card_kind: tuple
     card_symbols: tuple  # per card: 5-tuple of counts (food, stone, gold, army, ship), alternatives
-    card_heading: tuple
     improvement: dict  # improvement name -> card id
-    starting_slots: tuple  # names of the 5 starting cards
     raw: dict
 
 
@@ -92,25 +89,22 @@ def tables(fifth_starting_card: str = "Market") -> Tables:
     if fifth_starting_card not in starting:
         raise ValueError(f"fifth_starting_card must be one of {sorted(starting)}, got {fifth_starting_card!r}")
     slots = tuple(c["starting_deck"]) + (fifth_starting_card,)
-    card_names, kinds, syms, heads = [], [], [], []
+    card_names, kinds, syms = [], [], []
     for p in provs:
         card_names.append(p["name"])
         kinds.append(KIND_PROVINCE)
         syms.append(_symbols([[p["symbol"], 1]]))
-        heads.append("none")
     improvement = {}
     for i, imp in enumerate(c["improvements"]):
         improvement[imp["name"]] = FIRST_IMPROVEMENT + i
         card_names.append(f"{imp['name']}(I{i})")
         kinds.append(KIND_IMPROVEMENT)
         syms.append(_symbols(imp["symbols"]))
-        heads.append(imp["heading"])
     for s in range(MAX_SEATS):
         for k, nm in enumerate(slots):
             card_names.append(f"{nm}(start{s}-{k + 1})")
             kinds.append(KIND_STARTING)
             syms.append(_symbols(starting[nm]["symbols"]))
-            heads.append(starting[nm].get("heading", "none"))
     assert len(card_names) == NUM_CARDS
     island = tuple({"larger": 1, "smaller": 2}.get(p["island"], 0) for p in provs)
     return Tables(
@@ -118,8 +112,8 @@ def tables(fifth_starting_card: str = "Market") -> Tables:
         strength=tuple(int(p["strength"]) for p in provs), rugged=tuple(bool(p["rugged"]) for p in provs),
         island=island, sea_names=sea_names, sea_provinces=sea_provs, province_seas=prov_seas,
         sea_adjacent=sea_adj, borders=tuple(borders), border_of=border_of, card_names=tuple(card_names),
-        card_kind=tuple(kinds), card_symbols=tuple(syms), card_heading=tuple(heads),
-        improvement=improvement, starting_slots=slots, raw=c,
+        card_kind=tuple(kinds), card_symbols=tuple(syms),
+        improvement=improvement, raw=c,
     )
 
 

@@ -194,7 +194,6 @@ class MythotopiaEncoder(ObservationEncoder):
             for z, code in self._public_codes.items():
                 table[z * 5] = code
             self._translate.append(bytes(table))
-        self._patterns = patterns
         self._patterns_np = np.frombuffer(b"".join(patterns), dtype=np.uint8).reshape(len(patterns), K)
         assert len(patterns) < 256
 

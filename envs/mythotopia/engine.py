@@ -3,8 +3,11 @@
 Moves are ints in the flat layout of ``envs.mythotopia.moves`` (the PLAYER segment holds absolute
 seats; the codec makes them relative). Every multi-part action of spec 5.3/5.4 is a sequence of
 small decisions driven by ``phase``; a choice is offered only if the action can still be completed
-(spec 10.1, no dead ends). Randomness comes only from the generator passed in. References A-nn are
-the assumptions of docs/rules/mythotopia.md section 9; docs/games/mythotopia.md lists them.
+(spec 10.1, no dead ends). Each decision state has a ``_legal_<state>`` and an ``_apply_<state>``
+method, bound to it in ``PHASE_HANDLERS`` at the end of this file; an action that ends in a payment
+hands ``_pay`` the method that completes it (kept in ``pay_then`` during ``Phase.PAY``).
+Randomness comes only from the generator passed in. References A-nn are the assumptions of
+docs/rules/mythotopia.md section 9; docs/games/mythotopia.md lists them.
 """
 from __future__ import annotations
 
@@ -18,8 +21,8 @@ from ..core.engine import RulesEngine
 from ..core.errors import ConfigError, IllegalActionError
 from . import moves as M
 from .data import (
-    ARMY, FIRST_IMPROVEMENT, FOOD, GOLD, HILLS, KIND_IMPROVEMENT, KIND_PROVINCE,
-    KIND_STARTING, MOUNTAINS, NUM_BORDERS, NUM_CARDS, NUM_PROVINCES, NUM_SEAS, OPEN, SHIP, STONE,
+    ARMY, FIRST_IMPROVEMENT, FOOD, GOLD, HILLS, KIND_IMPROVEMENT, KIND_PROVINCE, KIND_STARTING, MOUNTAINS,
+    NUM_BORDERS, NUM_CARDS, NUM_IMPROVEMENTS, NUM_PROVINCES, NUM_SEAS, OPEN, SHIP, STONE,
     VARIABLE_VP_CARDS, VP_CARD_NAMES, starting_card, tables,
 )
 
@@ -118,20 +121,19 @@ NUM_PHASES = len(PHASE_NAMES)
 Z_HAND, Z_DRAW, Z_DISCARD, Z_RESERVE, Z_ASIDE, Z_DISPLAY, Z_IMPDECK, Z_PSTACK, Z_OUT = range(9)
 ZONE_NAMES = ("hand", "draw", "discard", "reserve", "set_aside", "display", "improvement_deck",
               "province_stack", "out_of_game")
-CITY_T, CASTLE_T, ROAD_T = range(3)
-BUILD_TYPES = ("city", "castle", "road")
+CITY_T, CASTLE_T, ROAD_T = range(3)  # build types, offered as OPTION 0..2
 # settlement in a province
 NONE_S, VILLAGE_S, CITY_S, CITADEL_S = range(4)
 _UIDS = itertools.count()
 _NO_ARRIVALS = (0,) * NUM_PROVINCES
 _SINGLETONS = tuple((x,) for x in range(NUM_PROVINCES))
 # the sub-decision context of an action and its empty values
-_PENDING = dict(pk=-1, target=-1, loc_card=-1, route=(0, 1), ships_needed=0, food_needed=0, army_syms=0,
-                army_dest=-1, pay_kind=-1, pay_owed=0, pay_then="", m_conv=False, m_merch=False, m_wm=False,
-                number=0, number2=0, build_card=-1, build_type=-1, extra=False, from_prov=-1, moved=0)
-# route classes (ships, food) offered as OPTION 0..3
+# (pay_then: the engine method that completes the action once PAY is done, see _pay)
+_PENDING = dict(pk=-1, target=-1, ships_needed=0, food_needed=0, army_syms=0, army_dest=-1, pay_kind=-1,
+                pay_owed=0, pay_then=None, m_conv=False, m_merch=False, m_wm=False, number=0, number2=0,
+                build_card=-1, build_type=-1, extra=False, from_prov=-1, moved=0)
+# route classes (ships, food) offered as OPTION 0..3: land, land over hills, one sea, two seas
 ROUTES = ((0, 1), (0, 2), (1, 1), (2, 1))
-ROUTE_NAMES = ("land", "land_over_hills", "one_sea", "two_seas")
 # VP card indices
 VP_INDEX = {name: i for i, name in enumerate(VP_CARD_NAMES)}
 V_CITY, V_CASTLE, V_ROADS = 0, 1, 2
@@ -275,9 +277,6 @@ class MythotopiaEngine(RulesEngine):
         # REACH_BY_CLASS[ranger][o][k]: targets o reaches with route class ROUTES[k]
         self.REACH_BY_CLASS = tuple(tuple(tuple(tuple(t for t in range(NUM_PROVINCES) if r in table[o][t])
                                                 for r in ROUTES) for o in range(NUM_PROVINCES)) for table in rc)
-        # REACH[ranger][o]: ((target, classes), ...) for the targets o reaches at all
-        self.REACH = tuple(tuple(tuple((t, cl) for t, cl in enumerate(table[o]) if cl)
-                                 for o in range(NUM_PROVINCES)) for table in rc)
         self.BASE_CAPACITY = T.raw["base_reserve_capacity"]
         self.HAND_SIZE, self.QUEEN_HAND, self.QUEEN = T.raw["hand_size"], T.raw["queen_hand_size"], imp["Queen"]
         self.EMPTY_TO_END = T.raw["empty_vp_cards_to_end"]
@@ -311,7 +310,7 @@ class MythotopiaEngine(RulesEngine):
             self.draw[p] = [starting_card(p, k) for k in range(5)]
         for seat in range(n, 4):
             self.out += [starting_card(seat, k) for k in range(5)]
-        imps = [FIRST_IMPROVEMENT + int(i) for i in rng.permutation(29)]
+        imps = [FIRST_IMPROVEMENT + int(i) for i in rng.permutation(NUM_IMPROVEMENTS)]
         self.display = sorted(imps[:raw["improvement_display"]])
         self.impdeck = imps[raw["improvement_display"]:]
         # VP counters and cards (A-05, A-08)
@@ -323,7 +322,6 @@ class MythotopiaEngine(RulesEngine):
         forced = list(cfg.variable_vp_cards)
         pool = [c for c in VARIABLE_VP_CARDS if c not in forced]
         drawn = forced + [pool[int(i)] for i in rng.permutation(len(pool))[:4 - len(forced)]]
-        self.variable_drawn = drawn
         for name in drawn:
             k = VP_INDEX[name]
             if k == V_SPOILS:
@@ -409,8 +407,9 @@ class MythotopiaEngine(RulesEngine):
     def scores(self) -> list[int]:
         return [self.vp(p) for p in range(self.num_players)]
 
-    _STATIC = ("T", "SYM_COLUMN", "FREE_CARDS", "ACTION_CARDS", "REACH_BY_CLASS", "SYM", "RES_ANY", "KIND", "CARD_PROV", "NEIGH", "ROUTE_CLASSES", "REACH", "ISLANDS",
-               "SHIP_TITLED", "BUILD_CARDS", "ARMY_UPTO", "ARMY_FIRST", "CONVERTER", "ID", "config", "pieces")
+    _STATIC = ("T", "SYM_COLUMN", "FREE_CARDS", "ACTION_CARDS", "REACH_BY_CLASS", "SYM", "RES_ANY", "KIND",
+               "CARD_PROV", "NEIGH", "ROUTE_CLASSES", "ISLANDS", "SHIP_TITLED", "BUILD_CARDS", "ARMY_UPTO",
+               "ARMY_FIRST", "CONVERTER", "ID", "config", "pieces")
 
     def _copy(self) -> "MythotopiaEngine":
         """Deep copy that shares the immutable static tables (much faster than a plain deepcopy)."""
@@ -437,9 +436,6 @@ class MythotopiaEngine(RulesEngine):
 
     def hand_limit(self, p: int) -> int:
         return self.QUEEN_HAND if self.QUEEN in self.reserve[p] else self.HAND_SIZE
-
-    def in_reserve(self, p: int, name: str) -> bool:
-        return self.ID[name] in self.reserve[p]
 
     def avail(self, p: int) -> list[int]:
         return self.hand[p] + self.reserve[p]
@@ -1038,7 +1034,8 @@ class MythotopiaEngine(RulesEngine):
     def legal_moves(self) -> list[int]:
         if self.phase == Phase.GAME_OVER:
             return []
-        return _LEGAL[self.phase](self)
+        legal, _ = PHASE_HANDLERS[self.phase]
+        return legal(self)
 
     def apply(self, move: int) -> None:
         """Validate and apply; on error the state is unchanged."""
@@ -1049,7 +1046,8 @@ class MythotopiaEngine(RulesEngine):
 
     def play(self, move: int) -> None:
         """Apply a move known to be legal."""
-        _APPLY[self.phase](self, move)
+        _, apply = PHASE_HANDLERS[self.phase]
+        apply(self, move)
 
     # --- CHOOSE
     def _free_actions_legal(self) -> bool:
@@ -1154,29 +1152,7 @@ class MythotopiaEngine(RulesEngine):
             self.phase = phase
             return
         ID = self.ID
-        if move == M.V_INVADE:
-            self.phase = Phase.INV_TARGET
-        elif move == M.V_PLACE_ARMIES:
-            self.phase = Phase.PLACE_PROV
-        elif move == M.V_REMOVE_ARMIES:
-            self.phase = Phase.REM_PROV
-        elif move == M.V_PLACE_SHIPS:
-            self.phase = Phase.SHIP_SEA
-        elif move == M.V_REMOVE_SHIPS:
-            self.phase = Phase.REMSHIP_SEA
-        elif move == M.V_END_WAR:
-            self.phase = Phase.ENDWAR_PROV
-        elif move == M.V_BUY:
-            self.phase = Phase.BUY_ARMIES
-        elif move == M.V_DRAFT:
-            self.phase = Phase.DRAFT_CARD
-        elif move == M.V_RESERVE:
-            self.phase = Phase.RESERVE_CARDS
-        elif move == M.V_DISCARD:
-            self.phase = Phase.DISCARD_CARDS
-        elif move == M.V_REMOVE_FROM_DECK:
-            self.phase = Phase.TRASH_CARDS
-        elif move == M.V_BUILD:
+        if move == M.V_BUILD:
             cards = [b for b in self._build_cards(p) if self._build_types(p, b)]
             if len(cards) == 1:
                 self._choose_build_card(cards[0])
@@ -1193,7 +1169,7 @@ class MythotopiaEngine(RulesEngine):
             self._play(p, ID["Diplomat"])
             self.phase = Phase.DIPLO_PROV
         elif move == M.V_PATRONAGE:
-            self._pay(GOLD, self.T.raw["costs"]["patronage_gold"], "_patronage_paid")
+            self._pay(GOLD, self.T.raw["costs"]["patronage_gold"], MythotopiaEngine._patronage_paid)
         elif move == M.V_PASS:
             self._action_done()
         elif move == M.V_END_GAME:
@@ -1216,7 +1192,7 @@ class MythotopiaEngine(RulesEngine):
             self._free_done()
         elif move == M.V_MYSTIC:
             self._play(p, ID["Mystic"])
-            self._pay(GOLD, self.T.raw["costs"]["mystic_gold"], "_mystic_paid")
+            self._pay(GOLD, self.T.raw["costs"]["mystic_gold"], MythotopiaEngine._mystic_paid)
         elif move == M.V_PHILOSOPHER:
             self._take(p, ID["Philosopher"], Z_OUT, -1)
             self.out.append(ID["Philosopher"])
@@ -1226,8 +1202,6 @@ class MythotopiaEngine(RulesEngine):
             self._draw(p, 2)
             self.discard[p].append(ID["Providence"])
             self._free_done()
-        elif move == M.V_WAREHOUSE:
-            self.phase = Phase.WAREHOUSE_CARD
         elif move == M.V_ROAD_MOVE:
             self.road_moved = True
             self.phase = Phase.RM_FROM
@@ -1235,9 +1209,11 @@ class MythotopiaEngine(RulesEngine):
             self._end_turn()
 
     # --- generic payment (spec 5.1): one card at a time, with converter / Merchant / Water Mill modes
-    def _pay(self, kind: int, amount: int, then: str):
+    def _pay(self, kind: int, amount: int, then):
+        """Pay `amount` of `kind`, then call `then` (a MythotopiaEngine method, e.g.
+        MythotopiaEngine._buy_paid): at once if nothing is owed, else after the PAY phase."""
         if amount <= 0:
-            getattr(self, then)()
+            then(self)
             return
         self.pay_kind, self.pay_owed, self.pay_then = kind, amount, then
         self.m_conv = self.m_merch = self.m_wm = False
@@ -1328,12 +1304,12 @@ class MythotopiaEngine(RulesEngine):
         self._play(p, c)
         if self.pay_owed <= 0:
             then = self.pay_then
-            self.pay_then = ""
+            self.pay_then = None
             self.phase = Phase.CHOOSE
-            getattr(self, then)()
+            then(self)
 
     # --- army cards (Invade, Place armies): the army-symbol limit is army_playable
-    def _legal_army(self) -> list[int]:
+    def _legal_army_cards(self) -> list[int]:
         p = self.active
         av = self.avail(p)
         food = self.food_needed
@@ -1360,7 +1336,7 @@ class MythotopiaEngine(RulesEngine):
             out.append(M.DONE)
         return out
 
-    def _apply_army(self, move: int):
+    def _apply_army_cards(self, move: int):
         p = self.active
         if move == M.MODE_CONVERT:
             self.m_conv = True
@@ -1371,7 +1347,7 @@ class MythotopiaEngine(RulesEngine):
             self.armies_pers[p] -= k
             self.armies[self.army_dest][p] += k
             self.army_syms = 0
-            self._pay(FOOD, self.food_needed, "_action_done")
+            self._pay(FOOD, self.food_needed, MythotopiaEngine._action_done)
             return
         c = move - M.CARD
         if self.m_conv:
@@ -1383,42 +1359,6 @@ class MythotopiaEngine(RulesEngine):
         self._play(p, c)
 
     # --- Invade (spec 5.3.1)
-    def _loc_reach(self, p: int, av):
-        """{location card: {target: set of (ships, food)}} for the cards in av (spec 5.2)."""
-        reach = self.REACH[1 if self.ID["Ranger"] in self.reserve[p] else 0]
-        ctrl = self.controller
-        comp = None
-        out = {}
-        for c in av:
-            prov = self.CARD_PROV[c]
-            if prov >= 0:
-                if ctrl[prov] == p and self.roads_built:
-                    if comp is None:
-                        comp = self.road_members(p)
-                    origins = comp[prov]
-                else:
-                    origins = (prov,)
-            elif c == self.GENERAL:
-                origins = [o for o in range(NUM_PROVINCES) if ctrl[o] == p]
-            elif c == self.PORTAL:
-                out[c] = {t: {(0, 1)} for t in range(NUM_PROVINCES)}
-                continue
-            else:
-                continue
-            if len(origins) == 1:
-                out[c] = {t: set(cl) for t, cl in reach[origins[0]]}
-                continue
-            targets = {}
-            for o in origins:
-                for t, cl in reach[o]:
-                    got = targets.get(t)
-                    if got is None:
-                        targets[t] = set(cl)
-                    else:
-                        got.update(cl)
-            out[c] = targets
-        return out
-
     def _loc_options(self, p: int, target: int, av=None):
         """{card: [(ships, food), ...]} location cards usable for an invasion of target."""
         av = self.avail(p) if av is None else av
@@ -1603,7 +1543,6 @@ class MythotopiaEngine(RulesEngine):
         av = self.avail(p)
         classes = [r for r in self._loc_options(p, self.target, av)[c] if self._invade_ok(p, av, c, *r)]
         self._play(p, c)
-        self.loc_card = c
         if len(classes) == 1:
             self._set_route(classes[0])
         else:
@@ -1617,7 +1556,6 @@ class MythotopiaEngine(RulesEngine):
         self._set_route(ROUTES[move - M.OPTION])
 
     def _set_route(self, route):
-        self.route = route
         self.ships_needed, self.food_needed = route
         self._route_choices = []
         self._after_ships()
@@ -1899,7 +1837,8 @@ class MythotopiaEngine(RulesEngine):
     def _buy(self, ships):
         self.number2 = ships
         costs = self.T.raw["costs"]
-        self._pay(GOLD, self.number * costs["army_gold"] + ships * costs["ship_gold"], "_buy_paid")
+        cost = self.number * costs["army_gold"] + ships * costs["ship_gold"]
+        self._pay(GOLD, cost, MythotopiaEngine._buy_paid)
 
     def _buy_paid(self):
         self.bver += 1  # supplies are part of the board observation
@@ -1925,7 +1864,7 @@ class MythotopiaEngine(RulesEngine):
     def _apply_draft_card(self, move):
         self.target = move - M.CARD
         self.drafted = True
-        self._pay(GOLD, self.T.raw["costs"]["draft_gold"], "_draft_paid")
+        self._pay(GOLD, self.T.raw["costs"]["draft_gold"], MythotopiaEngine._draft_paid)
 
     def _draft_paid(self):
         self.cver += 1
@@ -2169,7 +2108,7 @@ class MythotopiaEngine(RulesEngine):
         p = self.active
         cost = self._build_cost()
         self._play(p, move - M.CARD)
-        self._pay(STONE, cost, "_build_paid")
+        self._pay(STONE, cost, MythotopiaEngine._build_paid)
 
     def _extra_card(self):
         return V_GUILDED if self.build_type == CITY_T else V_INNS if self.build_type == ROAD_T else -1
@@ -2191,7 +2130,7 @@ class MythotopiaEngine(RulesEngine):
         if move == M.OPTION + 1:
             self.extra = True
             key = "guilded_city_gold" if self.build_type == CITY_T else "roadside_inns_gold"
-            self._pay(GOLD, self.T.raw["costs"][key], "_do_build")
+            self._pay(GOLD, self.T.raw["costs"][key], MythotopiaEngine._do_build)
         else:
             self._do_build()
 
@@ -2249,7 +2188,7 @@ class MythotopiaEngine(RulesEngine):
 
     def _apply_diplo_prov(self, move):
         self.target = move - M.PROVINCE
-        self._pay(GOLD, self.T.raw["costs"]["diplomat_gold"], "_diplomat_paid")
+        self._pay(GOLD, self.T.raw["costs"]["diplomat_gold"], MythotopiaEngine._diplomat_paid)
 
     def _diplomat_paid(self):
         t = self.target
@@ -2330,7 +2269,7 @@ class MythotopiaEngine(RulesEngine):
         self.target = move - M.PROVINCE
         if self.mercs_left == 1:
             self.number = 1
-            self._pay(GOLD, self.T.raw["costs"]["mercenary_gold"], "_merc_paid")
+            self._pay(GOLD, self.T.raw["costs"]["mercenary_gold"], MythotopiaEngine._merc_paid)
         else:
             self.phase = Phase.MERC_N
 
@@ -2339,7 +2278,7 @@ class MythotopiaEngine(RulesEngine):
 
     def _apply_merc_n(self, move):
         self.number = move - M.NUMBER
-        self._pay(GOLD, self.T.raw["costs"]["mercenary_gold"], "_merc_paid")
+        self._pay(GOLD, self.T.raw["costs"]["mercenary_gold"], MythotopiaEngine._merc_paid)
 
     def _merc_paid(self):
         self.bver += 1
@@ -2473,9 +2412,7 @@ class MythotopiaEngine(RulesEngine):
         else:
             if self.phase == Phase.SETUP_DISCARD:
                 self._reveal_discards()
-                self._finish_setup()
-            else:
-                self._finish_setup()
+            self._finish_setup()
 
     def _reveal_discards(self):
         self.cver += 1
@@ -2548,8 +2485,57 @@ class MythotopiaEngine(RulesEngine):
         return where
 
 
-_LEGAL = {}
-_APPLY = {}
+# ------------------------------------------------------------------------- dispatch ----
+E = MythotopiaEngine
+# each decision state: (its legal moves, applying the chosen move); GAME_OVER has none
+PHASE_HANDLERS = {
+    Phase.CHOOSE: (E._legal_choose, E._apply_choose),
+    Phase.SETUP_DISCARD: (E._legal_setup, E._apply_setup),
+    Phase.SETUP_CITADEL: (E._legal_setup, E._apply_setup),
+    Phase.INV_TARGET: (E._legal_inv_target, E._apply_inv_target),
+    Phase.INV_LOC: (E._legal_inv_loc, E._apply_inv_loc),
+    Phase.INV_ROUTE: (E._legal_inv_route, E._apply_inv_route),
+    Phase.INV_SHIP: (E._legal_inv_ship, E._apply_inv_ship),
+    Phase.ARMY_CARDS: (E._legal_army_cards, E._apply_army_cards),
+    Phase.PAY: (E._legal_pay, E._apply_pay),
+    Phase.PLACE_PROV: (E._legal_place_prov, E._apply_place_prov),
+    Phase.REM_PROV: (E._legal_rem_prov, E._apply_rem_prov),
+    Phase.REM_ARMIES_N: (E._legal_rem_armies_n, E._apply_rem_armies_n),
+    Phase.REM_MERCS_N: (E._legal_rem_mercs_n, E._apply_rem_mercs_n),
+    Phase.SHIP_SEA: (E._legal_ship_sea, E._apply_ship_sea),
+    Phase.SHIP_CARDS: (E._legal_ship_cards, E._apply_ship_cards),
+    Phase.REMSHIP_SEA: (E._legal_remship_sea, E._apply_remship_sea),
+    Phase.REMSHIP_N: (E._legal_remship_n, E._apply_remship_n),
+    Phase.ENDWAR_PROV: (E._legal_endwar_prov, E._apply_endwar_prov),
+    Phase.BUY_ARMIES: (E._legal_buy_armies, E._apply_buy_armies),
+    Phase.BUY_SHIPS: (E._legal_buy_ships, E._apply_buy_ships),
+    Phase.DRAFT_CARD: (E._legal_draft_card, E._apply_draft_card),
+    Phase.RESERVE_CARDS: (E._legal_reserve_cards, E._apply_reserve_cards),
+    Phase.DISCARD_CARDS: (E._legal_discard_cards, E._apply_discard_cards),
+    Phase.TRASH_CARDS: (E._legal_trash_cards, E._apply_trash_cards),
+    Phase.BUILD_CARD: (E._legal_build_card, E._apply_build_card),
+    Phase.BUILD_TYPE: (E._legal_build_type, E._apply_build_type),
+    Phase.BUILD_WHERE: (E._legal_build_where, E._apply_build_where),
+    Phase.BUILD_LOC: (E._legal_build_loc, E._apply_build_loc),
+    Phase.BUILD_EXTRA: (E._legal_build_extra, E._apply_build_extra),
+    Phase.ALCH_OPT: (E._legal_alch_opt, E._apply_alch_opt),
+    Phase.DIPLO_PROV: (E._legal_diplo_prov, E._apply_diplo_prov),
+    Phase.COUNSEL_CARDS: (E._legal_counsel_cards, E._apply_counsel_cards),
+    Phase.MARAUD_PROV: (E._legal_maraud_prov, E._apply_maraud_prov),
+    Phase.MARAUD_PLAYER: (E._legal_maraud_player, E._apply_maraud_player),
+    Phase.MERC_PROV: (E._legal_merc_prov, E._apply_merc_prov),
+    Phase.MERC_N: (E._legal_merc_n, E._apply_merc_n),
+    Phase.MYSTIC_CARD: (E._legal_mystic_card, E._apply_mystic_card),
+    Phase.PHILO_CARD: (E._legal_philo_card, E._apply_philo_card),
+    Phase.WAREHOUSE_CARD: (E._legal_warehouse_card, E._apply_warehouse_card),
+    Phase.RM_FROM: (E._legal_rm_from, E._apply_rm_from),
+    Phase.RM_TO: (E._legal_rm_to, E._apply_rm_to),
+    Phase.RM_N: (E._legal_rm_n, E._apply_rm_n),
+    Phase.SCRIBE_SOURCE: (E._legal_scribe_source, E._apply_scribe_source),
+}
+del E
+
+# the CHOOSE verbs that only open their first sub-decision (the others: _apply_choose)
 _VERB_PHASE = {
     M.V_INVADE: Phase.INV_TARGET, M.V_PLACE_ARMIES: Phase.PLACE_PROV, M.V_REMOVE_ARMIES: Phase.REM_PROV,
     M.V_PLACE_SHIPS: Phase.SHIP_SEA, M.V_REMOVE_SHIPS: Phase.REMSHIP_SEA, M.V_END_WAR: Phase.ENDWAR_PROV,
@@ -2557,32 +2543,3 @@ _VERB_PHASE = {
     M.V_DISCARD: Phase.DISCARD_CARDS, M.V_REMOVE_FROM_DECK: Phase.TRASH_CARDS,
     M.V_WAREHOUSE: Phase.WAREHOUSE_CARD,
 }
-
-
-def _bind(phase, legal, apply):
-    _LEGAL[phase] = legal
-    _APPLY[phase] = apply
-
-
-E = MythotopiaEngine
-for _ph, _name in [
-    (Phase.CHOOSE, "choose"), (Phase.PAY, "pay"), (Phase.ARMY_CARDS, "army"),
-    (Phase.INV_TARGET, "inv_target"), (Phase.INV_LOC, "inv_loc"), (Phase.INV_ROUTE, "inv_route"),
-    (Phase.INV_SHIP, "inv_ship"), (Phase.PLACE_PROV, "place_prov"), (Phase.REM_PROV, "rem_prov"),
-    (Phase.REM_ARMIES_N, "rem_armies_n"), (Phase.REM_MERCS_N, "rem_mercs_n"), (Phase.SHIP_SEA, "ship_sea"),
-    (Phase.SHIP_CARDS, "ship_cards"), (Phase.REMSHIP_SEA, "remship_sea"), (Phase.REMSHIP_N, "remship_n"),
-    (Phase.ENDWAR_PROV, "endwar_prov"), (Phase.BUY_ARMIES, "buy_armies"), (Phase.BUY_SHIPS, "buy_ships"),
-    (Phase.DRAFT_CARD, "draft_card"), (Phase.RESERVE_CARDS, "reserve_cards"),
-    (Phase.DISCARD_CARDS, "discard_cards"), (Phase.TRASH_CARDS, "trash_cards"),
-    (Phase.BUILD_CARD, "build_card"), (Phase.BUILD_TYPE, "build_type"), (Phase.BUILD_WHERE, "build_where"),
-    (Phase.BUILD_LOC, "build_loc"), (Phase.BUILD_EXTRA, "build_extra"), (Phase.ALCH_OPT, "alch_opt"),
-    (Phase.DIPLO_PROV, "diplo_prov"), (Phase.COUNSEL_CARDS, "counsel_cards"),
-    (Phase.MARAUD_PROV, "maraud_prov"), (Phase.MARAUD_PLAYER, "maraud_player"),
-    (Phase.MERC_PROV, "merc_prov"), (Phase.MERC_N, "merc_n"), (Phase.MYSTIC_CARD, "mystic_card"),
-    (Phase.PHILO_CARD, "philo_card"), (Phase.WAREHOUSE_CARD, "warehouse_card"), (Phase.RM_FROM, "rm_from"),
-    (Phase.RM_TO, "rm_to"), (Phase.RM_N, "rm_n"),
-]:
-    _bind(_ph, getattr(E, f"_legal_{_name}"), getattr(E, f"_apply_{_name}"))
-_bind(Phase.SETUP_DISCARD, E._legal_setup, E._apply_setup)
-_bind(Phase.SCRIBE_SOURCE, E._legal_scribe_source, E._apply_scribe_source)
-_bind(Phase.SETUP_CITADEL, E._legal_setup, E._apply_setup)

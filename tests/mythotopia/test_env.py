@@ -1,11 +1,14 @@
-"""mythotopia as a PettingZoo env: API, seeds, bad input, hidden information, rendering."""
+"""mythotopia as a PettingZoo env: API, seeds, bad input, pickling, hidden information, rendering."""
+import pickle
+import random
+
 import numpy as np
 import pytest
 
 import envs
 from envs import ConfigError, IllegalActionError
 from envs.core import testing
-from envs.mythotopia import Phase
+from envs.mythotopia import MythotopiaConfig, MythotopiaEngine, Phase
 from envs.mythotopia.data import VARIABLE_VP_CARDS
 
 PLAYER_COUNTS = (2, 3, 4)
@@ -73,6 +76,34 @@ def test_truncation_at_max_turns():
     assert all(r == 0 for r in result.returns.values())
     assert env.engine.turn == 3
     assert all(info["turns"] == 3 for info in result.infos.values())
+
+
+def test_pickle_and_clone_in_a_payment_play_on_alike():
+    """In PAY the engine holds the method that completes the action (pay_then): a pickled and a cloned
+    engine finish the payment and play on exactly as the original."""
+    pick = random.Random(5)
+    for seed in range(20):
+        engine = MythotopiaEngine(MythotopiaConfig(), 3, np.random.default_rng(seed))
+        for _ in range(400):
+            if engine.phase == Phase.PAY or engine.is_over:
+                break
+            moves = engine.legal_moves()
+            engine.apply(moves[pick.randrange(len(moves))])
+        if engine.phase == Phase.PAY:
+            break
+    assert engine.phase == Phase.PAY and engine.pay_then is not None
+    copies = [pickle.loads(pickle.dumps(engine)), engine.clone()]
+    for _ in range(300):
+        if engine.is_over:
+            break
+        moves = engine.legal_moves()
+        assert all(other.legal_moves() == moves for other in copies)
+        move = moves[pick.randrange(len(moves))]
+        for e in [engine] + copies:
+            e.apply(move)
+    for other in copies:
+        other.uid = engine.uid  # a clone's cache id is its own
+        assert testing.state_bytes(other) == testing.state_bytes(engine)
 
 
 def _shuffle_hidden(engine, seat, rng):

@@ -108,7 +108,8 @@ def test_palmain_reach_over_land_and_by_sea():
     Iracund oder Blore angreifen. (Er kontrolliert bereits Scombroid). Spielt er außerdem noch eine
     Schiffskarte, kann er auch Ictus, Camarine, Kinabra, Nesh, Eagre, Oxter oder Aporia angreifen.'"""
     e = palmain_position()
-    opts = e._loc_reach(0, [P["Palmain"]])[P["Palmain"]]
+    palmain = P["Palmain"]
+    opts = {t: e._loc_options(0, t, [palmain]).get(palmain, ()) for t in range(NUM_PROVINCES)}
     land = {T.province_names[t] for t, cl in opts.items() if any(s == 0 for s, _ in cl)}
     sea = {T.province_names[t] for t, cl in opts.items() if (1, 1) in cl} - land
     assert land == {"Nusus", "Diclesium", "Iracund", "Blore", "Scombroid"}
