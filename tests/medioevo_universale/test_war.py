@@ -378,18 +378,25 @@ def test_retreat_example():
 RETREAT_ROUNDS = [1, 2, 3, 1, 2, 4] + [1, 2, 7, 1, 5, 2]  # the retreat example's dice: 3/1 : 3/1, then 4/1 : 4/1
 
 
+def retreat_battle(blue_units: dict, yellow_units: dict, wagon_level: int = 2, **config):
+    """The retreat example's set-up: Blue (seat 0) and Yellow (seat 1) in Pressburg, Blue's war wagon beside
+    his army; the caller starts the battle with ``fight``."""
+    e = war_engine(order=(0, 1, 2, 3), **config)
+    put(e, 0, "Pressburg", **blue_units)
+    put(e, 1, "Pressburg", **yellow_units)
+    e._new_object(0, WAR_WAGON, wagon_level, node("Pressburg"))
+    return e
+
+
 def test_retreat_adds_the_step_before_heavy_infantry_lowers_the_loss_value():
     """RÜCKZUG: "Nach Schritt 9 darfst du dein komplettes Heer in ein angrenzendes Gebiet bewegen ... Vor
     Schritt 10 addierst du zu deinem Verlustwert die BP, die du für den 1. Schritt deiner Rückzugsbewegung
     verbraucht hast"; the example adds the step (1 + 1 = 2) before the heavy infantry lowers it, and
     SCHWERE INFANTERIE: "Der Verlustwert kann dadurch nicht unter 0 fallen". Two HI: 1 + 1 - 2 = 0, no
     damage (not max(0, 1 - 2) + 1 = 1). The retreat region is chosen after step 9, before step 10."""
-    e = war_engine(order=(0, 1, 2, 3))
+    e = retreat_battle({"HI": 2}, {"LI": 3}, wagon_level=1)
     blue, yellow = 0, 1
-    pressburg, prag = node("Pressburg"), node("Prag")
-    put(e, blue, "Pressburg", HI=2)
-    put(e, yellow, "Pressburg", LI=3)
-    e._new_object(blue, WAR_WAGON, 1, pressburg)
+    prag = node("Prag")
     fight(e, "Pressburg", blue, yellow, RETREAT_ROUNDS)
     play(e, (Head.DICE, 0), DONE, (Head.DICE, 0))  # round 1: a tie, Blue's loss value 1 - 2 = 0
     assert units_at(e, blue, "Pressburg")[:2] == [0, 2] and units_at(e, yellow, "Pressburg")[LI] == 2
@@ -408,14 +415,11 @@ def test_retreat_step_costs_the_terrain_mp(river, mp):
     verbraucht hast"; GELÄNDEARTEN: "Die Kosten, um sich in ein Gebiet hinein zu bewegen, hängen von
     dessen Geländeart ab: ... Hügel: 2 BP ... Fluss überqueren: +1 BP". Prag is hills: Blue's loss value
     1 + 2 (+ 1 across a river) takes 3 (4) of his 5 LI before the army reaches Prag."""
-    e = war_engine(order=(0, 1, 2, 3), terrain=True)
+    e = retreat_battle({"LI": 6}, {"HI": 3}, terrain=True)
     blue, yellow = 0, 1
     pressburg, prag = node("Pressburg"), node("Prag")
     if river:
         e.rivers = {(pressburg, prag), (prag, pressburg)}  # as a river edge of map.json would give
-    put(e, blue, "Pressburg", LI=6)
-    put(e, yellow, "Pressburg", HI=3)
-    e._new_object(blue, WAR_WAGON, 2, pressburg)
     fight(e, "Pressburg", blue, yellow, RETREAT_ROUNDS)
     play(e, DONE, (Head.DICE, 0), (Head.DICE, 0))  # round 1: a tie; Blue loses 1 LI, Yellow's HI 0
     assert units_at(e, blue, "Pressburg")[LI] == 5
@@ -430,12 +434,8 @@ def test_retreat_step_costs_the_terrain_mp(river, mp):
 def test_retreat_without_a_region_left_adds_no_mp():
     """The way back is lost before step 9 ends (ASSUMPTION, G76): no step was made, so no MP are added
     (RÜCKZUG: "die BP, die du ... verbraucht hast"); Blue's loss value 1 takes 1 LI, not 2."""
-    e = war_engine(order=(0, 1, 2, 3))
+    e = retreat_battle({"LI": 6}, {"HI": 3})
     blue, yellow = 0, 1
-    pressburg = node("Pressburg")
-    put(e, blue, "Pressburg", LI=6)
-    put(e, yellow, "Pressburg", HI=3)
-    e._new_object(blue, WAR_WAGON, 2, pressburg)
     fight(e, "Pressburg", blue, yellow, RETREAT_ROUNDS)
     play(e, DONE, (Head.DICE, 0), (Head.DICE, 0))
     play(e, (Head.CTRL, Ctrl.RETREAT))
@@ -450,12 +450,9 @@ def test_retreat_takes_the_units_chirurg_29_kept_until_the_end_of_the_round():
     archers killed are removed before the army leaves, they do not escape with it."""
     from .test_cards import PLAY, card, deal
     from .test_rules import buy
-    e = war_engine(order=(0, 1, 2, 3))
+    e = retreat_battle({"LI": 6}, {"AR": 3})
     blue, yellow = 0, 1
-    pressburg, prag = node("Pressburg"), node("Prag")
-    put(e, blue, "Pressburg", LI=6)
-    put(e, yellow, "Pressburg", AR=3)
-    e._new_object(blue, WAR_WAGON, 2, pressburg)
+    prag = node("Prag")
     fight(e, "Pressburg", blue, yellow, [8, 8, 8] + RETREAT_ROUNDS[:6])  # round 1: the archers miss
     play(e, DONE, (Head.DICE, 0), (Head.DICE, 0))  # a tie: Blue loses 1 LI, Yellow 1 AR
     assert units_at(e, blue, "Pressburg")[LI] == 5 and units_at(e, yellow, "Pressburg")[AR] == 2
