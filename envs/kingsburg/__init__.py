@@ -18,7 +18,7 @@ SPEC = GameSpec(
     codecs=(KingsburgCodec,),
     new_encoder=KingsburgEncoder,
     default_max_turns=5000,
-    state_version=4,  # session 5: a seat's season flags are one int (session 4: attributes in slots)
+    state_version=5,  # bumped whenever the pickled engine changes shape (see GameSpec)
 )
 
 __all__ = ["SPEC", "Decision", "KingsburgCodec", "KingsburgConfig", "KingsburgEncoder", "KingsburgEngine", "Op"]
