@@ -29,6 +29,11 @@ BUILDING_EFFECTS = (
     "stables", "stone_wall", "fortress", "crane", "town_hall", "embassy",
     "conversion", "mint", "recruiting_office", "training_camp", "military_academy",
 )
+# The buildings whose effect is a rule of the engine, by their names on the province sheet (spec 2.4, 2.6),
+# numbered as their effect keys above. The three row-A conversions share one key: see Tables.conversion_slots.
+(STATUE, CHAPEL, CATHEDRAL, INN, MARKET, FARMS, MERCHANTS_GUILD, BARRACKS, STABLES, STONE_WALL, FORTRESS, CRANE,
+ TOWN_HALL, EMBASSY, CONVERSION, MINT, RECRUITING_OFFICE, TRAINING_CAMP,
+ MILITARY_ACADEMY) = range(len(BUILDING_EFFECTS))
 GOVERNOR_EFFECTS = ("start", "year_end", "free_column_builds", "no_build_vp", "set_dice", "opponent_builds")
 
 
@@ -57,14 +62,6 @@ class Building:
     strength_vs: tuple[int, ...]  # per enemy type: modifier (replaces `strength`) ; None-free
     strength_vs_max: tuple[int, int] | None  # (max printed enemy strength, modifier)
     params: dict  # further effect parameters (conversion pay/gain, cathedral rate, ...)
-
-    @property
-    def row(self) -> int:
-        return self.slot // NUM_COLS
-
-    @property
-    def column(self) -> int:
-        return self.slot % NUM_COLS
 
 
 @dataclass(frozen=True)
@@ -104,8 +101,10 @@ class Governor:
 class Tables:
     rows: tuple[int, ...]  # rows in play
     buildings: tuple[Building | None, ...]  # NUM_SLOTS entries; None = not in play
-    effect_slot: dict  # effect key -> slot (first building with that effect), absent if not in play
+    slot_of: tuple[int, ...]  # per building of BUILDING_EFFECTS (STATUE, ...): its slot, -1 if not in play
     conversion_slots: tuple[int, ...]
+    costs: tuple[tuple[int, int, int], ...]  # per slot: the building's cost, (0, 0, 0) if not in play
+    max_cost: tuple[int, int, int]  # the most of each good any building costs (more never buys more)
     advisors: tuple[Advisor, ...]  # index rank - 1
     enemy_types: tuple[str, ...]
     enemies: tuple[EnemyCard, ...]
@@ -115,6 +114,11 @@ class Tables:
     army_values: tuple[int, ...]  # distinct values, ascending (action layout)
     governors: tuple[Governor, ...]
     governor_deal: int
+
+    def building(self, building: int) -> Building | None:
+        """The card of ``building`` (STATUE, ...), None if it is not in play."""
+        slot = self.slot_of[building]
+        return self.buildings[slot] if slot >= 0 else None
 
 
 def _building(raw: dict, slot: int, types: tuple[str, ...]) -> Building:
@@ -162,10 +166,12 @@ def tables(more_buildings: bool = False) -> Tables:
         for c in range(NUM_COLS):
             if slots[r * NUM_COLS + c] is None:
                 raise ValueError(f"no building at {ROWS[r]}-{COLUMNS[c]}")
-    effect_slot: dict[str, int] = {}
+    slot_of = [-1] * len(BUILDING_EFFECTS)
     for b in slots:
         if b is not None and b.effect is not None:
-            effect_slot.setdefault(b.effect, b.slot)
+            building = BUILDING_EFFECTS.index(b.effect)
+            if slot_of[building] < 0:  # the first building with an effect key stands for it
+                slot_of[building] = b.slot
     conversions = tuple(b.slot for b in slots if b is not None and b.effect == "conversion")
 
     advisors = []
@@ -214,7 +220,9 @@ def tables(more_buildings: bool = False) -> Tables:
         params = {k: v for k, v in raw.items() if k not in ("id", "name", "name_de", "effect")}
         governors.append(Governor(index=i, id=raw["id"], name=raw["name"], effect=raw["effect"], params=params))
     return Tables(
-        rows=rows, buildings=tuple(slots), effect_slot=effect_slot, conversion_slots=conversions,
+        rows=rows, buildings=tuple(slots), slot_of=tuple(slot_of), conversion_slots=conversions,
+        costs=tuple(b.cost if b else (0, 0, 0) for b in slots),
+        max_cost=tuple(max(b.cost[k] for b in slots if b) for k in range(3)),
         advisors=tuple(advisors), enemy_types=types, enemies=tuple(enemies),
         enemies_by_year=tuple(tuple(c) for c in by_year), year_range=year_range,
         army_tokens=tokens, army_values=tuple(sorted(set(tokens))),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.encoder import Field, ObservationEncoder, ObsLayout
-from .data import NUM_SLOTS, tables
+from .data import BARRACKS, NUM_SLOTS, tables
 from .engine import DECISION_NAMES, NUM_DECISIONS, Decision
 
 VP_OFFSET = 20  # VP -20..100 map to 0..120
@@ -24,7 +24,6 @@ PICK_SOURCES = 21  # 0 King's favour, 1..18 advisor rank, 19 battle reward, 20 t
 _CONTEXT_DECISIONS = frozenset((Decision.MODIFIERS, Decision.PICK_GOOD, Decision.ALCHEMIST, Decision.SMUGGLER,
                                 Decision.RECRUIT, Decision.GOVERNOR))
 _FLOAT32, _UINT8 = np.dtype(np.float32), np.dtype(np.uint8)
-_MODIFIERS, _PICK_GOOD, _RECRUIT = Decision.MODIFIERS, Decision.PICK_GOOD, Decision.RECRUIT  # globals read faster
 _DIE_ONEHOT = tuple(tuple(1 if v == d else 0 for v in range(1, 7)) for d in range(7))
 # Scaled float32 bytes of the parts whose content and scale are the same for every player count and
 # module choice, shared by all encoders of the process (kept out of pickles) and keyed by their inputs:
@@ -302,7 +301,7 @@ class KingsburgEncoder(ObservationEncoder):
             source[e.pick_source] = 1
         else:
             v += (0, 0, 0, 0)
-        v.append(1 if (decision == Decision.RECRUIT and e.owns(acting, e.s_barracks)) else
+        v.append(1 if (decision == Decision.RECRUIT and e.owns(acting, BARRACKS)) else
                  2 if decision == Decision.RECRUIT else 0)
         v += source
         if c.module_governors and mine and decision == Decision.GOVERNOR:
@@ -427,12 +426,12 @@ class KingsburgEncoder(ObservationEncoder):
         elif decision in _CONTEXT_DECISIONS:
             # without modules 2 and 3 the context is the same for every observer: cache it by the
             # inputs of this kind of decision (see _decision_part)
-            if decision == _MODIFIERS:
+            if decision == Decision.MODIFIERS:
                 key = (decision, e.pending_dice, e.pending_sum)
-            elif decision == _PICK_GOOD:
+            elif decision == Decision.PICK_GOOD:
                 key = (decision, e.picks_left, e.pick_from, e.pick_min, e.pick_source)
-            elif decision == _RECRUIT:
-                key = (decision, e.owns(acting, e.s_barracks))
+            elif decision == Decision.RECRUIT:
+                key = (decision, e.owns(acting, BARRACKS))
             else:
                 key = (decision, e.pick_source)
             context = _CONTEXT_BLOCKS.get(key)

@@ -20,7 +20,9 @@ import numpy as np
 
 from ..core.engine import RulesEngine
 from ..core.errors import IllegalActionError
-from .data import GOODS, NUM_COLS, NUM_ROWS, ROWS, Tables, tables
+from .data import (BARRACKS, CATHEDRAL, CHAPEL, CRANE, EMBASSY, FARMS, FORTRESS, GOLD, GOODS, INN, MARKET,
+                   MERCHANTS_GUILD, MILITARY_ACADEMY, MINT, NUM_COLS, NUM_ROWS, RECRUITING_OFFICE, ROWS, STABLES,
+                   STATUE, STONE_WALL, TOWN_HALL, TRAINING_CAMP, Tables, tables)
 
 
 @dataclass(frozen=True)
@@ -86,9 +88,6 @@ ST_GOVERNORS, ST_YEAR, ST_FAVOUR, ST_FARMS, ST_REROLL, ST_PRINCE, ST_INFLUENCE, 
 EV_ADVISOR, EV_SMUGGLER, EV_BUILD, EV_BUILD_NO_VP, EV_DESTROY, EV_HONOUR, EV_VICTORY, EV_DEFEAT, \
     EV_FORTRESS, EV_TOP_STRENGTH, EV_TOWN_HALL, EV_EMBASSY, EV_CATHEDRAL, EV_ARMY_TOKEN, EV_GOVERNOR, \
     EV_PREACHER = range(16)
-EVENT_NAMES = ("advisor", "smuggler", "build", "build_no_vp", "destroy", "honour", "victory", "defeat",
-               "fortress", "top_strength", "town_hall", "embassy", "cathedral", "army_token", "governor",
-               "preacher")
 
 # recruit payments (D11): counts of (gold, wood, stone, +2 tokens)
 _UNITS = ((1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 0), (0, 0, 0, 1))
@@ -103,13 +102,6 @@ _GOOD_MOVES = ((Op.GOOD, 0), (Op.GOOD, 1), (Op.GOOD, 2))
 _BUILD_MOVES = tuple((Op.BUILD, r) for r in range(NUM_ROWS))
 _NEUTRAL = -1
 _RANK_OF = itemgetter(0)  # of a (rank, seat) placement
-_NO_DECISION = Decision.NONE
-# the kinds and ops of the frequent moves as module globals: CPython 3.11 reads a global faster than a
-# class attribute, and these are read on nearly every move
-_DICE, _MODIFIERS, _BUILD, _PICK_GOOD, _RECRUIT, _ALCHEMIST, _TOWN_HALL, _FARMS_DIE = (
-    Decision.DICE, Decision.MODIFIERS, Decision.BUILD, Decision.PICK_GOOD, Decision.RECRUIT, Decision.ALCHEMIST,
-    Decision.TOWN_HALL, Decision.FARMS_DIE)
-_OP_PASS, _OP_GOOD = Op.PASS, Op.GOOD
 # bits of a seat's season_flags (reset every season): the order of the observation's flags
 PLUS2_USED, MARKET_USED, STATUE_USED, CHAPEL_USED, PASSED = 1, 2, 4, 8, 16
 
@@ -177,18 +169,6 @@ def _dice_choice_entry(key: tuple, pdice: tuple, pplaced: int, bdice: tuple, bpl
     return hit
 
 
-_EFFECT_ATTRIBUTES = (
-    ("s_statue", "statue"), ("s_chapel", "chapel"), ("s_cathedral", "cathedral"), ("s_inn", "inn"),
-    ("s_market", "market"), ("s_farms", "farms"), ("s_guild", "merchants_guild"), ("s_barracks", "barracks"),
-    ("s_stables", "stables"), ("s_wall", "stone_wall"), ("s_fortress", "fortress"), ("s_crane", "crane"),
-    ("s_town_hall", "town_hall"), ("s_embassy", "embassy"), ("s_mint", "mint"),
-    ("s_recruiting", "recruiting_office"), ("s_training", "training_camp"), ("s_academy", "military_academy"))
-_BOARD_CONSTANTS: dict = {}
-
-
-# an empty dice list per seat, by player count: a literal is cheaper than a comprehension or a slice
-_NO_DICE = (None, None, lambda: [[], []], lambda: [[], [], []], lambda: [[], [], [], []],
-            lambda: [[], [], [], [], []])
 _STRENGTH_BY_ROW: dict = {}
 _NEUTRAL_BLOCKS: dict = {}
 
@@ -213,6 +193,15 @@ def _neutral_blocks(dice: tuple) -> tuple:
     return hit
 
 
+def _price(cost: tuple[int, int, int], column: int, crane: bool) -> tuple[int, int, int]:
+    """What a building costs its builder: the printed cost, but with the Crane 1 gold less on columns III
+    and IV, never below 0 (spec 2.4 F-II, A24)."""
+    gold, wood, stone = cost
+    if crane and column >= 2 and gold > 0:
+        gold -= 1
+    return gold, wood, stone
+
+
 def _strength_by_row(key: tuple, t: Tables, card) -> tuple:
     """Battle modifiers of the buildings against one enemy card, per row and number built there
     (rows are built left to right, so a row's modifier is a prefix sum); ``key`` = (sheet, card)."""
@@ -231,57 +220,26 @@ def _strength_by_row(key: tuple, t: Tables, card) -> tuple:
     return hit
 
 
-def _board_constants(more_buildings: bool) -> dict:
-    """Engine attributes that depend only on the province sheet (computed once per sheet)."""
-    hit = _BOARD_CONSTANTS.get(more_buildings)
-    if hit is None:
-        t = tables(more_buildings)
-        hit = {attr: t.effect_slot.get(effect, -1) for attr, effect in _EFFECT_ATTRIBUTES}
-        # row and column of each effect for the inlined test rows[p][r_x] > c_x (= owns(p, s_x));
-        # an effect not in play gets column NUM_COLS, which no row exceeds
-        for attr, _ in _EFFECT_ATTRIBUTES:
-            slot = hit[attr]
-            row_col = (slot // NUM_COLS, slot % NUM_COLS) if slot >= 0 else (0, NUM_COLS)
-            hit["r" + attr[1:]], hit["c" + attr[1:]] = row_col
-        hit["build_cost"] = tuple(b.cost if b else (0, 0, 0) for b in t.buildings)
-        hit["build_vp"] = tuple(b.vp if b else 0 for b in t.buildings)
-        # the most of each good any building costs: owning more never buys more
-        hit["max_cost"] = tuple(max(b.cost[k] for b in t.buildings if b) for k in range(3))
-        hit["row_in_play"] = tuple(r in t.rows for r in range(NUM_ROWS))
-        _BOARD_CONSTANTS[more_buildings] = hit
-    return hit
-
-
-_BOARD_ATTRIBUTES = tuple(prefix + attr[1:] for attr, _ in _EFFECT_ATTRIBUTES for prefix in "src") + (
-    "build_cost", "build_vp", "max_cost", "row_in_play")
-_BOARD_VALUES: dict = {}
-
-
-def _board_values(more_buildings: bool) -> tuple:
-    """The values of _board_constants in the order of _BOARD_ATTRIBUTES."""
-    hit = _BOARD_VALUES.get(more_buildings)
-    if hit is None:
-        constants = _board_constants(more_buildings)
-        hit = _BOARD_VALUES[more_buildings] = tuple(constants[name] for name in _BOARD_ATTRIBUTES)
-    return hit
+# (row, column) of each building, one table for both sides of the sheet (tested); (0, NUM_COLS) is never built
+_PLACES = tuple(divmod(slot, NUM_COLS) if slot >= 0 else (0, NUM_COLS) for slot in tables(True).slot_of)
 
 
 class KingsburgEngine(RulesEngine):
     # Every attribute is a slot: Python reads and writes slots faster than the entries of an
-    # instance dict this large (over a hundred attributes), which the engine and encoder do
+    # instance dict this large (about 70 attributes), which the engine and encoder do
     # hundreds of times per step. Attributes not listed still go to the instance's __dict__.
-    __slots__ = _BOARD_ATTRIBUTES + (
-        "config", "num_players", "rng", "tables", "_dice", "enemy_deck", "order", "year", "phase", "season",
-        "vp", "goods", "plus2", "soldiers", "rows", "num_buildings", "envoy", "favour_die", "farms_die", "log",
-        "seat_version", "epoch", "public_version", "peeked", "revealed", "kings_aid", "strengths", "outcomes",
+    __slots__ = (
+        "config", "num_players", "rng", "tables", "_dice", "enemy_deck", "order", "year", "phase",
+        "season", "vp", "goods", "plus2", "soldiers", "rows", "num_buildings", "envoy", "favour_die", "farms_die",
+        "log", "seat_version", "epoch", "public_version", "peeked", "revealed", "kings_aid", "strengths", "outcomes",
         "army_tokens", "army_choice", "army_revealed", "governor_hand", "governor", "governors_revealed",
         "turn", "winners", "winner", "actor", "current_player", "is_over", "decision", "_moves", "pending_dice",
         "pending_sum", "_sums", "picks_left", "pick_from", "pick_min", "pick_source", "cursor", "sub",
-        "reward_queue", "reward_i", "favour_list", "battle_picks", "battle_builds", "tax_queue",
-        "built_this_step", "stage", "active_count",
+        "reward_queue", "reward_i", "favour_list", "battle_builds", "tax_queue", "built_this_step", "stage",
+        "active_count",
         # per season (see _reset_season)
         "pdice", "bdice", "pplaced", "bplaced", "season_flags", "prince_done", "occupied", "placements",
-        "advisor_mask", "neutral", "envoy_rank", "neutral_dice")
+        "advisor_mask", "neutral", "envoy_rank")
 
     def __init__(self, config: KingsburgConfig, num_players: int, rng: np.random.Generator):
         if not 2 <= num_players <= 5:
@@ -291,28 +249,9 @@ class KingsburgEngine(RulesEngine):
         self.rng = rng
         self.tables: Tables = tables(config.module_more_buildings)
         t = self.tables
-        # slot, row and column of each building effect (slot -1: not in play), building costs and VP
-        # (shared, read-only): _BOARD_ATTRIBUTES in its order, in one statement (a setattr loop took
-        # about 7 us, 40 % of a new engine); test_board_constants_of_a_new_engine checks every name
-        (self.s_statue, self.r_statue, self.c_statue, self.s_chapel, self.r_chapel, self.c_chapel, self.s_cathedral,
-         self.r_cathedral, self.c_cathedral, self.s_inn, self.r_inn, self.c_inn, self.s_market, self.r_market,
-         self.c_market, self.s_farms, self.r_farms, self.c_farms, self.s_guild, self.r_guild, self.c_guild,
-         self.s_barracks, self.r_barracks, self.c_barracks, self.s_stables, self.r_stables, self.c_stables,
-         self.s_wall, self.r_wall, self.c_wall, self.s_fortress, self.r_fortress, self.c_fortress, self.s_crane,
-         self.r_crane, self.c_crane, self.s_town_hall, self.r_town_hall, self.c_town_hall, self.s_embassy,
-         self.r_embassy, self.c_embassy, self.s_mint, self.r_mint, self.c_mint, self.s_recruiting,
-         self.r_recruiting, self.c_recruiting, self.s_training, self.r_training, self.c_training, self.s_academy,
-         self.r_academy, self.c_academy, self.build_cost, self.build_vp, self.max_cost,
-         self.row_in_play) = _board_values(config.module_more_buildings)
-
         self._dice: list[int] = []
         # setup 3: one random card per year; the year-I card is on top
-        counts = [len(cards) for cards in t.enemies_by_year]
-        if len(set(counts)) == 1:  # one draw of five: the same numbers as five single draws, faster
-            picks = rng.integers(counts[0], size=5).tolist()
-        else:
-            picks = [int(rng.integers(k)) for k in counts]
-        self.enemy_deck = [cards[i] for cards, i in zip(t.enemies_by_year, picks)]
+        self.enemy_deck = [cards[int(rng.integers(len(cards)))] for cards in t.enemies_by_year]
         # setup 5: random turn order (A30)
         self.order = list(range(n))
         rng.shuffle(self.order)  # the same order as rng.permutation(n), without its array overhead
@@ -366,7 +305,6 @@ class KingsburgEngine(RulesEngine):
         self.reward_queue: list[tuple[int, int]] = []  # step c: (rank, seat) to reward, in order
         self.reward_i = 0
         self.favour_list: list[int] = []
-        self.battle_picks = 0
         self.battle_builds = 0
         self.tax_queue: list[int] = []
         self.built_this_step = [False] * n
@@ -402,8 +340,14 @@ class KingsburgEngine(RulesEngine):
             board[r].append(p)
         return board
 
-    def owns(self, p: int, slot: int) -> bool:
-        return slot >= 0 and self.rows[p][slot >> 2] > (slot & 3)
+    def owns(self, p: int, building: int) -> bool:
+        """Whether seat p has built ``building`` (STATUE, MARKET, ...: the buildings of data.py)."""
+        row, column = _PLACES[building]
+        return self.rows[p][row] > column
+
+    def has_built(self, p: int, slot: int) -> bool:
+        """Whether seat p has built the building in ``slot`` (rows are built left to right, spec 5.5)."""
+        return self.rows[p][slot // NUM_COLS] > slot % NUM_COLS
 
     def owned_slots(self, p: int) -> list[int]:
         return [r * NUM_COLS + c for r in range(NUM_ROWS) for c in range(self.rows[p][r])]
@@ -416,10 +360,8 @@ class KingsburgEngine(RulesEngine):
         return self.tables.enemies[self.enemy_deck[self.year - 1]]
 
     def cost_of(self, p: int, slot: int) -> tuple[int, int, int]:
-        g, w, s = self.build_cost[slot]
-        if (slot & 3) >= 2 and self.owns(p, self.s_crane):  # Crane: 1 gold less, never below 0 (A24)
-            g = g - 1 if g > 0 else 0
-        return g, w, s
+        """What seat p pays for the building in ``slot``."""
+        return _price(self.tables.costs[slot], slot % NUM_COLS, self.owns(p, CRANE))
 
     def battle_strength(self, p: int, card) -> int:
         """Spec 5.10.4: soldiers plus every modifier of the buildings owned."""
@@ -459,7 +401,7 @@ class KingsburgEngine(RulesEngine):
     def _advance(self) -> None:
         """Run automatic steps until a decision with two or more moves (or the end)."""
         while True:
-            if self.decision != _NO_DECISION:
+            if self.decision != Decision.NONE:
                 moves = self._moves
                 if len(moves) > 1:
                     return
@@ -480,9 +422,9 @@ class KingsburgEngine(RulesEngine):
         kind = self.decision
         p = self.actor
         self._moves = ()
-        self.decision = _NO_DECISION
-        if kind == _DICE:
-            if op == _OP_PASS:
+        self.decision = Decision.NONE
+        if kind == Decision.DICE:
+            if op == Op.PASS:
                 self.seat_version[p] += 1
                 self.season_flags[p] |= PASSED
                 self.active_count -= 1
@@ -495,30 +437,30 @@ class KingsburgEngine(RulesEngine):
                 self.seat_version[p] += 1
                 self._place(p, arg, moves[0][1])
                 return False
-            return self._decide(p, _MODIFIERS, moves)
-        if op != _OP_PASS or kind == _FARMS_DIE:  # other passes change none of the seat's state
+            return self._decide(p, Decision.MODIFIERS, moves)
+        if op != Op.PASS or kind == Decision.FARMS_DIE:  # other passes change none of the seat's state
             self.seat_version[p] += 1
         # kinds by how often they come up in play
-        if kind == _BUILD:
-            if op == _OP_PASS:
+        if kind == Decision.BUILD:
+            if op == Op.PASS:
                 self.cursor += 1
                 return False
             self._build(p, arg)
             self.built_this_step[p] = True
             self.sub = 1  # the envoy's second building may follow
             return False
-        if kind == _PICK_GOOD:
+        if kind == Decision.PICK_GOOD:
             self.goods[p][arg] += 1
             self.picks_left -= 1
             self.pick_min = arg
             if self.picks_left:
-                return self._decide(p, _PICK_GOOD, self._pick_moves())
+                return self._decide(p, Decision.PICK_GOOD, self._pick_moves())
             return False
-        if kind == _MODIFIERS:
+        if kind == Decision.MODIFIERS:
             self._place(p, self.pending_dice, arg)
             return False
-        if kind == _RECRUIT:
-            if op == _OP_PASS:
+        if kind == Decision.RECRUIT:
+            if op == Op.PASS:
                 self.cursor += 1
                 return False
             pay = RECRUIT_PAYMENTS[arg]
@@ -529,20 +471,20 @@ class KingsburgEngine(RulesEngine):
             self.plus2[p] -= pay[3]
             self.soldiers[p] += 1
             return False
-        if kind == _ALCHEMIST:
-            if op == _OP_GOOD:
+        if kind == Decision.ALCHEMIST:
+            if op == Op.GOOD:
                 g = self.goods[p]
                 g[arg] -= 1
                 for k in range(3):
                     if k != arg:
                         g[k] += 1
             return False
-        if kind == _TOWN_HALL:
+        if kind == Decision.TOWN_HALL:
             if op == Op.PAY_PLUS2:
                 self.plus2[p] -= 1
-            elif op == _OP_GOOD:
+            elif op == Op.GOOD:
                 self.goods[p][arg] -= 1
-            if op != _OP_PASS:
+            if op != Op.PASS:
                 self._add_vp(p, 1, EV_TOWN_HALL, 0)
             return False
         if kind == Decision.ENVOY_BUILD:
@@ -645,7 +587,7 @@ class KingsburgEngine(RulesEngine):
         self.pick_from = allowed
         self.pick_min = 0
         self.pick_source = source
-        return self._decide(p, _PICK_GOOD, self._pick_moves())
+        return self._decide(p, Decision.PICK_GOOD, self._pick_moves())
 
     def _pick_moves(self) -> tuple:
         # canonical order: each pick >= the previous one (permutations are one choice)
@@ -665,14 +607,12 @@ class KingsburgEngine(RulesEngine):
         # change by identity
         self.neutral: tuple[int, ...] = ()
         self.envoy_rank = 0
-        self.neutral_dice: tuple[int, ...] = ()
 
     def _clear_dice(self) -> None:
         """Dice back to their owners, all bonus dice to the supply, every advisor free."""
         n = self.num_players
-        no_dice = _NO_DICE[n]
-        self.pdice = no_dice()
-        self.bdice = no_dice()
+        self.pdice = [[] for _ in self.order]
+        self.bdice = [[] for _ in self.order]
         self.pplaced = [0] * n
         self.bplaced = [0] * n
         self.occupied = 0  # bit r set while advisor r holds any dice (kept with placements)
@@ -725,12 +665,12 @@ class KingsburgEngine(RulesEngine):
                 col = params["column"]
                 built = 0
                 for r in range(NUM_ROWS):
-                    if built < params["max"] and self.row_in_play[r] and self.rows[p][r] == col:
+                    if built < params["max"] and r in self.tables.rows and self.rows[p][r] == col:
                         slot = r * NUM_COLS + col
                         self.rows[p][r] += 1
                         self.num_buildings[p] += 1
                         if params.get("gain_vp"):
-                            self._add_vp(p, self.build_vp[slot], EV_BUILD, slot)
+                            self._add_vp(p, self.tables.buildings[slot].vp, EV_BUILD, slot)
                         else:
                             self.log.append((p, EV_BUILD_NO_VP, slot))
                         built += 1
@@ -764,22 +704,21 @@ class KingsburgEngine(RulesEngine):
         self._reset_season()
         if self.num_players == 2:  # spec 3.3: neutral blocking dice before anything else
             dice = tuple(self._roll(5))
-            self.neutral_dice = dice
             blocked, self.occupied, placements = _NEUTRAL_BLOCKS.get(dice) or _neutral_blocks(dice)
             self.neutral = blocked
             self.placements = list(placements)
-        for p in self.order:  # Merchants' guild (A56: automatic)
-            if self.rows[p][self.r_guild] > self.c_guild:
-                self.goods[p][0] += 1
+        for p in self.order:  # Merchants' guild: +1 gold at the start of a productive season (spec 2.4 C-IV, A56)
+            if self.owns(p, MERCHANTS_GUILD):
+                self.goods[p][GOLD] += 1
         self.farms_die = [0] * self.num_players
         self.cursor = 0
         self.stage = ST_FARMS
 
     def _step_farms(self) -> bool:
         n = self.num_players
-        while self.cursor < n:
+        while self.cursor < n:  # Farms: +1 bonus die if its owner wants it (spec 2.4 C-III, D14)
             p = self.order[self.cursor]
-            if self.rows[p][self.r_farms] > self.c_farms:
+            if self.owns(p, FARMS):
                 return self._decide(p, Decision.FARMS_DIE, _PASS_YES)
             self.cursor += 1
         # roll: every player's dice and bonus dice (spec 5.2.3), drawn at once in seat order
@@ -798,17 +737,18 @@ class KingsburgEngine(RulesEngine):
         return False
 
     def _reroll_moves(self, p: int) -> list:
+        """Spec 5.2.4: the Statue rerolls one die if all dice show the same number, the Chapel all dice if
+        their total is 7 or less; each once per season (spec 2.4 B-I, B-II, A19, A20)."""
         moves = [PASS]
         pd, bd = self.pdice[p], self.bdice[p]
-        rows = self.rows[p]
         flags = self.season_flags[p]
-        if not flags & STATUE_USED and rows[self.r_statue] > self.c_statue:
+        if not flags & STATUE_USED and self.owns(p, STATUE):
             first = pd[0]
             if pd.count(first) == len(pd) and bd.count(first) == len(bd):  # all dice show the same
                 moves.append((Op.STATUE, 0))
                 if bd:
                     moves.append((Op.STATUE, 1))
-        if not flags & CHAPEL_USED and rows[self.r_chapel] > self.c_chapel and sum(pd) + sum(bd) <= 7:
+        if not flags & CHAPEL_USED and self.owns(p, CHAPEL) and sum(pd) + sum(bd) <= 7:
             moves.append((Op.CHAPEL, 0))
         return moves
 
@@ -817,7 +757,7 @@ class KingsburgEngine(RulesEngine):
         n = self.num_players
         while self.cursor < n:
             p = self.order[self.cursor]
-            if self.rows[p][self.r_statue] > self.c_statue:
+            if self.owns(p, STATUE) or self.owns(p, CHAPEL):
                 moves = self._reroll_moves(p)
                 if len(moves) > 1:
                     return self._decide(p, Decision.REROLL, moves)
@@ -858,17 +798,13 @@ class KingsburgEngine(RulesEngine):
             entry = _dice_choice_entry(key, tuple(pd), self.pplaced[p], tuple(bd), self.bplaced[p])
         # with the envoy any rank will do (free or occupied), otherwise a free one
         free = _ALL_RANKS if self.envoy == p else _ALL_RANKS & ~self.occupied
-        # sums s that reach a usable rank s + offset: +2 token offset 2, Market -1 / +1 (A11: combinable)
+        # the sums s that reach a usable rank s + offset: a +2 token adds 2, the Market -1 or +1 (A11: both)
         flags = self.season_flags[p]
-        if self.plus2[p] > 0 and not flags & PLUS2_USED:
-            if not flags & MARKET_USED and self.rows[p][self.r_market] > self.c_market:
-                reach = free << 1 | free | free >> 1 | free >> 2 | free >> 3
-            else:
-                reach = free | free >> 2
-        elif not flags & MARKET_USED and self.rows[p][self.r_market] > self.c_market:
-            reach = free << 1 | free | free >> 1
-        else:
-            reach = free
+        reach = free
+        if self.plus2[p] > 0 and not flags & PLUS2_USED:  # one +2 token per season (A16)
+            reach |= free >> 2
+        if not flags & MARKET_USED and self.owns(p, MARKET):  # once per season (spec 2.4 C-II)
+            reach |= reach << 1 | reach >> 1
         placeable = entry[2] & reach
         if not placeable:
             return ()
@@ -882,8 +818,8 @@ class KingsburgEngine(RulesEngine):
     def _modifier_moves(self, p: int, arg: int) -> tuple:
         s = self.pending_sum
         flags = self.season_flags[p]
-        plus = self.plus2[p] > 0 and not flags & PLUS2_USED
-        market = not flags & MARKET_USED and self.rows[p][self.r_market] > self.c_market
+        plus = self.plus2[p] > 0 and not flags & PLUS2_USED  # one +2 token per season (A16)
+        market = not flags & MARKET_USED and self.owns(p, MARKET)  # once per season (spec 2.4 C-II)
         envoy = self.envoy == p
         # the moves depend only on these and on which of the ranks s - 1 .. s + 3 are occupied
         key = (s << 8) | (plus << 7) | (market << 6) | (envoy << 5) | (self.occupied >> (s - 1) & 31)
@@ -933,11 +869,7 @@ class KingsburgEngine(RulesEngine):
                 flags[p] |= PASSED
                 self.active_count -= 1
                 continue
-            # _decide inlined: the most frequent decision
-            self.actor = self.current_player = p
-            self.decision = _DICE
-            self._moves = moves
-            return True
+            return self._decide(p, Decision.DICE, moves)
         self.reward_queue = sorted(self.placements[len(self.neutral):], key=_RANK_OF)  # neutral dice come first
         self.reward_i = 0
         self.stage = ST_REWARDS
@@ -974,7 +906,7 @@ class KingsburgEngine(RulesEngine):
             g = self.goods[p]
             moves = [PASS] + [_GOOD_MOVES[k] for k in range(3) if g[k] > 0]
             self.pick_source = rank
-            return self._decide(p, _ALCHEMIST, moves)
+            return self._decide(p, Decision.ALCHEMIST, moves)
         gold, wood, stone, vp, soldiers, plus2 = adv.gain
         self.seat_version[p] += 1
         g = self.goods[p]
@@ -983,8 +915,8 @@ class KingsburgEngine(RulesEngine):
         g[2] += stone
         if vp:
             self._add_vp(p, vp, EV_ADVISOR, rank)
-        if soldiers:
-            self.soldiers[p] += soldiers + (1 if self.rows[p][self.r_stables] > self.c_stables else 0)
+        if soldiers:  # Stables: 1 more soldier with each reward of soldiers (spec 2.4 E-II, A50)
+            self.soldiers[p] += soldiers + (1 if self.owns(p, STABLES) else 0)
         self.plus2[p] += plus2
         if adv.peek:
             self.peeked[p] = True
@@ -993,32 +925,32 @@ class KingsburgEngine(RulesEngine):
 
     # -------------------------------------------------------------------- step d: build ----
     def _build_moves(self, p: int, pay: bool = True) -> tuple:
-        """PASS and the rows seat p can build in (paying unless ``pay`` is False), or () if none."""
+        """PASS and the rows seat p can build in (paying unless ``pay`` is False), or () if none: in each row
+        the leftmost building not yet built, if seat p can pay for it (spec 5.5)."""
         rows = self.rows[p]
         gold, wood, stone = self.goods[p]
-        # goods beyond the dearest building's price change nothing: capped, they make fewer keys
-        most_gold, most_wood, most_stone = self.max_cost
+        # the moves are cached by their inputs; goods beyond the dearest building's price change nothing,
+        # so capped they make fewer keys
+        most_gold, most_wood, most_stone = self.tables.max_cost
         if gold > most_gold:
             gold = most_gold
         if wood > most_wood:
             wood = most_wood
         if stone > most_stone:
             stone = most_stone
-        crane = rows[self.r_crane] > self.c_crane
+        crane = self.owns(p, CRANE)
         key = (self.config.module_more_buildings, pay, crane, gold, wood, stone, *rows)
         moves = _BUILD_MOVE_LISTS.get(key)
         if moves is not None:
             return moves
-        costs = self.build_cost
+        costs = self.tables.costs
         moves = [PASS]
         for r in self.tables.rows:
             c = rows[r]
             if c < NUM_COLS:
                 if pay:
-                    cg, cw, cs = costs[r * NUM_COLS + c]
-                    if crane and c >= 2 and cg > 0:  # Crane: 1 gold less on columns III-IV (A24)
-                        cg -= 1
-                    if cg > gold or cw > wood or cs > stone:
+                    gold_due, wood_due, stone_due = _price(costs[r * NUM_COLS + c], c, crane)
+                    if gold_due > gold or wood_due > wood or stone_due > stone:
                         continue
                 moves.append(_BUILD_MOVES[r])
         if len(_BUILD_MOVE_LISTS) > 100_000:
@@ -1037,7 +969,7 @@ class KingsburgEngine(RulesEngine):
             g[2] -= cs
         self.rows[p][row] += 1
         self.num_buildings[p] += 1
-        self._add_vp(p, self.build_vp[slot], EV_BUILD, slot)
+        self._add_vp(p, self.tables.buildings[slot].vp, EV_BUILD, slot)
         if self.config.module_governors and self.governors_revealed:
             for q in self.order:  # Tax collector: a good each time an opponent builds
                 if q != p and self._has_gov(q, "opponent_builds"):
@@ -1057,7 +989,7 @@ class KingsburgEngine(RulesEngine):
                 continue
             moves = self._build_moves(p)
             if moves:
-                return self._decide(p, _BUILD, moves)
+                return self._decide(p, Decision.BUILD, moves)
             self.cursor += 1
         if self.config.module_governors and not all(self.built_this_step):
             for p in self.order:  # Preacher (A42 reconstruction)
@@ -1076,20 +1008,19 @@ class KingsburgEngine(RulesEngine):
         conversions = self.tables.conversion_slots
         while self.cursor < n:
             p = self.order[self.cursor]
-            rows = self.rows[p]
             if self.sub == 0:
-                if season == 1 and rows[self.r_inn] > self.c_inn:
+                if season == 1 and self.owns(p, INN):  # a +2 token after summer (spec 2.4 C-I)
                     self.seat_version[p] += 1
                     self.plus2[p] += 1
-                elif season == 2 and rows[self.r_training] > self.c_training:
-                    params = self.tables.buildings[self.s_training].params
+                elif season == 2 and self.owns(p, TRAINING_CAMP):  # after autumn (spec 2.6 G-III, A38)
+                    params = self.tables.building(TRAINING_CAMP).params
                     if self.soldiers[p] <= params.get("max_soldiers", 1):
                         self.seat_version[p] += 1
                         self.soldiers[p] += params.get("soldiers", 1)
                 self.sub = 2
-            while 2 <= self.sub < 2 + len(conversions):
+            while 2 <= self.sub < 2 + len(conversions):  # row A: after summer, or every season with the Mint (A49)
                 slot = conversions[self.sub - 2]
-                if self.owns(p, slot) and (season == 1 or self.owns(p, self.s_mint)):
+                if self.has_built(p, slot) and (season == 1 or self.owns(p, MINT)):
                     pay = self.tables.buildings[slot].params["pay"]
                     g = self.goods[p]
                     if g[0] >= pay[0] and g[1] >= pay[1] and g[2] >= pay[2]:
@@ -1097,14 +1028,14 @@ class KingsburgEngine(RulesEngine):
                 self.sub += 1
             if self.sub < 9:
                 self.sub = 9
-                if rows[self.r_town_hall] > self.c_town_hall:
+                if self.owns(p, TOWN_HALL):  # a +2 token or a good for 1 VP (spec 2.4 F-III)
                     g = self.goods[p]
                     moves = [PASS] + [_GOOD_MOVES[k] for k in range(3) if g[k] > 0]
                     if self.plus2[p] > 0:
                         moves.append((Op.PAY_PLUS2, 0))
                     if len(moves) > 1:
                         return self._decide(p, Decision.TOWN_HALL, moves)
-            if rows[self.r_embassy] > self.c_embassy:
+            if self.owns(p, EMBASSY):  # +1 VP (spec 2.4 F-IV)
                 self._add_vp(p, 1, EV_EMBASSY, 0)
             self.sub = 0
             self.cursor += 1
@@ -1138,16 +1069,18 @@ class KingsburgEngine(RulesEngine):
 
     # -------------------------------------------------------------- phase 7: recruit ----
     def _recruit_moves(self, p: int) -> tuple:
+        """Spec 5.9: a soldier costs 2 goods of choice, 1 with the Barracks (spec 2.4 D-III, A23); with the
+        Recruiting office +2 tokens pay like goods (spec 2.6 G-II, A38)."""
         g0, g1, g2 = self.goods[p]
-        tokens = self.plus2[p] if self.rows[p][self.r_recruiting] > self.c_recruiting else 0
+        tokens = self.plus2[p] if self.owns(p, RECRUITING_OFFICE) else 0
         # a payment takes at most 2 of anything, so the moves depend on the counts capped at 2
         key = ((g0 if g0 < 2 else 2), (g1 if g1 < 2 else 2), (g2 if g2 < 2 else 2), (tokens if tokens < 2 else 2),
-               self.rows[p][self.r_barracks] > self.c_barracks)
+               self.owns(p, BARRACKS))
         moves = _RECRUIT_MOVES.get(key)
         if moves is None:
-            *have, single = key
+            *have, barracks = key
             payments = tuple((Op.RECRUIT, i) for i, pay in enumerate(RECRUIT_PAYMENTS)
-                             if (i >= 10) == single and all(need <= own for need, own in zip(pay, have)))
+                             if (sum(pay) == 1) == barracks and all(need <= own for need, own in zip(pay, have)))
             moves = _RECRUIT_MOVES[key] = (PASS, *payments) if payments else ()
         return moves
 
@@ -1157,7 +1090,7 @@ class KingsburgEngine(RulesEngine):
             p = self.order[self.cursor]
             moves = self._recruit_moves(p)
             if moves:
-                return self._decide(p, _RECRUIT, moves)
+                return self._decide(p, Decision.RECRUIT, moves)
             self.cursor += 1
         self.phase = 8
         self.cursor = 0
@@ -1193,7 +1126,7 @@ class KingsburgEngine(RulesEngine):
         halve = self.config.module_army_tokens
         for p in self.order:
             gain = aid[p]
-            if self.rows[p][self.r_academy] > self.c_academy:  # A39: the better of aid and the academy roll
+            if self.owns(p, MILITARY_ACADEMY):  # the better of aid and a roll (spec 2.6 G-IV, A39)
                 roll = self._die()
                 if halve:
                     roll = (roll + 1) // 2
@@ -1209,7 +1142,8 @@ class KingsburgEngine(RulesEngine):
         outcomes = []
         for p in range(n):
             s = self.strengths[p]
-            if s > card.strength or (s == card.strength and self.rows[p][self.r_wall] > self.c_wall):
+            # the Stone wall wins a tie (spec 2.4 E-III)
+            if s > card.strength or (s == card.strength and self.owns(p, STONE_WALL)):
                 outcomes.append(1)
             elif s == card.strength:
                 outcomes.append(0)
@@ -1236,7 +1170,7 @@ class KingsburgEngine(RulesEngine):
                     g[1] += wood
                     g[2] += stone
                     self._add_vp(p, vp, EV_VICTORY, card.index)
-                    if self.rows[p][self.r_fortress] > self.c_fortress:
+                    if self.owns(p, FORTRESS):  # +1 VP for a victory (spec 2.4 E-IV)
                         self._add_vp(p, 1, EV_FORTRESS, 0)
                     self.battle_builds = builds
                     if self._start_picks(p, choice, (0, 1, 2), 19):
@@ -1279,7 +1213,7 @@ class KingsburgEngine(RulesEngine):
         rows[r] -= 1
         self.num_buildings[p] -= 1
         slot = r * NUM_COLS + best - 1
-        self._add_vp(p, -self.build_vp[slot], EV_DESTROY, slot)
+        self._add_vp(p, -self.tables.buildings[slot].vp, EV_DESTROY, slot)
 
     def _end_year(self) -> None:
         year = self.year
@@ -1292,13 +1226,12 @@ class KingsburgEngine(RulesEngine):
             self.year += 1
             self.stage = ST_YEAR
             return
-        # spec 6.2 / A8: Cathedral, then the unused King's-army token
-        if self.s_cathedral >= 0:
-            rate = self.tables.buildings[self.s_cathedral].params.get("goods_per_vp", 2)
-            for p in self.order:
-                if self.owns(p, self.s_cathedral):
-                    goods = sum(self.goods[p])
-                    self._add_vp(p, goods // rate, EV_CATHEDRAL, goods)
+        # spec 6.2 / A8: Cathedral (1 VP per 2 goods, spec 2.4 B-IV), then the unused King's-army token
+        for p in self.order:
+            if self.owns(p, CATHEDRAL):
+                goods = sum(self.goods[p])
+                self._add_vp(p, goods // self.tables.building(CATHEDRAL).params.get("goods_per_vp", 2),
+                             EV_CATHEDRAL, goods)
         if self.config.module_army_tokens:
             for p in self.order:
                 for v in self.army_tokens[p]:

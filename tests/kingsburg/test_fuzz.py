@@ -4,7 +4,7 @@ import pytest
 
 import envs
 from envs.core import testing
-from envs.kingsburg.data import NUM_COLS
+from envs.kingsburg.data import BUILDING_EFFECTS, CATHEDRAL, NUM_COLS, tables
 from envs.kingsburg import encoder as encoder_module
 from envs.kingsburg import engine as engine_module
 from envs.kingsburg.encoder import KingsburgEncoder
@@ -45,7 +45,7 @@ def vp_from_history(e, p: int) -> int:
         elif event == EV_DEFEAT:
             total -= t.enemies[arg].penalty[3]
         elif event == EV_CATHEDRAL:
-            total += arg // t.buildings[e.s_cathedral].params["goods_per_vp"]
+            total += arg // t.building(CATHEDRAL).params["goods_per_vp"]
         elif event == EV_ARMY_TOKEN:
             total += arg
         elif event == EV_GOVERNOR:
@@ -94,7 +94,7 @@ class Invariants:
             assert owned == set(e.owned_slots(p))
             assert e.num_buildings[p] == len(owned)
             for slot in owned:
-                assert e.tables.buildings[slot] is not None and e.row_in_play[slot // NUM_COLS]
+                assert e.tables.buildings[slot] is not None and slot // NUM_COLS in e.tables.rows
             assert all(1 <= d <= 6 for d in e.pdice[p] + e.bdice[p])
             assert len(e.pdice[p]) in (0, 3)
             if e.config.module_army_tokens:
@@ -241,31 +241,23 @@ def test_engine_and_encoder_keep_every_attribute_in_a_slot():
             assert vars(env.engine) == {} and vars(env.encoder) == {}
 
 
-def test_board_constants_of_a_new_engine():
-    """A new engine takes the sheet's constants in one unpacking statement that names them: each
-    attribute of _BOARD_ATTRIBUTES must hold the value _board_constants computes for it."""
-    for more_buildings in (False, True):
-        config = engine_module.KingsburgConfig(module_more_buildings=more_buildings)
-        e = engine_module.KingsburgEngine(config, 2, np.random.default_rng(0))
-        constants = engine_module._board_constants(more_buildings)
-        assert set(constants) == set(engine_module._BOARD_ATTRIBUTES)
-        for name in engine_module._BOARD_ATTRIBUTES:
-            assert getattr(e, name) == constants[name], name
+def test_a_building_stands_at_the_same_place_on_both_sides_of_the_sheet():
+    """owns reads one table of building places for both sides of the province sheet: every building of the
+    5-row side stands where it stands on the 7-row side."""
+    base, seven_rows = tables(False), tables(True)
+    for building, slot in enumerate(base.slot_of):
+        assert slot in (-1, seven_rows.slot_of[building]), BUILDING_EFFECTS[building]
+        assert engine_module._PLACES[building] == divmod(seven_rows.slot_of[building], NUM_COLS)
 
 
-def test_enemy_deck_drawn_at_once_as_five_single_draws_would():
-    """Setup draws the five enemy cards with one call when every year has as many cards: the same
-    cards as one draw per year (the deck is the first use of the generator), and the generator is
-    left in the same state for everything drawn after."""
+def test_enemy_deck_holds_one_random_card_per_year():
+    """Setup 3: one random card of each year, the year-I card on top, drawn first from the generator."""
     config = engine_module.KingsburgConfig()
     for seed in range(50):
         e = engine_module.KingsburgEngine(config, 2, np.random.default_rng(seed))
         by_year = e.tables.enemies_by_year
         rng = np.random.default_rng(seed)
         assert e.enemy_deck == [cards[int(rng.integers(len(cards)))] for cards in by_year]
-        at_once = np.random.default_rng(seed)
-        at_once.integers(len(by_year[0]), size=5)
-        assert at_once.bit_generator.state == rng.bit_generator.state
 
 
 def test_turn_order_shuffled_as_a_permutation_would():

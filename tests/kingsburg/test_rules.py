@@ -15,7 +15,7 @@ import pytest
 
 from envs import IllegalActionError
 from envs.kingsburg import Decision, KingsburgConfig, KingsburgEngine, Op
-from envs.kingsburg.data import ROWS
+from envs.kingsburg.data import CRANE, FARMS, MARKET, ROWS, STATUE
 from envs.kingsburg.engine import (
     CHAPEL_USED, MARKET_USED, PASS, PLUS2_USED, ST_BUILD, ST_END_EFFECTS, ST_FARMS, ST_INFLUENCE, ST_PRINCE,
     ST_RECRUIT, ST_REROLL, ST_REWARDS, ST_YEAR, STATUE_USED, YES,
@@ -488,7 +488,7 @@ def test_T3_build_the_statue():
     assert e.decision == Decision.BUILD and e.actor == 0
     assert legal(e) == {PASS, BUILD("B"), BUILD("C"), BUILD("F")}  # Statue, Inn, Barricade
     e.play(BUILD("B"))
-    assert e.goods[0] == [0, 1, 0] and e.vp[0] == 3 and e.owns(0, e.s_statue)
+    assert e.goods[0] == [0, 1, 0] and e.vp[0] == 3 and e.owns(0, STATUE)
     assert e.rows[0][ROWS.index("B")] == 1  # the Chapel is now the row's next building
 
 
@@ -501,7 +501,7 @@ def test_T6_crane_makes_columns_three_and_four_one_gold_cheaper():
     _build_step(e)
     assert BUILD("C") in legal(e)
     e.play(BUILD("C"))
-    assert e.goods[0] == [0, 0, 0] and e.owns(0, e.s_farms)
+    assert e.goods[0] == [0, 0, 0] and e.owns(0, FARMS)
     e = new(2)
     clear(e)
     give(e, 0, "C-II")
@@ -636,7 +636,7 @@ def test_T4_battle_example_goblins():
     assert e.goods[LENA] == [0, 1, 0] and e.vp[LENA] - vp_before[LENA] == 1
     assert e.goods[CARSTEN] == [1, 0, 0]
     assert e.vp[CARSTEN] - vp_before[CARSTEN] == -2
-    assert not e.owns(CARSTEN, e.s_market) and e.owns(CARSTEN, e.s_crane)
+    assert not e.owns(CARSTEN, MARKET) and e.owns(CARSTEN, CRANE)
     assert e.vp[RINA] == vp_before[RINA] and e.vp[LUIS] == vp_before[LUIS]
     assert e.soldiers == [0, 0, 0, 0]  # all soldiers go back after the winter
     assert e.year == 2
@@ -851,7 +851,7 @@ def test_A58_battle_reward_with_goods_of_choice_and_a_free_building():
     assert e.decision == Decision.FREE_BUILD
     assert legal(e) == {PASS, BUILD("B"), BUILD("C"), BUILD("D"), BUILD("E"), BUILD("F")}
     e.play(BUILD("B"))
-    assert e.goods[0] == [1, 1, 0] and e.owns(0, e.s_statue)
+    assert e.goods[0] == [1, 1, 0] and e.owns(0, STATUE)
     assert e.vp[0] == 3 + 1  # the Statue's banner and the highest victorious strength
 
 
