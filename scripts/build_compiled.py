@@ -35,12 +35,19 @@ os.environ["TABLETOP_GYM_PURE"] = "1"  # the modules imported below to read cons
 from envs.core.compiled import BUILD_DIR, MANIFEST, compiled_dir, extension_suffix, source_digest  # noqa: E402
 
 PACKAGES = ["envs.core", "envs.catan_card", "envs.kingsburg", "envs.mythotopia", "envs.seventh_stone",
-            "envs.medioevo_universale"]
+            "envs.medioevo_universale"]  # each with its subpackages (``packages``)
 # not compiled: package set-up, the compiled-build switch itself, test helpers, and modules that find their data
 # files next to themselves (__file__ would point into the build folder)
 SKIPPED = {"__init__.py", "compiled.py", "testing.py"}
 # Python's semantics: annotations are not types to enforce (Cython would reject a tuple returned as ``-> list``)
 DIRECTIVES = ["-X", "annotation_typing=False", "-X", "binding=True"]
+
+
+def packages() -> list[str]:
+    """PACKAGES and their subpackages (folders with an ``__init__.py``, as ``envs.medioevo_universale.observation``),
+    each package before its subpackages. A subpackage's ``__init__`` calls ``use_compiled`` as its package's does."""
+    return [".".join(init.parent.relative_to(ROOT).parts) for package in PACKAGES
+            for init in sorted(ROOT.joinpath(*package.split(".")).rglob("__init__.py"), key=lambda p: p.parent.parts)]
 
 
 def compilable(path: Path) -> bool:
@@ -62,9 +69,21 @@ def _source_tree(module_name: str) -> ast.Module | None:
         return None
 
 
+def _numbered_names(item: ast.stmt) -> list[str] | None:
+    """The names of ``(A, B, ...) = range(k)`` with a literal k (numbered by their order), else None."""
+    if not (isinstance(item, ast.Assign) and len(item.targets) == 1 and isinstance(item.targets[0], ast.Tuple)
+            and isinstance(item.value, ast.Call) and isinstance(item.value.func, ast.Name)
+            and item.value.func.id == "range" and len(item.value.args) == 1 and not item.value.keywords
+            and _int_literal(item.value.args[0])):
+        return None
+    names = [n.id if isinstance(n, ast.Name) else "" for n in item.targets[0].elts]
+    return names if all(name.isupper() for name in names) else None
+
+
 def constant_table(value) -> bool:
     """A class used as a table of named ints (``Phase.MOVE``): its body assigns only int literals to upper-case
-    names (so the values are those of the source, whatever the data files hold)."""
+    names, or numbers them by their order (``(A, B) = range(2)``), so the values are those of the source, whatever
+    the data files hold."""
     if not isinstance(value, type) or not value.__module__.startswith("envs."):
         return False
     tree = _source_tree(value.__module__)
@@ -76,6 +95,10 @@ def constant_table(value) -> bool:
     for item in body:
         if isinstance(item, ast.Expr) and isinstance(item.value, ast.Constant) and isinstance(item.value.value, str):
             continue  # the docstring
+        numbered = _numbered_names(item)
+        if numbered is not None:
+            names.update(numbered)
+            continue
         if not (isinstance(item, ast.Assign) and len(item.targets) == 1 and isinstance(item.targets[0], ast.Name)
                 and item.targets[0].id.isupper() and _int_literal(item.value)):
             return False
@@ -218,8 +241,7 @@ def prepare(package: str) -> list[Path]:
     source = ROOT.joinpath(*package.split("."))
     modules = sorted(p for p in source.glob("*.py") if compilable(p))
     work = WORK.joinpath(*package.split("."))
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
+    work.mkdir(parents=True, exist_ok=True)  # WORK is emptied before (a subpackage's folder is inside its package's)
     for depth in range(1, len(package.split(".")) + 1):
         WORK.joinpath(*package.split(".")[:depth], "__init__.py").touch()
     for p in modules:
@@ -255,8 +277,10 @@ def install(package: str, modules: list[Path]) -> int:
     many there are."""
     work = WORK.joinpath(*package.split("."))
     target = compiled_dir(package)
-    shutil.rmtree(target, ignore_errors=True)
-    target.mkdir(parents=True)
+    target.mkdir(parents=True, exist_ok=True)
+    for old in target.iterdir():
+        if old.is_file():  # a subpackage's build is a folder inside, installed on its own
+            old.unlink()
     suffix = extension_suffix()
     built = {}
     for p in modules:
@@ -270,7 +294,7 @@ def install(package: str, modules: list[Path]) -> int:
 
 def train(packages: list[str]) -> bool:
     """Run the games of ``packages`` in their instrumented build, which writes the profiles at exit."""
-    games = [p.split(".", 1)[1] for p in packages if p != "envs.core"] or ["catan_card"]
+    games = list(dict.fromkeys(p.split(".")[1] for p in packages if p.split(".")[1] != "core")) or ["catan_card"]
     env = {k: v for k, v in os.environ.items() if k != "TABLETOP_GYM_PURE"}
     result = subprocess.run([sys.executable, "-c", TRAIN, str(ROOT), ",".join(games), str(TRAIN_SECONDS)],
                             cwd=ROOT, env=env, capture_output=True, text=True)
@@ -294,7 +318,7 @@ def main(argv=None) -> int:
         return 1
     cflags = os.environ.get("CFLAGS", "-O3")
     stale = {}
-    for package in PACKAGES:
+    for package in packages():
         source = ROOT.joinpath(*package.split("."))
         modules = sorted(p for p in source.glob("*.py") if compilable(p))
         if args.force or not current(package, modules):

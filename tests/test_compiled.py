@@ -37,6 +37,9 @@ for name in envs.names():
             legal = obs["action_mask"].nonzero()[0]
             env.step(None if term or trunc else int(legal[pick.randrange(legal.size)]))
     result[name] = (h.hexdigest(), in_use("envs." + name))
+# the subpackages (as envs.medioevo_universale.observation): whether each runs its build
+result["subpackages"] = {m: in_use(m) for m in sorted(sys.modules) if m.count(".") == 2 and m.startswith("envs.")
+                         and hasattr(sys.modules[m], "__path__")}
 json.dump(result, sys.stdout)
 """
 
@@ -55,9 +58,14 @@ def test_compiled_modules_play_exactly_as_the_sources():
     if not any(compiled.in_use(f"envs.{name}") for name in envs.names()):
         pytest.skip("no current compiled build (python scripts/build_compiled.py)")
     built, pure = play(pure=False), play(pure=True)
-    assert not any(used for _, used in pure.values())  # TABLETOP_GYM_PURE=1 runs the sources
+    built_subpackages, pure_subpackages = built.pop("subpackages"), pure.pop("subpackages")
+    # TABLETOP_GYM_PURE=1 runs the sources
+    assert not any(used for _, used in pure.values()) and not any(pure_subpackages.values())
     for name in envs.names():
         assert built[name][0] == pure[name][0], f"{name}: the compiled build plays differently"
+    assert "envs.medioevo_universale.observation" in built_subpackages
+    for package, used in built_subpackages.items():  # a built game's subpackages run their build too
+        assert used or not built[package.split(".")[1]][1], f"{package}: not compiled"
 
 
 def fake_build(tmp_path: Path, monkeypatch, sources: dict[str, bytes], recorded: dict[str, bytes]) -> tuple:
@@ -139,3 +147,24 @@ def test_the_build_inlines_only_constants_fixed_by_the_sources():
                    f"({changes.SEATS}) | ({changes.UNITS}), M.CARD, Stage.X\n")
     shadowed = "def g(Phase):\n    return Phase.MOVE\n"
     assert build.inline_constants(shadowed, module) == shadowed
+
+
+def test_names_numbered_by_their_order_are_inlined_too():
+    import types
+
+    from envs.medioevo_universale.observation import encoder
+
+    build = _build_script()
+    seen = encoder._Seen  # (TURN, PRIVATE, ...) = range(k)
+    assert build.constant_table(seen)
+    assert [getattr(seen, name.upper()) for name in encoder._SEEN_KEYS] == list(range(len(encoder._SEEN_KEYS)))
+    module = types.ModuleType("envs.example")
+    module._Seen = seen
+    assert build.inline_constants("x = seen[_Seen.OFFER]\n", module) == f"x = seen[({seen.OFFER})]\n"
+
+
+def test_the_build_covers_the_subpackages():
+    build = _build_script()
+    assert "envs.medioevo_universale.observation" in build.packages()
+    assert build.packages().index("envs.medioevo_universale") < build.packages().index(
+        "envs.medioevo_universale.observation")

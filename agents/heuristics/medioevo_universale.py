@@ -15,8 +15,8 @@ import numpy as np
 
 from envs.medioevo_universale import SPEC
 from envs.medioevo_universale.constants import PHASE_NAMES
-from envs.medioevo_universale.encoder import MedioevoEncoder
 from envs.medioevo_universale.engine import MedioevoConfig
+from envs.medioevo_universale.observation import MedioevoEncoder
 
 from ..base import Agent
 

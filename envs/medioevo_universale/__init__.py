@@ -10,7 +10,7 @@ use_compiled(__name__, __path__)  # the compiled build, when current (envs/core/
 from ..core.game import GameSpec
 from .codec import MedioevoCodec
 from .constants import Head, Phase, Stage
-from .encoder import MedioevoEncoder
+from .observation import MedioevoEncoder
 from .engine import MedioevoConfig, MedioevoEngine, check_config
 
 SPEC = GameSpec(

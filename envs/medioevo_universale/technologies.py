@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import itertools
 
-from ..core.encoder import Field
 from .constants import (
     AR, B_AR, B_CP, B_LI, BLUE, CA, CARAVAN, CASTLE, CITY, CP1, FORTRESS, GALLEY, GREEN, HI, LI, MERCHANT_SHIP,
     NUM_UNIT_TYPES, O_KIND, O_LEVEL, O_MP, O_NODE, ORANGE, RED, RELIGION_B, SIEGE, TOWER, TOWN, VILLAGE, VIOLET,
@@ -130,9 +129,9 @@ class TechnologyMixin:
             missing_other -= convert
         self._bank(p, -(fl + self.tp_price * missing_other))
 
-    def _tp_sources(self, p: int) -> list[tuple[tuple, tuple]]:
-        """Unused TP sources of p: (moves, TP colours gained) per unrotated card alternative and per
-        unflipped goal-token colour."""
+    def _tp_gains_left(self, p: int) -> list[tuple[tuple, tuple]]:
+        """The TP p may still gain (its unused TP sources): (moves, TP colours gained) per unrotated card
+        alternative and per unflipped goal-token colour."""
         out = []
         rotated = self.rotated[p]
         for c in self.hand[p]:
@@ -152,7 +151,7 @@ class TechnologyMixin:
         """Fewest TP to buy when every remaining source is used in its best alternative."""
         groups: dict[int, list[tuple]] = {}
         fixed = list(pool)
-        for moves, gain in self._tp_sources(p):
+        for moves, gain in self._tp_gains_left(p):
             head, arg = moves[0]
             if head == Head.CARD:
                 if arg != skip_card:
@@ -207,7 +206,7 @@ class TechnologyMixin:
         opts = []
         if now == 0:
             return [(DONE,)]
-        for moves, gain in self._tp_sources(p):
+        for moves, gain in self._tp_gains_left(p):
             trial = list(pool)
             for k in gain:
                 trial[k] += 1
@@ -1218,82 +1217,4 @@ class TechnologyMixin:
         return True
 
 
-# ------------------------------------------------------------------------------ observation ----
-WINDOW_KINDS = ("revolt", "battle", "taktik", "move", "war_turn", "trade", "buy", "sale")
-
-
-def technology_fields(num_nodes: int) -> list[Field]:
-    return [
-        Field("tech_window", len(WINDOW_KINDS), "the open technology activation window one-hot: "
-              + ", ".join(WINDOW_KINDS)),
-        Field("tech_state", 5, "Erlass: the carrier must move on; the open sale's cubes with Handel / 6; the "
-              "open purchase's cubes / 6 and Markt discount / 500; Taktik points left / 20"),
-        Field("tp_payment", 7, "the TP cost being paid outside phase 4 per colour / 10, and its fl / 1000"),
-        Field("tech_revolt", num_nodes, "the revolt region a Gesetze window may relocate from, one-hot"),
-    ]
-
-
-def technology_sources(e) -> tuple:
-    """Everything ``encode_technologies`` reads: the encoder rewrites the fields only when it changed."""
-    return e.tech_use, e.trade_bonus, e.movement_locked(), e.tp_payment
-
-
-def encode_technologies(e, out, slices: dict) -> None:
-    """Public: windows, counters and payments are played in the open. Writes into zeroed fields."""
-    use = e.tech_use
-    if use is not None and use["window"] in WINDOW_KINDS:  # "invade": its own field (encode_invasion)
-        out[slices["tech_window"]][WINDOW_KINDS.index(use["window"])] = 1
-        if use["window"] == "revolt":
-            out[slices["tech_revolt"]][use["node"]] = 1
-    tb = e.trade_bonus
-    out[slices["tech_state"]] = (float(e.movement_locked()), min(1.0, tb["handel"] / 6),
-                                 min(1.0, tb["bought"] / 6), min(1.0, tb["discount"] / 500),
-                                 min(1.0, use["points"] / 20) if use is not None and "points" in use else 0.0)
-    pay = e.tp_payment
-    if pay is not None:
-        v = out[slices["tp_payment"]]
-        for c, k in pay["costs"]:
-            v[c] = min(1.0, v[c] + k / 10)
-        v[6] = min(1.0, pay["fl"] / 1000)
-
-
-def appointment_fields() -> list[Field]:
-    return [Field("tech_appointed", 2 * NT * len(APPOINTED_TYPES), "Ernennung in the battle in progress: per side "
-                  "(attacker, defender) and real unit type, the units counted as LI, HI, AR, CA, captain / 5")]
-
-
-def appointments_sources(e):
-    """What ``encode_appointments`` reads: the battle's appointments and both sides' pieces."""
-    bt = e.bt
-    if bt is None or not any(bt.get("appointed", ())):
-        return None
-    return bt["appointed"], e.side_pieces(0), e.side_pieces(1)
-
-
-def encode_appointments(e, out, slices: dict) -> None:
-    """Public: appointments are made in the open."""
-    bt = e.bt
-    if bt is None or "appointed" not in bt:
-        return
-    v = out[slices["tech_appointed"]]
-    for side in (0, 1):
-        for a, b, k in e._appointments(side, e.side_pieces(side)):
-            i = (side * NT + a) * len(APPOINTED_TYPES) + APPOINTED_TYPES.index(b)
-            v[i] = min(1.0, k / 5)
-
-
-def invasion_fields(num_nodes: int) -> list[Field]:
-    return [Field("tech_invaded", num_nodes, "W-INVADE: the region another player's army is about to take over "
-                  "or fight in while its controller or an ally of it decides whether Kartografie brings a unit in, "
-                  "one-hot")]
-
-
-def encode_invasion(e, out, slices: dict) -> None:
-    """Public: the window is played in the open."""
-    use = e.tech_use
-    if use is not None and use["window"] == "invade":
-        out[slices["tech_invaded"]][use["node"]] = 1
-
-
-__all__ = ["TechnologyMixin", "appointment_fields", "appointments_sources", "encode_appointments", "encode_invasion",
-           "encode_technologies", "invasion_fields", "tech_id", "technology_fields", "technology_sources"]
+__all__ = ["TechnologyMixin", "tech_id"]

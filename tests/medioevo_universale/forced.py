@@ -13,7 +13,7 @@ def forced_decisions(env, seed: int, prepare):
     caller steps the env, picking with ``pick``, the game's own ``random.Random``); ``prepare(engine)`` edits
     the state once, when the setup is done. An edit from outside the rules gets a new ``revision`` and
     stamps every change domain (call ``touched`` after further edits), so the encoder looks at the whole
-    state again (encoder.py)."""
+    state again (observation/encoder.py)."""
     env.reset(seed=seed)
     if CHECK_CHANGES:
         check_change_reports(env.engine)
@@ -101,8 +101,9 @@ def check_change_reports(engine) -> None:
 def exact_stamps(engine) -> None:
     """Make ``engine`` stamp exactly the domains each move changed, found by content (``changes.changed_bits``),
     and keep its ``revision`` across moves: the engine as it is once every rule reports its changes
-    (changes.py), the tightest case for observers that look only at the stamped domains (encoder.py). Wraps
-    the instance's ``apply``, so call it after each reset; clones and pickles of the engine are not wrapped."""
+    (changes.py), the tightest case for observers that look only at the stamped domains
+    (observation/encoder.py). Wraps the instance's ``apply``, so call it after each reset; clones and pickles of
+    the engine are not wrapped."""
     apply = engine.apply
 
     def apply_and_stamp_exactly(move):

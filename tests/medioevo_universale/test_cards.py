@@ -640,7 +640,7 @@ def test_weiser_61_draws_three_and_keeps_one():
 
 
 def new_encoder_view(e, seat):
-    from envs.medioevo_universale.encoder import MedioevoEncoder
+    from envs.medioevo_universale.observation import MedioevoEncoder
     enc = MedioevoEncoder(e.config, e.num_players)
     return enc.encode(e, seat)[enc.layout.slices["my_card_choice"]]
 
@@ -1431,7 +1431,7 @@ def test_bischof_2_in_the_trade_cycle_window_bans_trade_before_the_trade_turns()
 def test_any_time_windows_show_in_the_observation_of_every_seat():
     """The seat to act (and every other seat: card plays are public) sees which W-ANY window is open."""
     from envs.medioevo_universale.cards import JEDERZEIT_WINDOWS
-    from envs.medioevo_universale.encoder import MedioevoEncoder
+    from envs.medioevo_universale.observation import MedioevoEncoder
     e = pressburg_battle(s2=(1,))
     enc = MedioevoEncoder(e.config, e.num_players)
     for seat in range(e.num_players):

@@ -13,7 +13,7 @@ import pytest
 import envs
 from envs.medioevo_universale.constants import NUM_UNIT_TYPES as NT
 from envs.medioevo_universale.data import VEHICLE_KINDS
-from envs.medioevo_universale.encoder import EP_OFFSET, EP_SCALE, MONEY_SCALE, MedioevoEncoder
+from envs.medioevo_universale.observation.encoder import EP_OFFSET, EP_SCALE, MONEY_SCALE, MedioevoEncoder
 from envs.medioevo_universale.state import StateMixin
 
 from .forced import exact_stamps

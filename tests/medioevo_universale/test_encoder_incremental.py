@@ -14,7 +14,7 @@ import pytest
 
 import envs
 from envs.medioevo_universale import changes
-from envs.medioevo_universale.encoder import MedioevoEncoder
+from envs.medioevo_universale.observation import MedioevoEncoder
 
 from .forced import exact_stamps
 

@@ -8,7 +8,7 @@ from envs.medioevo_universale import SPEC
 from envs.medioevo_universale.constants import (
     AR, CARAVAN, GALLEY, HI, MERCHANT_SHIP, SIEGE, WAR_WAGON, Ctrl, Head, Phase, Purchase, Stage,
 )
-from envs.medioevo_universale.encoder import MedioevoEncoder
+from envs.medioevo_universale.observation import MedioevoEncoder
 from envs.medioevo_universale.engine import MedioevoConfig, MedioevoEngine
 from envs.medioevo_universale.variants import BLOOD_MARKERS
 

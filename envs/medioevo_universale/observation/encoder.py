@@ -31,21 +31,21 @@ from math import inf
 
 import numpy as np
 
-from ..core.encoder import Field, ObservationEncoder, ObsLayout
+from ...core.encoder import Field, ObservationEncoder, ObsLayout
+from .. import changes
+from ..changes import (
+    BARBARIANS, BATTLE, BUILDINGS, CARD_EFFECTS, CARDS, DIPLOMACY, EVENTS, HORDE, MARKERS, MARKET, MONEY, MULTI_WAR,
+    OBJECTS, ORDER, ROUTES, SEATS, SUPPLY, TECHNOLOGY, UNITS, WAR,
+)
+from ..codec import head_names
+from ..constants import NUM_PHASES as _ALL_PHASES, NUM_SLOTS, NUM_UNIT_TYPES, PHASE_NAMES, STAGE_NAMES, Phase, Stage
+from ..data import EMPIRES, GOAL_KEYS, VEHICLE_KINDS, game_data
 from .cards import (
     card_choice_sources, card_effects_sources, card_move_fields, card_moves_sources, card_window_fields,
     encode_card_choice, encode_card_effects, encode_card_moves, encode_card_window,
 )
-from . import changes
-from .changes import (
-    BARBARIANS, BATTLE, BUILDINGS, CARD_EFFECTS, CARDS, DIPLOMACY, EVENTS, HORDE, MARKERS, MARKET, MONEY, MULTI_WAR,
-    OBJECTS, ORDER, ROUTES, SEATS, SUPPLY, TECHNOLOGY, UNITS, WAR,
-)
-from .codec import head_names
-from .constants import NUM_PHASES as _ALL_PHASES, NUM_SLOTS, NUM_UNIT_TYPES, PHASE_NAMES, STAGE_NAMES, Phase, Stage
-from .data import EMPIRES, GOAL_KEYS, VEHICLE_KINDS, game_data
 from .diplomacy import diplomacy_fields, diplomacy_sources, encode_diplomacy, encode_offer, offer_sources
-from .movement import encode_multi_war, multi_war_fields, multi_war_sources
+from .multi_war import encode_multi_war, multi_war_fields, multi_war_sources
 from .technologies import (
     appointment_fields, appointments_sources, encode_appointments, encode_invasion, encode_technologies,
     invasion_fields, technology_fields, technology_sources,
@@ -147,60 +147,20 @@ _CARGO_INPUT = 20  # the input of ``_seat_rows`` that is not a list per seat (ca
 _FLAT = (int, bool, float, str)
 
 
-# What each block of a seat's output was written from (see ``encode``) is kept in a list, one entry per key below
-# (positions: ``_Seen``; a list subscript by a constant costs less than a dict lookup by a string).
-_SEEN_KEYS = ("turn", "private", "tp", "offer", "moves", "revision", "trade", "move", "battle", "conquest", "drawn",
-    "marker_origin", "head", "board", "rows", "money", "goals", "vehicles", "card_turn", "routes", "at_war", "events",
-    "objects", "diplomacy", "technologies", "card_effects", "card_choice", "card_moves", "appointments", "multi_war",
-    "node_controller", "node_static", "node_units", "node_stopped", "node_barbarians", "node_marker", "node_cubes",
-    "node_buildings", "pending", "invaded", "goal_domains", "phase_blocks", "goal_values")
-
-
+# What each block of a seat's output was written from (see ``encode``) is kept in a list, one entry per block
+# (a list subscript by a constant costs less than a dict lookup by a string).
 class _Seen:
-    """Positions in a seat's list of what its output was written from (``_FIRST_SEEN``)."""
-    TURN = 0
-    PRIVATE = 1
-    TP = 2
-    OFFER = 3
-    MOVES = 4
-    REVISION = 5
-    TRADE = 6
-    MOVE = 7
-    BATTLE = 8
-    CONQUEST = 9
-    DRAWN = 10
-    MARKER_ORIGIN = 11
-    HEAD = 12
-    BOARD = 13
-    ROWS = 14
-    MONEY = 15
-    GOALS = 16
-    VEHICLES = 17
-    CARD_TURN = 18
-    ROUTES = 19
-    AT_WAR = 20
-    EVENTS = 21
-    OBJECTS = 22
-    DIPLOMACY = 23
-    TECHNOLOGIES = 24
-    CARD_EFFECTS = 25
-    CARD_CHOICE = 26
-    CARD_MOVES = 27
-    APPOINTMENTS = 28
-    MULTI_WAR = 29
-    NODE_CONTROLLER = 30
-    NODE_STATIC = 31
-    NODE_UNITS = 32
-    NODE_STOPPED = 33
-    NODE_BARBARIANS = 34
-    NODE_MARKER = 35
-    NODE_CUBES = 36
-    NODE_BUILDINGS = 37
-    PENDING = 38
-    INVADED = 39
-    GOAL_DOMAINS = 40
-    PHASE_BLOCKS = 41
-    GOAL_VALUES = 42
+    """Positions in a seat's list of what its output was written from (``_FIRST_SEEN``), numbered by their order
+    here. Plain ints, which the compiled build reads as their values (``constant_table`` in
+    scripts/build_compiled.py)."""
+    (TURN, PRIVATE, TP, OFFER, MOVES, REVISION, TRADE, MOVE, BATTLE, CONQUEST, DRAWN, MARKER_ORIGIN, HEAD,
+     BOARD, ROWS, MONEY, GOALS, VEHICLES, CARD_TURN, ROUTES, AT_WAR, EVENTS, OBJECTS, DIPLOMACY,
+     TECHNOLOGIES, CARD_EFFECTS, CARD_CHOICE, CARD_MOVES, APPOINTMENTS, MULTI_WAR, NODE_CONTROLLER,
+     NODE_STATIC, NODE_UNITS, NODE_STOPPED, NODE_BARBARIANS, NODE_MARKER, NODE_CUBES, NODE_BUILDINGS,
+     PENDING, INVADED, GOAL_DOMAINS, PHASE_BLOCKS, GOAL_VALUES) = range(43)
+
+
+_SEEN_KEYS = tuple(name.lower() for name in vars(_Seen) if name.isupper())  # the blocks' names, by position
 
 
 # What a new output was written from, per block (``_Seen`` positions): nothing yet.
@@ -520,7 +480,7 @@ class MedioevoEncoder(ObservationEncoder):
         phase = e.phase
         acting = -1 if phase == Phase.GAME_OVER else e.actor  # the engine's current_player, without its call
         mine = acting == seat
-        stage = e._stage  # the engine's stage property, without its call
+        stage = e.stage
         zeros = self._zeros
         # the public head (phase .. revealed_bids): the turn's one-hots, then the rest filled as a list
         at = self._head_offsets
@@ -562,15 +522,13 @@ class MedioevoEncoder(ObservationEncoder):
             offsets = self._move_offsets
             for head, argument in prefix:
                 view[start + offsets[head] + argument] = 1.0
-        o = e.offer  # offer_sources written out: what encode_offer reads (its other keys change at drafting steps)
-        offer = None if o is None or not (seat == o["from"] or seat == o["to"] or seat in o["also"]) else (
-            o["from"], o["to"], tuple(o["also"]), o["kind"], o["term"], o["fee"] > 0, o["amount"],
-            o["payer"] == o["from"], o["secret"])
+        offer = offer_sources(e, seat)
         if seen[_Seen.OFFER] != offer:  # None: an empty block, as a new output holds
             seen[_Seen.OFFER] = offer
             start, stop = self._offer_run
             view[start:stop] = zeros[:stop - start]
-            encode_offer(e, seat, view[start:stop], to_rel)
+            if offer is not None:
+                encode_offer(offer, view[start:stop], to_rel)
         if self._variants_on or e.auction_round:
             out[self._variant_region] = 0
             encode_variants(e, seat, out, self.layout.slices, rel, to_rel)
