@@ -1,0 +1,171 @@
+"""The change log: which parts of a game's state the rules changed, so that an observer need not look again.
+
+A game declares its state domains once, as a ``Domains`` table (domain name -> the engine attributes it covers,
+each attribute in one domain only). Its rules report a change with one call at their choke points:
+``self.changed(UNITS)`` (a domain's bit, or several or-ed together), or ``self.changed_in(BOARD, cell)`` when
+observers want to know which item of a domain changed (a cell, a seat). A rule reports what it may change (a
+reset of what was already reset is allowed), never less. The engine mixes in ``ChangeLog``, calls
+``start_change_log(domains)`` when it is built and ``stamp_changes()`` at the end of every move:
+
+* ``moves`` counts the stamped moves; ``stamps[i]`` is the move that last changed domain ``i``, ``stamped`` the
+  latest stamp, ``stamped_bits`` the domains stamped then and ``stamped_before`` the stamp before it. An observer
+  remembers the ``moves`` it last looked at and looks again only at the domains stamped later
+  (``changed_since``); one that looked after ``stamped_before`` reads ``stamped_bits`` without a scan.
+* ``item_log(bit)`` lists the items reported with ``changed_in`` in order; an observer remembers how far it read
+  (a position) and the log's ``item_log_epoch``, which moves when the logs restart (every item may have
+  changed: look at all of them).
+
+Two more kinds of stamp: ``stamp_at_once`` for a lazy update a query makes between two moves, and
+``stamp_everything`` for an edit from outside the rules (tests, a loaded position).
+
+Observers keep their caches in themselves, never on the engine. ``Domains.snapshot`` and
+``Domains.changed_bits`` find changed domains by content: tests use them to check, at every step of random
+games, that the rules reported every change (``check_reported``).
+"""
+from __future__ import annotations
+
+import copy
+from itertools import compress
+
+#: the item logs restart (and ``item_log_epoch`` moves) when one grows beyond this many entries
+ITEM_LOG_LIMIT = 4096
+
+
+class Domains:
+    """A game's state domains: name -> the engine attributes it covers; bit ``1 << i`` for the i-th name."""
+
+    __slots__ = ("attributes", "names", "bit", "bits", "all", "itemized")
+
+    def __init__(self, attributes: dict[str, tuple[str, ...]], itemized: tuple[str, ...] = ()):
+        seen: set[str] = set()
+        for name, attrs in attributes.items():
+            if seen & set(attrs):
+                raise ValueError(f"domain {name!r}: {sorted(seen & set(attrs))} already belong to another domain")
+            seen.update(attrs)
+        self.attributes = dict(attributes)
+        self.names = tuple(attributes)
+        self.bit = {name: 1 << i for i, name in enumerate(self.names)}
+        self.bits = tuple(self.bit.values())
+        self.all = (1 << len(self.names)) - 1
+        unknown = set(itemized) - set(self.names)
+        if unknown:
+            raise ValueError(f"itemized domains {sorted(unknown)} are not declared")
+        #: the bits of the domains whose changes name their items (``ChangeLog.changed_in``)
+        self.itemized = tuple(self.bit[name] for name in itemized)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def names_of(self, bits: int) -> list[str]:
+        return [name for i, name in enumerate(self.names) if bits >> i & 1]
+
+    def snapshot(self, engine) -> list:
+        """A deep copy of every domain's attributes (a missing attribute as a marker), for ``changed_bits``."""
+        return [copy.deepcopy(tuple(getattr(engine, a, _MISSING) for a in attrs))
+                for attrs in self.attributes.values()]
+
+    def changed_bits(self, before: list, engine) -> int:
+        """The bits of the domains whose content differs from the ``snapshot`` ``before``."""
+        bits = 0
+        for i, (attrs, old) in enumerate(zip(self.attributes.values(), before)):
+            if tuple(getattr(engine, a, _MISSING) for a in attrs) != old:
+                bits |= 1 << i
+        return bits
+
+
+_MISSING = "<missing attribute>"
+
+
+class ChangeLog:
+    """Mixin for a rules engine: the changes its rules report, stamped with the move that made them.
+
+    The attributes (``SLOTS``) belong to the engine; an engine with ``__slots__`` lists ``ChangeLog.SLOTS``.
+    """
+
+    __slots__ = ()
+    SLOTS = ("change_domains", "unstamped", "moves", "stamps", "stamped", "stamped_bits", "stamped_before",
+             "item_logs", "item_log_epoch")
+
+    def start_change_log(self, domains: Domains) -> None:
+        """A new engine: nothing reported yet (observers look at everything first)."""
+        self.change_domains = domains
+        self.unstamped = 0  # the domains reported since the last stamp
+        self.moves = 0
+        self.stamps = [0] * len(domains)
+        self.stamped = self.stamped_bits = self.stamped_before = 0
+        self.item_logs = {bit: [] for bit in domains.itemized}
+        self.item_log_epoch = 0
+
+    def changed(self, bits: int) -> None:
+        """The rule in progress changed (or may have changed) the domains ``bits``."""
+        self.unstamped |= bits
+
+    def changed_in(self, bit: int, item) -> None:
+        """The rule in progress changed ``item`` (a cell, a seat) of the itemized domain ``bit``."""
+        self.unstamped |= bit
+        self.item_logs[bit].append(item)
+
+    def stamp_changes(self) -> None:
+        """End of a move: count it and stamp the domains reported during it."""
+        self.moves += 1
+        bits = self.unstamped
+        if bits:
+            self.unstamped = 0
+            now, stamps = self.moves, self.stamps
+            self.stamped_before, self.stamped, self.stamped_bits = self.stamped, now, bits
+            while bits:
+                low = bits & -bits
+                stamps[low.bit_length() - 1] = now
+                bits ^= low
+            for log in self.item_logs.values():
+                if len(log) > ITEM_LOG_LIMIT:  # bounds the logs; observers then look at every item
+                    self.restart_item_logs()
+                    break
+
+    def stamp_at_once(self, bits: int) -> None:
+        """A lazy update, which a query between two moves may make: stamped at once as a move of its own
+        (observers look again before the next move), and again at the end of the move in progress, if any."""
+        self.unstamped |= bits
+        self.moves += 1
+        self.stamped_before, self.stamped_bits = self.stamped, bits
+        self.stamped = self.moves
+        while bits:
+            low = bits & -bits
+            self.stamps[low.bit_length() - 1] = self.moves
+            bits ^= low
+
+    def stamp_everything(self) -> None:
+        """The state was edited from outside the rules (tests, a loaded position): every domain changed."""
+        self.moves += 1
+        self.stamps[:] = [self.moves] * len(self.stamps)
+        self.stamped_before, self.stamped, self.stamped_bits = self.stamped, self.moves, self.change_domains.all
+        self.restart_item_logs()
+
+    def restart_item_logs(self) -> None:
+        for log in self.item_logs.values():
+            log.clear()
+        self.item_log_epoch += 1
+
+    def item_log(self, bit: int) -> list:
+        return self.item_logs[bit]
+
+    def changed_since(self, moves: int) -> int:
+        """The bits of the domains stamped after move ``moves`` (an observer's last look)."""
+        if self.stamped <= moves:
+            return 0
+        if self.stamped_before <= moves:
+            return self.stamped_bits
+        return sum(compress(self.change_domains.bits, [s > moves for s in self.stamps]))
+
+
+def check_reported(engine, domains: Domains, play_one_move) -> int:
+    """Play one move (``play_one_move()``) and return the bits of the domains it changed without reporting
+    them (0 when every change was reported). For tests, at every step of random games."""
+    before = domains.snapshot(engine)
+    moves_before = engine.moves
+    play_one_move()
+    changed = domains.changed_bits(before, engine)
+    if engine.moves == moves_before:
+        return changed
+    reported = engine.changed_since(moves_before)
+    return changed & ~reported
