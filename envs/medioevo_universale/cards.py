@@ -22,6 +22,7 @@ lists them); they are still used for TP and goals.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 
 from .constants import (
@@ -103,6 +104,49 @@ JEDERZEIT_CARDS = {w: frozenset(c for c, ws in ABILITY_WINDOWS.items() if w in w
 NOT_BORROWED = frozenset((_c(36), _c(44), _c(45), _c(59), _c(60)))
 
 
+class Resume:
+    """What goes on when a card window closes (``_next_window_seat``): a key of ``CONTINUE``."""
+    SAVED = 0  # the decision the window interrupted: the phase and actor saved when it opened
+    EXPENSES = 1  # W-TAX: the expenses of phase 3
+    END_ROUND = 2  # W-END: the rest of phase 7
+    PLUNDER = 3  # W-ANY: the conquest's decisions over the beaten players' objects
+    WAR_TURN = 4  # W-ANY: the war cycle's next turn
+    TRADE_TURN = 5  # W-ANY: the trade cycle's next turn
+    BATTLE = 6  # a battle window (W-ANY, W-ROUND-PRE, W-ATTACK): the battle's next task
+    ACTIVATION = 7  # W-REACT: the activation the Narr reactions waited for
+
+
+# Resume -> the rule it goes on with
+CONTINUE = {
+    Resume.EXPENSES: lambda e: e._next_expenses(),  # economy.py
+    Resume.END_ROUND: lambda e: e._end_round(),  # scoring.py
+    Resume.PLUNDER: lambda e: e._after_plunder_window(),  # conquest.py
+    Resume.WAR_TURN: lambda e: e._next_war_turn(),  # movement.py
+    Resume.TRADE_TURN: lambda e: e._next_trade_turn(),  # trade.py
+    Resume.BATTLE: lambda e: e._battle_run(),  # combat.py
+    Resume.ACTIVATION: lambda e: e._resolve_activation(),
+}
+
+
+@dataclass(slots=True)
+class CardWindow:
+    """The open card window (``engine.cw``): the seats it still asks, in turn order, and what follows it."""
+    window: str  # W_EVENT, W_TAX, ...
+    queue: list[int]  # the seats still to be asked
+    resume: int  # Resume
+    saved: tuple[int, int] | None = None  # Resume.SAVED: the phase and actor to go back to
+    outer: CardWindow | None = None  # the window it opened in (a card's battle, a Narr reaction): open again after it
+
+
+@dataclass(slots=True)
+class PendingActivation:
+    """An activation waiting for the Narr reactions (W-REACT, ``engine.card_pending``)."""
+    player: int
+    card: int
+    subs: tuple  # its targets
+    cancelled: bool = False  # a Narr cancelled it
+
+
 @lru_cache(maxsize=None)
 def ability_params() -> dict:
     raw = _load("empire_cards.json")["ability_params"]
@@ -113,11 +157,11 @@ class CardsMixin:
     # ------------------------------------------------------------------------ state ----
     def _init_cards(self) -> None:
         nn = self.board.num_nodes
-        self.cw: dict | None = None  # the open card window
+        self.cw: CardWindow | None = None  # the open card window
         self.cw_done: dict[str, int] = {}  # phase window -> round it was last held
         self.card_ctx: dict | None = None  # the activation waiting for a follow-up
         self.card_battle_seat = -1  # the seat whose card (15, 34) started the running battle
-        self.card_pending: dict | None = None  # an activation waiting for the Narr reactions
+        self.card_pending: PendingActivation | None = None  # an activation waiting for the Narr reactions
         self.card_invasion: tuple | None = None  # (region, attacker, defender) of a battle just started
         self.militia_tower: dict[int, tuple[int, int]] = {}  # Miliz 26: region -> (round, seat)
         # Kanonier 53: (siege engine, round); an engine that escorted is stopped for the round (G85),
@@ -380,7 +424,7 @@ class CardsMixin:
             room = self.unit_capacity(wagon) - sum(self.cargo[wagon])
             return [(DONE,)] + [((Head.LOAD, t),) for t in range(NUM_UNIT_TYPES)
                                 if room > 0 and u[base + t] - st[base + t] > 0]
-        costs = self._militia_costs(p, self.bt["node"], left)
+        costs = self._militia_costs(p, self.bt.node, left)
         out = []
         for n in sorted(costs):
             out += [((Head.UNIT, t), (Head.NODE, n)) for t in range(NUM_UNIT_TYPES)
@@ -392,7 +436,7 @@ class CardsMixin:
     def _militia_apply(self, p: int, opt: tuple) -> bool:
         """Apply a Miliz 25 choice; False when the card's movement is over."""
         ctx = self.card_ctx
-        target = self.bt["node"]
+        target = self.bt.node
         wagon = ctx.get("wagon", -1)
         if wagon >= 0:
             o = self.objs[wagon]
@@ -508,10 +552,10 @@ class CardsMixin:
         return fl, tp
 
     # ------------------------------------------------------------------- windows ----
-    def _card_window(self, window: str, resume: str | None = None) -> bool:
+    def _card_window(self, window: str, resume: int = Resume.SAVED) -> bool:
         """Open a phase window for every seat with a usable ability, in turn order. True when one
-        opened: the caller stops; when it closes, ``resume`` is called (None: the phase and actor
-        of the moment are restored). Each phase window is held once per round."""
+        opened: the caller stops; when it closes, ``resume`` goes on. Each phase window is held once per
+        round."""
         if self.cw_done.get(window) == self.round:
             return False
         self.cw_done[window] = self.round
@@ -522,19 +566,17 @@ class CardsMixin:
         seats = self._first_player_asked(window, [q for q in self.order if not self.eliminated[q]])
         if not seats:
             return False
-        self.dirty |= changes.CARD_EFFECTS
-        self.cw = {"window": window, "queue": seats, "resume": resume, "saved": (self.phase, self.actor)}
-        self._next_window_seat()
+        self._open_card_window(window, seats, resume)
         return True
 
-    def _jederzeit_window(self, window: str, resume: str) -> bool:
+    def _jederzeit_window(self, window: str, resume: int) -> bool:
         """Rulebook, REICHSKARTEN: "Reichskarten darfst du jederzeit spielen, auch außerhalb deines Zuges."
         The W-ANY cards (spec 5.21: those whose text names no moment of their own) are offered outside their
         holder's turn at the moments where their text can take effect, ``window`` (``JEDERZEIT_WINDOWS``):
         before each battle round, before a conquest decides over the beaten players' objects, at the start of
         each war cycle and of each trade cycle. In turn order, every seat holding such a card (or Missionare)
         that can take effect when its turn in the window comes may play one or pass (DONE); a seat without one
-        is not asked, so without holders nothing changes. True when a window opened: ``resume`` is called
+        is not asked, so without holders nothing changes. True when a window opened: ``resume`` goes on
         when it closes."""
         cards, hand, rotated, tech = JEDERZEIT_CARDS[window], self.hand, self.rotated, self.tech
         holders = [q for q in self.order if not self.eliminated[q] and (  # a cheap look first
@@ -542,9 +584,7 @@ class CardsMixin:
         seats = self._first_player_asked(window, holders) if holders else holders
         if not seats:
             return False
-        self.dirty |= changes.CARD_EFFECTS
-        self.cw = {"window": window, "queue": seats, "resume": resume, "saved": None, "outer": self.cw}
-        self._next_window_seat()
+        self._open_card_window(window, seats, resume)
         return True
 
     def _first_player_asked(self, window: str, seats: list[int]) -> list[int]:
@@ -556,8 +596,15 @@ class CardsMixin:
 
     def _open_turn_window(self, p: int, window: str) -> None:
         """``CTRL(PLAY_CARD)`` during an own turn: a window for p alone, then the turn goes on."""
+        self._open_card_window(window, [p], Resume.SAVED)
+
+    def _open_card_window(self, window: str, seats: list[int], resume: int) -> None:
+        """Every card window opens here: ``seats`` are asked in turn, then ``resume`` goes on (``CONTINUE``). A
+        window opened inside another one (a battle a card started, the Narr reactions to an activation) keeps
+        it underneath."""
         self.dirty |= changes.CARD_EFFECTS
-        self.cw = {"window": window, "queue": [p], "resume": None, "saved": (self.phase, self.actor)}
+        saved = (self.phase, self.actor) if resume == Resume.SAVED else None
+        self.cw = CardWindow(window, seats, resume, saved, self.cw)
         self._next_window_seat()
 
     def card_turn_moves(self, p: int, window: str) -> list[tuple[int, int]]:
@@ -566,20 +613,19 @@ class CardsMixin:
     def _next_window_seat(self) -> None:
         self.dirty |= changes.CARD_EFFECTS
         cw = self.cw
-        while cw["queue"]:
-            p = cw["queue"].pop(0)
-            opts = self._card_play_options(p, cw["window"])
+        while cw.queue:
+            p = cw.queue.pop(0)
+            opts = self._card_play_options(p, cw.window)
             if opts:
-                cw["seat"] = p
                 self.actor = p
                 self.phase = Phase.CARD_WINDOW
                 self._open_tree([(DONE,)] + opts)
                 return
-        self.cw = cw.get("outer")
-        if cw["resume"] is None:
-            self.phase, self.actor = cw["saved"]
+        self.cw = cw.outer
+        if cw.resume == Resume.SAVED:
+            self.phase, self.actor = cw.saved
         else:
-            getattr(self, cw["resume"])()
+            CONTINUE[cw.resume](self)
 
     def _apply_card_window(self, opt: tuple) -> None:
         p = self.actor
@@ -595,7 +641,7 @@ class CardsMixin:
         self.dirty |= changes.CARD_EFFECTS
         self.card_ctx = None
         if self.cw is not None:
-            opts = self._card_play_options(p, self.cw["window"])
+            opts = self._card_play_options(p, self.cw.window)
             if opts:
                 self.actor = p
                 self.phase = Phase.CARD_WINDOW
@@ -611,16 +657,16 @@ class CardsMixin:
     # ---------------------------------------------------------------- battle hooks ----
     def _card_flag(self, name: str, side: int, whole_battle: bool = False) -> bool:
         """A battle card's effect on a side: this battle round, or (Heldin) the whole battle."""
-        got = self.bt.get("card_flags", {}).get((name, side))
-        return got is not None and (whole_battle or got == self.bt["round"])
+        got = self.bt.card_flags.get((name, side))
+        return got is not None and (whole_battle or got == self.bt.round)
 
     def _set_card_flag(self, name: str, side: int) -> None:
         self.dirty |= changes.BATTLE
-        self.bt.setdefault("card_flags", {})[(name, side)] = self.bt["round"]
+        self.bt.card_flags[(name, side)] = self.bt.round
 
     def _warlord_beats(self, side: int, t: int) -> bool:
         """Kriegsfürst 4: only an opponent with at least as many units of the type stops its ability."""
-        count = self.bt["count"]
+        count = self.bt.count
         return self._card_flag("warlord", side) and count[1 - side][t] < count[side][t]
 
     def _archer_hits(self, side: int, shots: int) -> int:
@@ -650,10 +696,10 @@ class CardsMixin:
         if not self._card_flag("crossbow", side):
             return 0
         bt = self.bt
-        if not (bt["active"][side][AR] or bt["count"][1 - side][AR] == 0):
+        if not (bt.active[side][AR] or bt.count[1 - side][AR] == 0):
             return 0
         units = sum(self.fighting_units(side))
-        return max(0, min(bt["crossbow"][side], units - bt["count"][side][AR]))
+        return max(0, min(bt.crossbow[side], units - bt.count[side][AR]))
 
     def _deferred(self, side: int, points: int) -> int:
         """Chirurg 29: damage from siege engines and archers is assigned only at the end of the battle
@@ -661,7 +707,7 @@ class CardsMixin:
         if points <= 0 or not self._card_flag("deferred", side):
             return points
         self.dirty |= changes.BATTLE
-        tasks = self.bt["tasks"]
+        tasks = self.bt.tasks
         tasks.insert(tasks.index("end_round"), ("damage", side, points, False))
         return 0
 
@@ -670,19 +716,19 @@ class CardsMixin:
         if not self._card_flag("surgeon", side):
             return False
         self.dirty |= changes.BATTLE
-        self.bt["card_flags"][("surgeon", side)] = -1  # used up
+        self.bt.card_flags[("surgeon", side)] = -1  # used up
         return True
 
     def _dies(self, side: int, t: int) -> bool:
         """Whether one damage point kills the unit (HI and CA step down while the supply allows)."""
-        sup = self.unit_supply[self.bt["owners"][side]]
-        return (self.board.is_sea[self.bt["node"]] or t not in (HI, CA) or (t == HI and not sup[LI])
+        sup = self.unit_supply[self.bt.owners[side]]
+        return (self.board.is_sea[self.bt.node] or t not in (HI, CA) or (t == HI and not sup[LI])
                 or (t == CA and not sup[HI] and not sup[LI]))
 
     def _note_loss(self, side: int, t: int, captor: int, dies: bool | None = None) -> None:
         """Chirurg 28: a unit that dies (not captured) this battle round can be bought back next round.
         ``dies``: already known (an appointed unit, Ernennung)."""
-        p = self.bt["owners"][side]
+        p = self.bt.owners[side]
         if p < 0 or captor >= 0 or not self._card_flag("buyback", side) or not (
                 self._dies(side, t) if dies is None else dies):
             return
@@ -715,19 +761,19 @@ class CardsMixin:
         """Who takes a unit of ``side`` that dies from this hit prisoner: the captor of an attack to
         capture, else the enemy whose Kerkermeister 39 is waiting this battle (its one capture)."""
         bt = self.bt
-        if bt["captor_now"] >= 0 or not self._card_flag("jail39", 1 - side, True) or bt["owners"][side] < 0:
-            return bt["captor_now"]
+        if bt.captor_now >= 0 or not self._card_flag("jail39", 1 - side, True) or bt.owners[side] < 0:
+            return bt.captor_now
         if not self._dies(side, t):
             return -1
         self.dirty |= changes.BATTLE
-        bt["card_flags"][("jail39", 1 - side)] = None  # used up
-        return bt["owners"][1 - side]
+        bt.card_flags[("jail39", 1 - side)] = None  # used up
+        return bt.owners[1 - side]
 
     def battle_military_level(self, side: int) -> int:
         """The level of the side's own military building in the battle region; Miliz 26 adds a
         level this round (a tower where there is none, at most III)."""
-        node = self.bt["node"]
-        p = self.bt["owners"][side]
+        node = self.bt.node
+        p = self.bt.owners[side]
         if p < 0:
             return 0
         level = self.mil[node] if self.mil_owner[node] == p else 0
@@ -737,19 +783,19 @@ class CardsMixin:
 
     def _card_protection(self, side: int) -> int:
         """Wissenschaftler 12: the second kind of attack the side's military building protects against."""
-        return self.bt.get("card_protect", {}).get((side, self.bt["round"]), -1)
+        return self.bt.card_protect.get((side, self.bt.round), -1)
 
     def _siege_shots(self, side: int, oid: int, crew: int) -> int:
         """1d8 per crew unit; Wissenschaftler 10 counts every crew unit twice (this battle round);
         Kanonier 52 adds one crew unit to one engine (this battle)."""
         if self._card_flag("crew_double", side):
             crew *= 2
-        return crew + (self.bt.get("extra_crew") == oid)
+        return crew + (self.bt.extra_crew == oid)
 
     def _minus_neutralised(self, side: int, units: list[int]) -> list[int]:
         """Spion 18: neutralised units sit this battle round out (they can still be damaged)."""
-        for (s, t, r), k in self.bt["neutral"].items():
-            if s == side and r == self.bt["round"]:
+        for (s, t, r), k in self.bt.neutral.items():
+            if s == side and r == self.bt.round:
                 units[t] = max(0, units[t] - k)
         return units
 
@@ -770,21 +816,18 @@ class CardsMixin:
         seat (``_jederzeit_window``: Bischof 1, Tempelritter 35). True when one opened."""
         bt = self.bt
         if self.card_invasion is not None:  # this battle is an invasion (W-INVADE for the defender)
-            if bt["round"] == 1 and self.card_invasion == (bt["node"], bt["owners"][0], bt["owners"][1]):
+            if bt.round == 1 and self.card_invasion == (bt.node, bt.owners[0], bt.owners[1]):
                 self.dirty |= changes.BATTLE
-                bt["invaded"] = bt["owners"][1]
+                bt.invaded = bt.owners[1]
             self.card_invasion = None
         if not self.side_size(0) or not self.side_size(1):
             return False
         if window == W_ANY_BATTLE:
-            return self._jederzeit_window(window, "_battle_run")
-        seats = [q for q in self.order if q in bt["owners"] and self._can_play_card(q, window)]
+            return self._jederzeit_window(window, Resume.BATTLE)
+        seats = [q for q in self.order if q in bt.owners and self._can_play_card(q, window)]
         if not seats:
             return False
-        # a battle started by a card inside a window: that window waits underneath
-        self.dirty |= changes.CARD_EFFECTS
-        self.cw = {"window": window, "queue": seats, "resume": "_battle_run", "saved": None, "outer": self.cw}
-        self._next_window_seat()
+        self._open_card_window(window, seats, Resume.BATTLE)  # a battle a card started: its window waits underneath
         return True
 
     def _bishop_may_stop(self) -> bool:
@@ -792,7 +835,7 @@ class CardsMixin:
         land battle between two players whose attacker has a way out (G76, as for a ceasefire). ASSUMPTION:
         barbarians do not withdraw, and no two hostile armies stay in one region outside a battle."""
         bt = self.bt
-        return not bt["naval"] and bt["owners"][0] >= 0 and bt["owners"][1] >= 0 and bool(self.retreat_destinations())
+        return not bt.naval and bt.owners[0] >= 0 and bt.owners[1] >= 0 and bool(self.retreat_destinations())
 
     def bishop_stops_battle(self) -> bool:
         """Bischof 1: "Laufende Gefechte enden nach der aktuellen Gefechtsrunde." After a battle round in a
@@ -800,7 +843,7 @@ class CardsMixin:
         ceasefire: war wagons along, the spec 5.14 follow-up); no way out left: the battle goes on. True
         when the withdrawal is pending."""
         bt = self.bt
-        if self.card_bans[BAN_FIGHT][bt["node"]] != self.round or not self._bishop_may_stop():
+        if self.card_bans[BAN_FIGHT][bt.node] != self.round or not self._bishop_may_stop():
             return False
         self._decide(0, Phase.RETREAT_TO)
         return True
@@ -814,7 +857,7 @@ class CardsMixin:
 
     def _invaded_now(self, p: int) -> bool:
         bt = self.bt
-        return bt is not None and bt["round"] == 1 and bt.get("invaded") == p
+        return bt is not None and bt.round == 1 and bt.invaded == p
 
     def _card_battle_over(self) -> None:
         p, self.card_battle_seat = self.card_battle_seat, -1
@@ -925,7 +968,7 @@ class CardsMixin:
             bans = self.card_bans[kind]
             recent = (self.round, self.round - 1)
             if window == W_ANY_BATTLE:  # Bischof 1 on the running battle: it ends after this battle round
-                node = self.bt["node"]
+                node = self.bt.node
                 return [((Head.NODE, node),)] if bans[node] not in recent and self._bishop_may_stop() else []
             return [((Head.NODE, n),) for n in nodes if self.playable[n] and bans[n] not in recent]
         if cid == 13:
@@ -986,7 +1029,7 @@ class CardsMixin:
             if cid == 25:
                 return [()] if self._militia_moves(p, par["25"]["mp"]) else []
             if cid == 26:
-                node = self.bt["node"]
+                node = self.bt.node
                 blocked = self.mil[node] and self.mil_owner[node] != p  # another player's building stands there
                 return [] if blocked or self.militia_tower.get(node) == (self.round, p) else [()]
             return [((Head.UNIT, t),) for t in (LI, HI, AR, CA) if self.unit_supply[p][t] > 0]
@@ -1054,7 +1097,7 @@ class CardsMixin:
             return [()] if self.event_card >= 0 else []
         if cid in (48, 49):
             pend = self.card_pending
-            if window != W_REACT or pend is None or pend["cancelled"]:
+            if window != W_REACT or pend is None or pend.cancelled:
                 return []
             return [()] if cid == 49 or money >= par["48"]["cost"] else []
         if window in BATTLE_WINDOWS:
@@ -1073,7 +1116,7 @@ class CardsMixin:
         par = ability_params()
         if bt is None:
             return []
-        mine = [s for s in (0, 1) if bt["owners"][s] == p]
+        mine = [s for s in (0, 1) if bt.owners[s] == p]
         if cid == 4:
             return [()] if any(not self._card_flag("warlord", s) and any(
                 self.fighting_units(s)[t] and self.fighting_units(1 - s)[t] for t in (LI, HI, AR, CA)) for s in mine) \
@@ -1084,21 +1127,21 @@ class CardsMixin:
             flag = "buyback" if cid == 28 else "deferred"
             return [()] if any(not self._card_flag(flag, s) for s in mine) else []
         if cid == 12:
-            return [((Head.PROTECT, k),) for s in mine if self.mil_owner[bt["node"]] == p and self.mil[bt["node"]]
+            return [((Head.PROTECT, k),) for s in mine if self.mil_owner[bt.node] == p and self.mil[bt.node]
                     and self._card_protection(s) < 0 for k in range(3)]
         if cid in (10, 52):
             engines = [(slot, oid) for slot, oid in enumerate(self.slots[p]) if oid >= 0
-                       and self.objs[oid][3] == bt["node"] and self.objs[oid][1] == SIEGE]
-            if not engines or bt["naval"]:
+                       and self.objs[oid][3] == bt.node and self.objs[oid][1] == SIEGE]
+            if not engines or bt.naval:
                 return []
             if cid == 10:
                 return [()] if any(not self._card_flag("crew_double", s) for s in mine) else []
-            return [((Head.OBJECT, slot),) for slot, _ in engines] if "extra_crew" not in bt else []
+            return [((Head.OBJECT, slot),) for slot, _ in engines] if bt.extra_crew < 0 else []
         if cid in (14, 16, 17, 18):
-            if bt["naval"] or (cid == 14 and bt["round"] != 1) or not mine:
+            if bt.naval or (cid == 14 and bt.round != 1) or not mine:
                 return []
             s = mine[0]
-            enemy = bt["owners"][1 - s]
+            enemy = bt.owners[1 - s]
             if cid == 14:
                 if enemy < 0 or money < par["14"]["cost"]:
                     return []
@@ -1110,7 +1153,7 @@ class CardsMixin:
             if enemy < 0:
                 return []
             return [((Head.OBJECT, slot),) for slot, oid in enumerate(self.slots[enemy]) if oid >= 0
-                    and self.objs[oid][3] == bt["node"] and self._spy_target_ok(oid)]
+                    and self.objs[oid][3] == bt.node and self._spy_target_ok(oid)]
         if cid == 7:
             return [()] if any(not self._card_flag("crossbow", s) and sum(self.fighting_units(s))
                                > self.fighting_units(s)[AR] for s in mine) else []
@@ -1120,9 +1163,9 @@ class CardsMixin:
                                for s in mine) else []
         if cid in (40, 41):
             flag = "jail40" if cid == 40 else "jail41"
-            return [()] if any(not self._card_flag(flag, s) and bt["owners"][1 - s] >= 0 for s in mine) else []
+            return [()] if any(not self._card_flag(flag, s) and bt.owners[1 - s] >= 0 for s in mine) else []
         if cid == 39:
-            return [()] if any(("jail39", s) not in bt.get("card_flags", {}) and bt["owners"][1 - s] >= 0
+            return [()] if any(("jail39", s) not in bt.card_flags and bt.owners[1 - s] >= 0
                                for s in mine) else []
         if cid == 67:  # an army without a captain, whoever's it is
             return [((Head.SIDE, s),) for s in (0, 1) if self.captain_levels(s) == 0 and self.side_size(s)]
@@ -1134,7 +1177,7 @@ class CardsMixin:
         if cid in (46, 47):
             out = []
             for s in (0, 1):
-                for i, v in enumerate(bt["dice"][s]):
+                for i, v in enumerate(bt.dice[s]):
                     if v <= 1:
                         continue
                     die = (Head.DICE, 1 << i)
@@ -1159,9 +1202,9 @@ class CardsMixin:
     def _remove_battle_unit(self, side: int, t: int) -> None:
         """A unit leaves the battle for good (spy cards): back to its owner's supply."""
         bt = self.bt
-        node = bt["node"]
-        q = bt["owners"][side]
-        if "appointed" in bt:
+        node = bt.node
+        q = bt.owners[side]
+        if bt.appointed is not None:
             t = self.take_appointed_piece(side, t)  # Ernennung: the piece that counts as t (technologies.py)
         if q < 0:
             self.dirty |= changes.SUPPLY
@@ -1175,7 +1218,7 @@ class CardsMixin:
         if self.stopped[q][i] > self.units[q][i]:
             self.dirty |= changes.UNITS
             self.stopped[q][i] = self.units[q][i]
-        crew = bt["crew"][side]
+        crew = bt.crew[side]
         if crew[t] > self.units[q][i]:
             self.dirty |= changes.BATTLE
             crew[t] = self.units[q][i]
@@ -1184,13 +1227,13 @@ class CardsMixin:
         """Intrigant 14 (a unit defects) and Spion 16 / 17 (1d8: 1-3 success, 7-8 lose an own unit)."""
         bt = self.bt
         par = ability_params()
-        side = next(s for s in (0, 1) if bt["owners"][s] == p)
+        side = next(s for s in (0, 1) if bt.owners[s] == p)
         if cid == 14:
             t = subs[0][1]
             self._bank(p, -par["14"]["cost"])
             self._remove_battle_unit(1 - side, t)
             self.unit_supply[p][t] -= 1
-            self._add_units(p, bt["node"], t, 1)
+            self._add_units(p, bt.node, t, 1)
         else:
             roll = int(self.rng.integers(1, 9))
             if roll <= par[str(cid)]["success_max"]:
@@ -1198,11 +1241,10 @@ class CardsMixin:
                     self._remove_battle_unit(1 - side, subs[0][1])
                 elif cid == 18:
                     self.dirty |= changes.BATTLE
-                    key = (1 - side, subs[0][1], bt["round"])
-                    neutral = bt.setdefault("neutral", {})
-                    neutral[key] = neutral.get(key, 0) + 1
+                    key = (1 - side, subs[0][1], bt.round)
+                    bt.neutral[key] = bt.neutral.get(key, 0) + 1
                 else:
-                    oid = self.slots[bt["owners"][1 - side]][subs[0][1]]
+                    oid = self.slots[bt.owners[1 - side]][subs[0][1]]
                     o = self.objs[oid]
                     if o[2] == 1 or (o[1] == SIEGE and self.siege_supply[o[2] - 2] <= 0):
                         self._destroy_object(oid)  # ASSUMPTION: no lower figure left -> removed
@@ -1223,7 +1265,7 @@ class CardsMixin:
                     return True
         if not self.side_size(0) or not self.side_size(1):
             self.dirty |= changes.BATTLE
-            bt["tasks"] = ["end_round"]  # a side is gone: the battle ends
+            bt.tasks = ["end_round"]  # a side is gone: the battle ends
         return False
 
     # ------------------------------------------------------------- option helpers ----
@@ -1282,8 +1324,8 @@ class CardsMixin:
         land battle of p, where it joins p's side (as Miliz 24)."""
         if window == W_ANY_BATTLE:
             bt = self.bt
-            if cid == 35 and p in bt["owners"] and not bt["naval"]:
-                yield bt["node"]
+            if cid == 35 and p in bt.owners and not bt.naval:
+                yield bt.node
             return
         control = self._cached_control_map()
         if cid == 35:
@@ -1359,21 +1401,18 @@ class CardsMixin:
 
     def _react_window(self, p: int, c: int, subs: tuple) -> bool:
         """W-REACT: the other seats holding a Narr may cancel the effect, in turn order."""
-        self.card_pending = {"player": p, "card": c, "subs": subs, "cancelled": False}
+        self.card_pending = PendingActivation(p, c, subs)
         seats = [q for q in self.order if q != p and not self.eliminated[q] and self._can_play_card(q, W_REACT)]
         if not seats:
             self.card_pending = None
             return False
-        self.dirty |= changes.CARD_EFFECTS
-        self.cw = {"window": W_REACT, "queue": seats, "resume": "_resolve_activation", "saved": None,
-                   "outer": self.cw}
-        self._next_window_seat()
+        self._open_card_window(W_REACT, seats, Resume.ACTIVATION)
         return True
 
     def _resolve_activation(self) -> None:
         pend, self.card_pending = self.card_pending, None
-        p = pend["player"]
-        if pend["cancelled"] or not self._card_effect(p, pend["card"], pend["subs"]):
+        p = pend.player
+        if pend.cancelled or not self._card_effect(p, pend.card, pend.subs):
             self._card_continue(p)
 
     def _card_effect(self, p: int, c: int, subs: tuple) -> bool:
@@ -1460,9 +1499,9 @@ class CardsMixin:
         elif cid == 24:
             t = subs[0][1]
             self.unit_supply[p][t] -= 1
-            self._add_units(p, self.bt["node"], t, 1)
+            self._add_units(p, self.bt.node, t, 1)
         elif cid == 26:
-            self.militia_tower[self.bt["node"]] = (self.round, p)
+            self.militia_tower[self.bt.node] = (self.round, p)
         elif cid == 25:
             self.card_ctx["left"] = par["25"]["mp"]
             return self._follow_up()
@@ -1503,7 +1542,7 @@ class CardsMixin:
         elif cid in (48, 49):
             if cid == 48:
                 self._bank(p, -par["48"]["cost"])
-            self.card_pending["cancelled"] = True
+            self.card_pending.cancelled = True
         elif cid == 61:  # draw 3, keep 1 (ASSUMPTION: always 3; the drawn card is already discarded)
             self.card_ctx["events"] = [self._draw_event() for _ in range(ability_params()["61"]["draw"])]
             return self._follow_up()
@@ -1519,35 +1558,35 @@ class CardsMixin:
             return self._follow_up()
         elif cid == 12:
             self.dirty |= changes.BATTLE
-            side = next(s for s in (0, 1) if self.bt["owners"][s] == p)
-            self.bt.setdefault("card_protect", {})[(side, self.bt["round"])] = subs[0][1]
+            side = next(s for s in (0, 1) if self.bt.owners[s] == p)
+            self.bt.card_protect[(side, self.bt.round)] = subs[0][1]
         elif cid == 52:
             self.dirty |= changes.BATTLE
-            self.bt["extra_crew"] = self.slots[p][subs[0][1]]
+            self.bt.extra_crew = self.slots[p][subs[0][1]]
         elif cid in (14, 16, 17, 18):
             return self._spy_effect(p, cid, subs)
         elif cid in (4, 8, 9, 10, 27, 28, 29, 39, 40, 41):
             flag = {4: "warlord", 8: "archer_aim", 9: "archer_reroll", 10: "crew_double", 27: "surgeon",
                     28: "buyback", 29: "deferred", 39: "jail39", 40: "jail40", 41: "jail41"}[cid]
             for s in (0, 1):
-                if self.bt["owners"][s] == p:
+                if self.bt.owners[s] == p:
                     self._set_card_flag(flag, s)
         elif cid in (67, 68):
             self._set_card_flag("hero67" if cid == 67 else "hero68", subs[0][1])
         elif cid == 7:
             self.dirty |= changes.BATTLE
-            side = next(s for s in (0, 1) if self.bt["owners"][s] == p)
+            side = next(s for s in (0, 1) if self.bt.owners[s] == p)
             self._set_card_flag("crossbow", side)
-            self.bt.setdefault("crossbow", [0, 0])[side] = self._roll_d3()
+            self.bt.crossbow[side] = self._roll_d3()
         elif cid == 5:
             self.dirty |= changes.BATTLE
             side = subs[0][1]
-            self.bt["card_bonus"][side] += 2
+            self.bt.card_bonus[side] += 2
             self._set_values(side)
         elif cid in (46, 47):
             self.dirty |= changes.BATTLE
             side, die = subs[0][1], subs[1][1].bit_length() - 1
-            dice = self.bt["dice"][side]
+            dice = self.bt.dice[side]
             dice[die] = max(1, dice[die] - (2 if subs[-1] == subs[1] and len(subs) == 3 else 1))
             self._set_values(side)
         return False
@@ -1685,7 +1724,7 @@ class CardsMixin:
             ctx["left"] = 0
             if not self.side_size(0) or not self.side_size(1):
                 self.dirty |= changes.BATTLE
-                self.bt["tasks"] = ["end_round"]
+                self.bt.tasks = ["end_round"]
         elif cid == 31:
             self.dirty |= changes.CARD_EFFECTS | changes.ROUTES
             stages = self.route_of(p)["stages"]

@@ -20,6 +20,8 @@ Barbarians: the round's dice unchanged, no malus, no reroll; LI sacrifice and ca
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from .constants import (
     AR, B_AR, B_CP, B_LI, CA, CP1, GALLEY, HI, LI, NUM_UNIT_TYPES, O_KIND, O_NODE, SIEGE, WAR_WAGON,
     Ctrl, Head, Phase,
@@ -42,15 +44,101 @@ def attack_value(dice: list[int]) -> int:
     return best
 
 
+def _pair(value):
+    """A per-side pair (0 = attacker, 1 = defender) of an immutable start value."""
+    return field(default_factory=lambda: [value, value])
+
+
+def _per_type(value):
+    """Per side, a value per unit type."""
+    return field(default_factory=lambda: [[value] * NT, [value] * NT])
+
+
+@dataclass(slots=True)
+class Battle:
+    """The battle in progress (``engine.bt``): two parties in one region (spec 5.10). A per-side value is a
+    pair indexed by side, 0 = attacker, 1 = defender; "this round" values are reset by ``_new_battle_round``."""
+    node: int
+    owners: list[int]  # per side: a seat, or -1 for barbarians
+    naval: bool  # SEEKRIEG: at sea
+    home_barbarians: bool  # barbarians defend a region of the attacker's start empire (a revolt, spec 6.1)
+    round: int = 0
+    start_size: list[int] = _pair(0)  # units when the battle began (spec 6.1: a large army defeated)
+    tasks: list = field(default_factory=list)  # the steps still to run, in order (``_battle_task``)
+    # step 2: the captains' slots, each (mode, i): act as / enable own / cancel enemy (mode 0 / 1 / 2) ABIL[i]
+    cap: list[list[tuple[int, int]]] = field(default_factory=lambda: [[], []])
+    slots_left: int = 0  # captain slots the stronger side still has to place
+    slot_side: int = -1
+    active: list[list[bool]] = _per_type(False)  # per type: its ability works this round (spec 5.11)
+    count: list[list[int]] = _per_type(0)  # per type: the units the abilities count (captains acting as it too)
+    sac: list[int] = _pair(0)  # LI sacrificed this round
+    dice: list[list[int]] = field(default_factory=lambda: [[0, 0, 0], [0, 0, 0]])  # d4, d6, d8
+    av: list[int] = _pair(0)  # attack value
+    lv: list[int] = _pair(0)  # loss value
+    super_left: int = 0  # superiority points the winner still has to place
+    super_reduce: list[int] = _pair(0)  # superiority points lowering the side's loss value this round
+    super_damage: int = 0  # superiority points added to the loser's damage this round
+    damage: list | None = None  # the damage being assigned: [side, points left, melee units first]
+    retreat: bool = False  # RÜCKZUG: this round is the attacker's retreat round
+    retreated: bool = False  # the attacker's army left (a retreat, or the withdrawal after a ceasefire)
+    capitulated: int = -1  # the side that capitulated
+    offer: int = -1  # the side that would capitulate, in CAPITULATION_ANSWER
+    galleys: list[list[int]] | None = None  # at sea: the side's galleys in the zone when the battle began
+    crewed: list[int] = field(default_factory=list)  # at sea: galleys with units aboard then (they may sink)
+    # this round
+    crew: list[list[int]] = _per_type(0)  # per type: units crewing siege engines (out of steps 2-9)
+    protect: list[int] = _pair(-1)  # G41: the kind of damage the military building lowers (-1: none)
+    engines: list[list[list]] = field(default_factory=lambda: [[], []])  # [object id, crew, targets buildings]
+    capture: list[bool] = _pair(False)  # G44: the side attacks to capture
+    captor_now: int = -1  # the seat taking the units the current damage kills prisoner
+    taken: list[tuple[int, int]] = field(default_factory=list)  # (owner, type) captured
+    card_bonus: list[int] = _pair(0)  # Kriegsfürst 5 (cards.py)
+    blood: list[int] = _pair(0)  # variant 8.3: blood markers spent
+    # the decision in progress: whose, and on what
+    capture_side: int = -1
+    protect_side: int = -1
+    reroll_side: int = -1
+    blood_side: int = -1
+    crewing: list[int] | None = None  # [side, index in engines] of the engine being crewed
+    building_hit: list[int] | None = None  # [side, points] of a siege hit the side places on a building
+    winner: int = -1  # the side with the higher attack value in the last round that had one (-1: none yet)
+    last_archer_hits: list[int] | None = None  # the hits each side's archers scored this round
+    # RÜCKZUG: the retreat region; -1 while it is to be chosen in RETREAT_TO of a retreat round; None: no retreat
+    # round asked for one, so RETREAT_TO is the withdrawal after a ceasefire or Bischof 1
+    retreat_to: int | None = None
+    crew_of: dict[tuple[int, int], list[int]] = field(default_factory=dict)  # Maschinenbau: (round, engine) -> crew
+    tech_used: bool = False  # a battle technology was activated in this battle
+    appointed: list[dict] | None = None  # Ernennung: per side, (real type, counts as) -> units; None: never used
+    dip_round: int = 0  # DW-BATTLE: the round after which the diplomacy window was held
+    # empire cards (cards.py)
+    card_flags: dict[tuple[str, int], int | None] = field(default_factory=dict)  # (effect, side) -> round played
+    card_protect: dict[tuple[int, int], int] = field(default_factory=dict)  # Wissenschaftler 12: (side, round) -> kind
+    extra_crew: int = -1  # Kanonier 52: the siege engine with one crew unit more
+    crossbow: list[int] = _pair(0)  # Armbrustschütze 7: the extra archer abilities rolled
+    neutral: dict[tuple[int, int, int], int] = field(default_factory=dict)  # Spion 18: (side, type, round) -> units
+    invaded: int = -1  # W-INVADE: the defender's seat when the battle is an invasion
+
+
+@dataclass(slots=True)
+class BarbarianWar:
+    """Spec 5.15 (``engine.barbarian_war``, ``_barbarians_attack``): barbarians fight every army of a region,
+    one battle after another."""
+    node: int
+    first: int  # the seat asked to fight first (the revolt's player), -1: none
+    left: list[int]  # the seats still to fight
+    fought: list[int]  # the seats fought so far, in order
+    invade: bool  # each battle opens W-INVADE (cards.py)
+
+
 class BattleMixin:
     # ----------------------------------------------------------------- side access ----
     def side_owner(self, side: int) -> int:
-        return self.bt["owners"][side]
+        return self.bt.owners[side]
 
     def side_pieces(self, side: int) -> list[int]:
         """The pieces of a side in the battle region, per real type (barbarians: LI, AR, CP1)."""
-        node = self.bt["node"]
-        p = self.bt["owners"][side]
+        node = self.bt.node
+        p = self.bt.owners[side]
         if p < 0:
             b = node * 3
             return [self.barb[b + B_LI], 0, self.barb[b + B_AR], 0, self.barb[b + B_CP], 0, 0]
@@ -60,19 +148,19 @@ class BattleMixin:
     def side_units(self, side: int) -> list[int]:
         """Unit counts of a side per type as the battle treats them (Ernennung, technologies.py)."""
         u = self.side_pieces(side)
-        return self.appointed_view(side, u) if "appointed" in self.bt else u
+        return self.appointed_view(side, u) if self.bt.appointed is not None else u
 
     def side_size(self, side: int) -> int:
-        p = self.bt["owners"][side]
-        return self.barb_total[self.bt["node"]] if p < 0 else self.army[p][self.bt["node"]]
+        p = self.bt.owners[side]
+        return self.barb_total[self.bt.node] if p < 0 else self.army[p][self.bt.node]
 
     def fighting_units(self, side: int) -> list[int]:
         """Units taking part in steps 2-9: the side's units minus this round's siege crews (and the
         units a spy neutralised, Spion 18 in cards.py)."""
         u = self.side_units(side)
-        crew = self.bt["crew"][side]
+        crew = self.bt.crew[side]
         out = [u[t] - crew[t] if u[t] > crew[t] else 0 for t in range(NT)]
-        return self._minus_neutralised(side, out) if "neutral" in self.bt else out
+        return self._minus_neutralised(side, out) if self.bt.neutral else out
 
     def captain_levels(self, side: int) -> int:
         u = self.fighting_units(side)
@@ -83,22 +171,13 @@ class BattleMixin:
         self.dirty |= changes.BATTLE
         self._remove_markers(node)  # a battle removes control markers there (spec 5.2)
         self.battle_nodes.add(node)  # G47: no trade there this round
-        self.bt = {
-            "node": node, "owners": [attacker, defender], "round": 0,
-            "start_size": [0, 0], "tasks": [], "cap": [[], []], "slots_left": 0, "slot_side": -1,
-            "active": [[False] * NT, [False] * NT], "count": [[0] * NT, [0] * NT],
-            "sac": [0, 0], "dice": [[0, 0, 0], [0, 0, 0]], "av": [0, 0], "lv": [0, 0],
-            "super_left": 0, "super_reduce": [0, 0], "super_damage": 0, "damage": None,
-            "home_barbarians": defender < 0 and self.home_owner[node] == attacker,
-            "retreat": False, "retreated": False, "capitulated": -1, "offer": -1,
-            "naval": self.board.is_sea[node],
-        }
-        if self.bt["naval"]:
-            self.bt["galleys"] = {side: [oid for oid, o in self.objs.items() if o[O_NODE] == node
-                                         and o[0] == owner and o[O_KIND] == GALLEY]
-                                  for side, owner in ((0, attacker), (1, defender))}
-            self.bt["crewed"] = list(self.naval_crewed)
-        self.bt["start_size"] = [self.side_size(0), self.side_size(1)]
+        bt = self.bt = Battle(node, [attacker, defender], naval=self.board.is_sea[node],
+                              home_barbarians=defender < 0 and self.home_owner[node] == attacker)
+        if bt.naval:
+            bt.galleys = [[oid for oid, o in self.objs.items() if o[O_NODE] == node and o[0] == owner
+                           and o[O_KIND] == GALLEY] for owner in (attacker, defender)]
+            bt.crewed = list(self.naval_crewed)
+        bt.start_size = [self.side_size(0), self.side_size(1)]
         self.battle_return = (self.phase, self.actor)
         self._new_battle_round()
         self._battle_run()
@@ -106,25 +185,25 @@ class BattleMixin:
     def _new_battle_round(self) -> None:
         self.dirty |= changes.BATTLE
         bt = self.bt
-        bt["round"] += 1
-        bt["retreat"] = False
-        bt["cap"] = [[], []]
-        bt["sac"] = [0, 0]
-        bt["super_reduce"] = [0, 0]
-        bt["super_damage"] = 0
-        bt["crew"] = [[0] * NT, [0] * NT]
-        bt["protect"] = [-1, -1]
-        bt["engines"] = [[], []]  # per side: [object id, crew, target building?]
-        bt["capture"] = [False, False]
-        bt["captor_now"] = -1
-        bt["taken"] = []  # (owner, type) captured this round
-        bt["card_bonus"] = [0, 0]  # Kriegsfürst 5 (cards.py)
-        bt["tasks"] = ["any_battle", "card_pre",  # card windows: cards.py
-                       ("capture", 0), ("capture", 1), ("protect", 0), ("protect", 1), ("siege", 0), ("siege", 1),
-                       "fire", ("tech", 0), ("tech", 1),  # technology windows before step 2 (technologies.py)
-                       "captains", "archers", "melee", ("sacrifice", 0), ("roll", 0), ("sacrifice", 1),
-                       ("roll", 1), "card_attack", "resolve", "loss", "end_round"]
-        bt["blood"] = [0, 0]  # variant 8.3: blood markers spent this round
+        bt.round += 1
+        bt.retreat = False
+        bt.cap = [[], []]
+        bt.sac = [0, 0]
+        bt.super_reduce = [0, 0]
+        bt.super_damage = 0
+        bt.crew = [[0] * NT, [0] * NT]
+        bt.protect = [-1, -1]
+        bt.engines = [[], []]  # per side: [object id, crew, target building?]
+        bt.capture = [False, False]
+        bt.captor_now = -1
+        bt.taken = []  # (owner, type) captured this round
+        bt.card_bonus = [0, 0]  # Kriegsfürst 5 (cards.py)
+        bt.tasks = ["any_battle", "card_pre",  # card windows: cards.py
+                    ("capture", 0), ("capture", 1), ("protect", 0), ("protect", 1), ("siege", 0), ("siege", 1),
+                    "fire", ("tech", 0), ("tech", 1),  # technology windows before step 2 (technologies.py)
+                    "captains", "archers", "melee", ("sacrifice", 0), ("roll", 0), ("sacrifice", 1),
+                    ("roll", 1), "card_attack", "resolve", "loss", "end_round"]
+        bt.blood = [0, 0]  # variant 8.3: blood markers spent this round
         if self.config.blood_markers:
             self._add_blood_tasks()
 
@@ -132,15 +211,15 @@ class BattleMixin:
     def _battle_run(self) -> None:
         self.dirty |= changes.BATTLE  # also for the tasks (``_battle_task``)
         bt = self.bt
-        while bt["tasks"]:
-            task = bt["tasks"].pop(0)
+        while bt.tasks:
+            task = bt.tasks.pop(0)
             if self._battle_task(task):
                 return  # waiting for a decision
         # the battle ended inside "end_round"
 
     def _push(self, *tasks) -> None:
         self.dirty |= changes.BATTLE
-        self.bt["tasks"][:0] = list(tasks)
+        self.bt.tasks[:0] = list(tasks)
 
     def _battle_task(self, task) -> bool:
         """Run one task; True when a decision is now pending."""
@@ -157,26 +236,26 @@ class BattleMixin:
             side = 0 if lv[0] > lv[1] else 1
             slots = lv[side] - lv[1 - side]
             if self.side_owner(side) < 0:
-                bt["cap"][side] = [(0, 0)] * slots  # barbarian captains act as archers (5.20)
+                bt.cap[side] = [(0, 0)] * slots  # barbarian captains act as archers (5.20)
                 return False
-            bt["slots_left"] = slots
-            bt["slot_side"] = side
+            bt.slots_left = slots
+            bt.slot_side = side
             self._decide(side, Phase.CAPTAIN_SLOT)
             return True
         if name == "capture":
             side = task[1]
             if self.side_owner(side) >= 0 and self.side_owner(1 - side) >= 0:  # never barbarians
-                bt["capture_side"] = side
+                bt.capture_side = side
                 self._decide(side, Phase.CAPTURE_DECLARE)
                 return True
             return False
         if name == "captor":
-            bt["captor_now"] = task[1]
+            bt.captor_now = task[1]
             return False
         if name == "protect":
             side = task[1]
             if self.side_owner(side) >= 0 and self.battle_military_level(side):  # Miliz 26 (cards.py)
-                bt["protect_side"] = side
+                bt.protect_side = side
                 self._decide(side, Phase.PROTECT_CHOICE)
                 return True
             return False
@@ -185,10 +264,10 @@ class BattleMixin:
             p = self.side_owner(side)
             if p < 0 or not self.side_size(side):
                 return False
-            engines = [oid for oid in self.objects_at(bt["node"]) if self.objs[oid][0] == p
+            engines = [oid for oid in self.objects_at(bt.node) if self.objs[oid][0] == p
                        and self.objs[oid][O_KIND] == SIEGE]
-            if bt["naval"]:  # D29: each galley uses engine levels up to its own level
-                for g in bt["galleys"][side]:
+            if bt.naval:  # D29: each galley uses engine levels up to its own level
+                for g in bt.galleys[side]:
                     budget = self.objs[g][2] if g in self.objs else 0
                     for oid in self.aboard.get(g, ()):
                         if self.objs[oid][O_KIND] == SIEGE and self.objs[oid][2] <= budget:
@@ -196,8 +275,8 @@ class BattleMixin:
                             budget -= self.objs[oid][2]
             if not engines:
                 return False
-            bt["engines"][side] = [[oid, 0, False] for oid in engines]
-            bt["crewing"] = [side, 0]
+            bt.engines[side] = [[oid, 0, False] for oid in engines]
+            bt.crewing = [side, 0]
             self._decide(side, Phase.SIEGE_CREW)
             return True
         if name == "fire":
@@ -208,16 +287,16 @@ class BattleMixin:
             if not targets:
                 return False
             if len(targets) == 1:
-                self._damage_building(bt["node"], targets[0], points)
+                self._damage_building(bt.node, targets[0], points)
                 return False
-            bt["building_hit"] = [side, points]
+            bt.building_hit = [side, points]
             self._decide(side, Phase.SIEGE_BUILDING)
             return True
         if name == "archers":
             self._fix_abilities()
             shots = [self._archer_shots(0), self._archer_shots(1)]
             hits = [self._archer_hits(s, shots[s]) for s in (0, 1)]  # 1d8 each, 1-3 hits; cards 8 / 9
-            bt["last_archer_hits"] = hits
+            bt.last_archer_hits = hits
             self._push(("damage", 0, self._deferred(0, self._protected(0, 1, hits[1])), False),  # Chirurg 29
                        ("damage", 1, self._deferred(1, self._protected(1, 1, hits[0])), False))  # (cards.py)
             return False
@@ -227,7 +306,7 @@ class BattleMixin:
         if name == "sacrifice":
             side = task[1]
             u = self.fighting_units(side)
-            if not bt["active"][side][LI] or not u[LI] or not self.sacrifices_left(side):
+            if not bt.active[side][LI] or not u[LI] or not self.sacrifices_left(side):
                 return False  # appointed LI (Ernennung) are not sacrificed: sacrifices_left
             if self.side_owner(side) < 0:
                 # 5.20: only with fewer units than the opponent and >= 2 LI: 2-3 LI -> 1, >= 4 -> 2
@@ -243,12 +322,12 @@ class BattleMixin:
         if name == "roll":
             side = task[1]
             if self.side_owner(side) < 0:
-                bt["dice"][side] = list(self.barb_dice)
+                bt.dice[side] = list(self.barb_dice)
                 self._set_values(side)
                 return False
             rng = self.rng
-            bt["dice"][side] = [int(rng.integers(1, 5)), int(rng.integers(1, 7)), int(rng.integers(1, 9))]
-            bt["reroll_side"] = side
+            bt.dice[side] = [int(rng.integers(1, 5)), int(rng.integers(1, 7)), int(rng.integers(1, 9))]
+            bt.reroll_side = side
             self._decide(side, Phase.ATTACK_REROLL)
             return True
         if name == "resolve":
@@ -256,16 +335,16 @@ class BattleMixin:
         if name == "super":
             side = task[1]
             if self.side_owner(side) < 0:
-                bt["super_damage"] += bt["super_left"]
-                bt["super_left"] = 0
+                bt.super_damage += bt.super_left
+                bt.super_left = 0
                 return False
             self._decide(side, Phase.SUPERIORITY)
             return True
         if name == "melee_damage":
-            loser, points = task[1], task[2] + bt["super_damage"]
+            loser, points = task[1], task[2] + bt.super_damage
             winner = 1 - loser
             # "taktik": the winner may place points with Taktik first (technologies.py), then "damage"
-            if bt["capture"][winner]:  # G44: units destroyed by the combat result become prisoners
+            if bt.capture[winner]:  # G44: units destroyed by the combat result become prisoners
                 self._push(("captor", self.side_owner(winner)),
                            ("taktik", loser, self._protected(loser, 2, points)), ("captor", -1))
             else:
@@ -276,12 +355,12 @@ class BattleMixin:
         if name == "loss":
             tasks = []
             for side in (0, 1):
-                lv = bt["lv"][side]
-                if side == 0 and bt["retreat"]:
+                lv = bt.lv[side]
+                if side == 0 and bt.retreat:
                     lv += self.retreat_step_mp()  # RÜCKZUG: before the heavy infantry lowers it (the example)
-                hi = bt["count"][side][HI] if bt["active"][side][HI] else 0
-                lv = max(0, lv - hi - bt["super_reduce"][side])
-                if bt["capture"][1 - side] and bt.get("winner") == 1 - side:
+                hi = bt.count[side][HI] if bt.active[side][HI] else 0
+                lv = max(0, lv - hi - bt.super_reduce[side])
+                if bt.capture[1 - side] and bt.winner == 1 - side:
                     lv = 0  # G44: after a successful capture the loser's loss value is skipped
                 tasks.append(("damage", side, lv, False))
             tasks.append("freed")
@@ -292,13 +371,13 @@ class BattleMixin:
             return self._assign_damage(side, points, restricted)
         if name == "freed":
             # spec 5.14: a captor wiped out by its own loss value frees this round's prisoners
-            for owner, t in bt["taken"]:
-                captor = bt["owners"][1] if bt["owners"][0] == owner else bt["owners"][0]
-                side = 0 if bt["owners"][0] == captor else 1
+            for owner, t in bt.taken:
+                captor = bt.owners[1] if bt.owners[0] == owner else bt.owners[0]
+                side = 0 if bt.owners[0] == captor else 1
                 if not self.side_size(side) and self.prisoners[captor][owner][t] > 0:
                     self.prisoners[captor][owner][t] -= 1
-                    self._add_units(owner, bt["node"], t, 1)
-            bt["taken"] = []
+                    self._add_units(owner, bt.node, t, 1)
+            bt.taken = []
             return False
         if name == "retreat_move":  # RÜCKZUG: "Nach Schritt 9 darfst du dein komplettes Heer in ein
             # angrenzendes Gebiet bewegen"; its pieces move at the end of the round, so that step 10 hits this
@@ -306,15 +385,15 @@ class BattleMixin:
             if not self.side_size(0) or not self.retreat_destinations():
                 return False  # ASSUMPTION: the way back was lost during the round (Kartografie moved the unit
                 # holding it): the army stays, no step's MP are added, and the battle goes on
-            bt["retreat_to"] = -1  # chosen in RETREAT_TO
+            bt.retreat_to = -1  # chosen in RETREAT_TO
             self._decide(0, Phase.RETREAT_TO)
             return True
         if name == "end_round":
-            if bt["retreat"] and bt.get("retreat_to", -1) >= 0 and self.side_size(0):
-                self._retreat(bt["retreat_to"])  # RÜCKZUG: "Damit endet die Gefechtsrunde und auch dein Zug"
+            if bt.retreat and bt.retreat_to is not None and bt.retreat_to >= 0 and self.side_size(0):
+                self._retreat(bt.retreat_to)  # RÜCKZUG: "Damit endet die Gefechtsrunde und auch dein Zug"
                 self._end_battle()
                 return False
-            if self.side_size(0) and self.side_size(1) and bt["round"] < MAX_BATTLE_ROUNDS:
+            if self.side_size(0) and self.side_size(1) and bt.round < MAX_BATTLE_ROUNDS:
                 if self.bishop_stops_battle() or self.battle_diplomacy():  # Bischof 1 (cards.py), DW-BATTLE
                     return True
                 if self.side_owner(0) >= 0:
@@ -332,7 +411,7 @@ class BattleMixin:
 
     # --------------------------------------------------------------- abilities ----
     def _acting_as(self, side: int, t: int) -> int:
-        return sum(1 for mode, i in self.bt["cap"][side] if mode == 0 and ABIL[i] == t)
+        return sum(1 for mode, i in self.bt.cap[side] if mode == 0 and ABIL[i] == t)
 
     def _fix_abilities(self) -> None:
         """Spec 5.11: a type's ability works only if the opponent has none of that type; captains
@@ -343,30 +422,30 @@ class BattleMixin:
         for s in (0, 1):
             o = 1 - s
             count = [units[s][t] + (self._acting_as(s, t) if t in ABIL else 0) for t in range(NT)]
-            bt["count"][s] = count
+            bt.count[s] = count
         for s in (0, 1):
             o = 1 - s
             for t in ABIL:
                 i = ABIL.index(t)
-                enabled = any(mode == 1 and j == i for mode, j in bt["cap"][s])
-                cancelled = any(mode == 2 and j == i for mode, j in bt["cap"][o])
-                has = bt["count"][s][t] > 0
-                bt["active"][s][t] = has and (bt["count"][o][t] == 0 or enabled or self._warlord_beats(s, t)) \
+                enabled = any(mode == 1 and j == i for mode, j in bt.cap[s])
+                cancelled = any(mode == 2 and j == i for mode, j in bt.cap[o])
+                has = bt.count[s][t] > 0
+                bt.active[s][t] = has and (bt.count[o][t] == 0 or enabled or self._warlord_beats(s, t)) \
                     and not cancelled  # Kriegsfürst 4 (cards.py)
-                if bt["naval"] and t in (HI, CA):
-                    bt["active"][s][t] = False  # at sea only archer and LI abilities work
+                if bt.naval and t in (HI, CA):
+                    bt.active[s][t] = False  # at sea only archer and LI abilities work
         if self.config.captains_per_unit:
             self._per_unit_abilities()
 
     def _archer_shots(self, side: int) -> int:
         bt = self.bt
-        return (bt["count"][side][AR] if bt["active"][side][AR] else 0) + self._crossbow_shots(side)  # cards.py: 7
+        return (bt.count[side][AR] if bt.active[side][AR] else 0) + self._crossbow_shots(side)  # cards.py: 7
 
     # ------------------------------------------------------------ attack values ----
     def _sacrifice(self, side: int) -> None:
         self.dirty |= changes.BATTLE
         p = self.side_owner(side)
-        node = self.bt["node"]
+        node = self.bt.node
         if p < 0:
             self.dirty |= changes.SUPPLY
             self._add_barb(node, B_LI, -1)
@@ -374,32 +453,32 @@ class BattleMixin:
         else:
             self._add_units(p, node, LI, -1)
             self.unit_supply[p][LI] += 1
-        self.bt["sac"][side] += 1
+        self.bt.sac[side] += 1
 
     def _set_values(self, side: int) -> None:
         self.dirty |= changes.BATTLE
         bt = self.bt
-        dice = bt["dice"][side]
+        dice = bt.dice[side]
         p = self.side_owner(side)
         malus = self.comp.malus[self.num_players][self.position[p]] if p >= 0 else 0
         bonus = 0
-        if bt["naval"]:  # the side with more galley levels gets the difference (G42)
-            levels = [sum(self.objs[oid][2] for oid in bt["galleys"][s] if oid in self.objs)
-                      if bt["owners"][s] >= 0 else 1 for s in (0, 1)]  # G42: a barbarian galley is level I
+        if bt.naval:  # the side with more galley levels gets the difference (G42)
+            levels = [sum(self.objs[oid][2] for oid in bt.galleys[s] if oid in self.objs)
+                      if bt.owners[s] >= 0 else 1 for s in (0, 1)]  # G42: a barbarian galley is level I
             bonus = max(0, levels[side] - levels[1 - side])
-        av = max(0, attack_value(dice) + malus + 4 * bt["sac"][side] + bt["blood"][side] + bonus
-                 + bt["card_bonus"][side])  # G36; Kriegsfürst 5 (cards.py)
-        if side == 0 and bt["retreat"]:
+        av = max(0, attack_value(dice) + malus + 4 * bt.sac[side] + bt.blood[side] + bonus
+                 + bt.card_bonus[side])  # G36; Kriegsfürst 5 (cards.py)
+        if side == 0 and bt.retreat:
             av = (av + 1) // 2  # retreat: halved, rounded up (G73: after the bonuses)
-        if bt["capture"][side] and self.side_size(side) < self._capture_ratio(side) * self.side_size(1 - side):
+        if bt.capture[side] and self.side_size(side) < self._capture_ratio(side) * self.side_size(1 - side):
             av = self._capture_penalty(side, av)  # without a 3:1 superiority: halved (Kerkermeister 40 / 41)
-        bt["av"][side] = av
-        bt["lv"][side] = min(dice)
+        bt.av[side] = av
+        bt.lv[side] = min(dice)
 
     def _resolve_round(self) -> bool:
         bt = self.bt
-        av = bt["av"]
-        cav = [bt["count"][s][CA] if bt["active"][s][CA] else 0 for s in (0, 1)]
+        av = bt.av
+        cav = [bt.count[s][CA] if bt.active[s][CA] else 0 for s in (0, 1)]
         if av[0] == av[1]:
             # a tie: no combat result; active cavalry still deals 2 per unit (step 7, 9)
             self._push(("damage", 0, self._protected(0, 2, 2 * cav[1]), True),
@@ -412,10 +491,10 @@ class BattleMixin:
         fighting = self.fighting_units(w)
         melee = sum(fighting) - fighting[AR]  # G37: after sacrifices; no archers, no siege crews
         result = min(diff, melee)
-        bt["winner"] = w
-        bt["super_left"] = diff // 20
+        bt.winner = w
+        bt.super_left = diff // 20
         tasks = []
-        if bt["super_left"]:
+        if bt.super_left:
             tasks.append(("super", w))
         tasks.append(("melee_damage", l, result + 2 * cav[w]))
         self._push(*tasks)
@@ -435,7 +514,7 @@ class BattleMixin:
     def _protected(self, side: int, kind: int, points: int) -> int:
         """G41: a military building's protection lowers one kind of damage per battle round."""
         bt = self.bt
-        if bt["protect"][side] != kind and self._card_protection(side) != kind or points <= 0:
+        if bt.protect[side] != kind and self._card_protection(side) != kind or points <= 0:
             return points  # Wissenschaftler 12: a second kind (cards.py)
         level = self.battle_military_level(side)  # the own building's level; Miliz 26 (cards.py)
         if not level:
@@ -444,7 +523,7 @@ class BattleMixin:
 
     def _enemy_buildings(self, side: int) -> list[int]:
         other = self.side_owner(1 - side)
-        node = self.bt["node"]
+        node = self.bt.node
         if other < 0:
             return []
         return [self.building_kind_at(node, cls) for cls in range(3) if self.building_owner_at(node, cls) == other]
@@ -455,7 +534,7 @@ class BattleMixin:
         hits_units = [0, 0]
         tasks = []
         for side in (0, 1):
-            for oid, crew, at_buildings in bt["engines"][side]:
+            for oid, crew, at_buildings in bt.engines[side]:
                 shots = self._siege_shots(side, oid, crew)  # 1 per crew unit; cards 10 / 52 (cards.py)
                 if not shots or oid not in self.objs:
                     continue
@@ -483,24 +562,24 @@ class BattleMixin:
             elif len(targets) == 1:
                 t = targets[0]
             else:
-                self.bt["damage"] = [side, points, restricted]
+                self.bt.damage = [side, points, restricted]
                 self._decide(side, Phase.DAMAGE)
                 return True
             self._hit(side, t)
             points -= 1
-        self.bt["damage"] = None
+        self.bt.damage = None
         return False
 
     def _hit(self, side: int, t: int) -> None:
         """One damage point: LI, AR, CP die; HI becomes LI and CA becomes HI (or LI) from the supply."""
         if self._surgeon_saves(side):  # Chirurg 27 (cards.py)
             return
-        if "appointed" in self.bt and self.appointed_hit(side, t):  # Ernennung (technologies.py)
+        if self.bt.appointed is not None and self.appointed_hit(side, t):  # Ernennung (technologies.py)
             return
         captor = self._hit_captor(side, t)  # Kerkermeister 39 (cards.py)
         self._note_loss(side, t, captor)  # Chirurg 28 (cards.py)
-        self._damage_unit(self.side_owner(side), self.bt["node"], t, captor)
-        crew = self.bt["crew"][side]
+        self._damage_unit(self.side_owner(side), self.bt.node, t, captor)
+        crew = self.bt.crew[side]
         if crew[t]:
             self.dirty |= changes.BATTLE
             u = self.side_units(side)
@@ -539,7 +618,7 @@ class BattleMixin:
             self.dirty |= changes.BATTLE
             sup[min(t, 4)] -= 1
             self.prisoners[captor][p][t] += 1
-            self.bt["taken"].append((p, t))
+            self.bt.taken.append((p, t))
 
     # ---------------------------------------------------------------- decisions ----
     def battle_moves(self) -> list[tuple[int, int]]:
@@ -558,15 +637,15 @@ class BattleMixin:
         if ph == Phase.SUPERIORITY:
             return [(Head.CTRL, Ctrl.SUPER_REDUCE), (Head.CTRL, Ctrl.SUPER_DAMAGE)]
         if ph == Phase.DAMAGE:
-            side, _, restricted = bt["damage"]
+            side, _, restricted = bt.damage
             return [(Head.UNIT, t) for t in self.damage_targets(side, restricted)]
         if ph == Phase.PROTECT_CHOICE:
             return [(Head.PROTECT, k) for k in range(3)]
         if ph == Phase.CAPTURE_DECLARE:
             return [(Head.CTRL, Ctrl.DONE), (Head.CTRL, Ctrl.CAPTURE)]
         if ph == Phase.SIEGE_CREW:
-            side, i = bt["crewing"]
-            crew_now = bt["engines"][side][i][1]
+            side, i = bt.crewing
+            crew_now = bt.engines[side][i][1]
             moves = [(Head.CTRL, Ctrl.DONE)]
             if crew_now < 3:
                 free = self.fighting_units(side)
@@ -575,7 +654,7 @@ class BattleMixin:
         if ph == Phase.SIEGE_TARGET:
             return [(Head.CTRL, Ctrl.TARGET_UNITS), (Head.CTRL, Ctrl.TARGET_BUILDINGS)]
         if ph == Phase.SIEGE_BUILDING:
-            return [(Head.BUILD, k) for k in self._enemy_buildings(bt["building_hit"][0])]
+            return [(Head.BUILD, k) for k in self._enemy_buildings(bt.building_hit[0])]
         if ph == Phase.AFTER_ROUND:
             moves = [(Head.CTRL, Ctrl.DONE)]
             if self.retreat_destinations() and self._retreat_transport():
@@ -593,8 +672,8 @@ class BattleMixin:
         """Move on to the side's next engine; True while crewing decisions remain."""
         self.dirty |= changes.BATTLE
         bt = self.bt
-        bt["crewing"][1] += 1
-        if bt["crewing"][1] < len(bt["engines"][side]) and any(self.fighting_units(side)):
+        bt.crewing[1] += 1
+        if bt.crewing[1] < len(bt.engines[side]) and any(self.fighting_units(side)):
             self.phase = Phase.SIEGE_CREW
             return True
         return False
@@ -602,8 +681,8 @@ class BattleMixin:
     def retreat_destinations(self) -> list[int]:
         """G76: adjacent regions the attacker controls (or a right-of-way partner's) without an opposing army."""
         bt = self.bt
-        p = bt["owners"][0]
-        return [y for y in self.board.land_adj[bt["node"]]
+        p = bt.owners[0]
+        return [y for y in self.board.land_adj[bt.node]
                 if self.playable[y] and (self.controller(y) == p or self.may_pass(p, self.controller(y)))
                 and not self._opposing_army(p, y)]
 
@@ -611,13 +690,13 @@ class BattleMixin:
         """RÜCKZUG: "Vor Schritt 10 addierst du zu deinem Verlustwert die BP, die du für den 1. Schritt deiner
         Rückzugsbewegung verbraucht hast": the war wagons' step into the retreat region (GELÄNDEARTEN in
         ``step_cost``); none when no region was left to retreat to."""
-        y = self.bt.get("retreat_to", -1)
-        return self.step_cost(WAR_WAGON, self.bt["node"], y) if y >= 0 else 0
+        y = self.bt.retreat_to
+        return self.step_cost(WAR_WAGON, self.bt.node, y) if y is not None and y >= 0 else 0
 
     def _retreat_transport(self) -> bool:
         """G43: own war wagons in the region with room for the whole army (they go along, no MP)."""
         bt = self.bt
-        p, node = bt["owners"][0], bt["node"]
+        p, node = bt.owners[0], bt.node
         room = sum(self.comp.capacity[o[O_KIND]] * o[2] for o in self.objs.values()
                    if o[0] == p and o[O_NODE] == node and o[O_KIND] == 2)
         return room >= self.army[p][node]
@@ -628,9 +707,9 @@ class BattleMixin:
         bt = self.bt
         head, arg = move
         if ph == Phase.CAPTAIN_SLOT:
-            bt["cap"][bt["slot_side"]].append(divmod(arg, 4))
-            bt["slots_left"] -= 1
-            if bt["slots_left"]:
+            bt.cap[bt.slot_side].append(divmod(arg, 4))
+            bt.slots_left -= 1
+            if bt.slots_left:
                 return
         elif ph == Phase.SACRIFICE:
             side = 0 if self.side_owner(0) == self.actor else 1
@@ -639,38 +718,37 @@ class BattleMixin:
                 if self.sacrifices_left(side):
                     return
         elif ph == Phase.ATTACK_REROLL:
-            side = bt["reroll_side"]
+            side = bt.reroll_side
             sides = (4, 6, 8)
             for i in range(3):
                 if arg >> i & 1:
-                    bt["dice"][side][i] = int(self.rng.integers(1, sides[i] + 1))
+                    bt.dice[side][i] = int(self.rng.integers(1, sides[i] + 1))
             self._set_values(side)
         elif ph == Phase.SUPERIORITY:
-            w = bt["winner"]
+            w = bt.winner
             if arg == Ctrl.SUPER_REDUCE:
-                bt["super_reduce"][w] += 1
+                bt.super_reduce[w] += 1
             else:
-                bt["super_damage"] += 1
-            bt["super_left"] -= 1
-            if bt["super_left"]:
+                bt.super_damage += 1
+            bt.super_left -= 1
+            if bt.super_left:
                 return
         elif ph == Phase.DAMAGE:
-            side, points, restricted = bt["damage"]
+            side, points, restricted = bt.damage
             self._hit(side, arg)
             if self._assign_damage(side, points - 1, restricted):
                 return
         elif ph == Phase.PROTECT_CHOICE:
-            bt["protect"][bt["protect_side"]] = arg
+            bt.protect[bt.protect_side] = arg
         elif ph == Phase.CAPTURE_DECLARE:
-            bt["capture"][bt["capture_side"]] = arg == Ctrl.CAPTURE
+            bt.capture[bt.capture_side] = arg == Ctrl.CAPTURE
         elif ph == Phase.SIEGE_CREW:
-            side, i = bt["crewing"]
-            engine = bt["engines"][side][i]
+            side, i = bt.crewing
+            engine = bt.engines[side][i]
             if head == Head.UNIT:
                 engine[1] += 1
-                bt["crew"][side][arg] += 1
-                crew_of = bt.setdefault("crew_of", {})  # per round and engine, for Maschinenbau (technologies.py)
-                crew_of.setdefault((bt["round"], engine[0]), []).append(arg)
+                bt.crew[side][arg] += 1
+                bt.crew_of.setdefault((bt.round, engine[0]), []).append(arg)
                 if engine[1] < 3 and any(self.fighting_units(side)):
                     return
             if engine[1] and self._enemy_buildings(side):
@@ -679,40 +757,40 @@ class BattleMixin:
             if self._next_engine(side):
                 return
         elif ph == Phase.SIEGE_TARGET:
-            side, i = bt["crewing"]
-            bt["engines"][side][i][2] = arg == Ctrl.TARGET_BUILDINGS
+            side, i = bt.crewing
+            bt.engines[side][i][2] = arg == Ctrl.TARGET_BUILDINGS
             if self._next_engine(side):
                 return
         elif ph == Phase.SIEGE_BUILDING:
-            side, points = bt["building_hit"]
-            self._damage_building(bt["node"], arg, points)
+            side, points = bt.building_hit
+            self._damage_building(bt.node, arg, points)
         elif ph == Phase.AFTER_ROUND:
             if arg in (Ctrl.CAPITULATE, Ctrl.DEMAND_CAPITULATION):
-                bt["offer"] = 0 if arg == Ctrl.CAPITULATE else 1  # the side that would capitulate
+                bt.offer = 0 if arg == Ctrl.CAPITULATE else 1  # the side that would capitulate
                 self._decide(1, Phase.CAPITULATION_ANSWER)
                 return
             self._new_battle_round()
             if arg == Ctrl.RETREAT:
-                bt["retreat"] = True
-                bt["tasks"].insert(bt["tasks"].index("loss"), "retreat_move")  # after step 9
+                bt.retreat = True
+                bt.tasks.insert(bt.tasks.index("loss"), "retreat_move")  # after step 9
         elif ph == Phase.CAPITULATION_ANSWER:
             if arg == Ctrl.ACCEPT:
-                self._capitulate(bt["offer"])
+                self._capitulate(bt.offer)
                 self._end_battle()
                 return
             self._new_battle_round()
         elif ph == Phase.RETREAT_TO:
-            if bt.get("retreat_to") != -1:  # the withdrawal after a ceasefire (diplomacy.battle_diplomacy)
+            if bt.retreat_to != -1:  # the withdrawal after a ceasefire (diplomacy.battle_diplomacy)
                 self._retreat(arg)
                 self._end_battle()
                 return
-            bt["retreat_to"] = arg  # a retreat round: step 10 follows, then "end_round" moves the army
+            bt.retreat_to = arg  # a retreat round: step 10 follows, then "end_round" moves the army
         self._battle_run()
 
     def _retreat(self, y: int) -> None:
         self.dirty |= changes.OBJECTS | changes.BATTLE
         bt = self.bt
-        p, node = bt["owners"][0], bt["node"]
+        p, node = bt.owners[0], bt.node
         base = node * NT
         moved = [0] * NT
         for t in range(NT):
@@ -725,8 +803,8 @@ class BattleMixin:
             if o[0] == p and o[O_NODE] == node and o[O_KIND] == 2:
                 o[O_NODE] = y
         self.follow_up = [y, moved]  # spec 5.14: a normal movement from the retreat region may follow
-        bt["retreated"] = True
-        if bt["owners"][1] < 0:
+        bt.retreated = True
+        if bt.owners[1] < 0:
             self._gain_ep(p, -1, "retreat_from_barbarians")
 
     def _capitulate(self, side: int) -> None:
@@ -734,7 +812,7 @@ class BattleMixin:
         next round they may be redeployed in the purchase phase."""
         self.dirty |= changes.UNITS | changes.BATTLE
         bt = self.bt
-        p, node = bt["owners"][side], bt["node"]
+        p, node = bt.owners[side], bt.node
         base = node * NT
         for t in range(NT):
             k = self.units[p][base + t]
@@ -742,23 +820,23 @@ class BattleMixin:
                 self._add_units(p, node, t, -k)
                 self.capitulated[p][t] += k
         self.capitulated_round[p] = self.round
-        bt["capitulated"] = side
+        bt.capitulated = side
 
     # --------------------------------------------------------------------- end ----
     def _end_battle(self) -> None:
         """Spec 5.15-5.16, 5.20, 6.1: survivors, conquest EP, barbarian raids, battle EP."""
         self.dirty |= changes.SEATS | changes.BATTLE
         bt = self.bt
-        node = bt["node"]
-        att, dfn = bt["owners"]
+        node = bt.node
+        att, dfn = bt.owners
         alive = [self.side_size(0) > 0, self.side_size(1) > 0]
         for side in (0, 1):
-            p, o = bt["owners"][side], bt["owners"][1 - side]
-            if alive[side] or bt["start_size"][side] == 0:
+            p, o = bt.owners[side], bt.owners[1 - side]
+            if alive[side] or bt.start_size[side] == 0:
                 continue
-            if bt["capitulated"] == side or (side == 0 and bt["retreated"]):
+            if bt.capitulated == side or (side == 0 and bt.retreated):
                 continue  # not destroyed
-            if o >= 0 and alive[1 - side] and bt["start_size"][side] >= 5:
+            if o >= 0 and alive[1 - side] and bt.start_size[side] >= 5:
                 self._gain_ep(o, 1, "large_army_defeated")
             if p < 0 and o >= 0 and alive[1 - side]:
                 self.stat_barbarians_destroyed[o] += 1
@@ -766,17 +844,17 @@ class BattleMixin:
                 self._gain_ep(p, -1, "lost_to_barbarians")
         in_sequence = self.in_multi_war(node, att)  # one of several battles (spec 5.15, movement.py)
         conquers = alive[0] and not alive[1] and att >= 0 and not in_sequence and self.conquers(node, att)
-        if alive[0] and not alive[1] and att >= 0 and bt["home_barbarians"]:
+        if alive[0] and not alive[1] and att >= 0 and bt.home_barbarians:
             self._gain_ep(att, 1, "revolt_suppressed")
         elif conquers:
             self.region_conquered(node, att)  # movement.py
         self.note_won_entry(node, alive)  # Kartografie may move the carrier on (technologies.py)
-        if bt["naval"]:
+        if bt.naval:
             self._end_naval(bt)
         self.bt = None
         if self.battle_after in ("events", "deficit", "card"):  # phase 2, last revolt check, bankruptcy, card
             war = self.barbarian_war
-            seat = war["first"] if war is not None and war["first"] >= 0 else dfn  # the seat a bankruptcy resumes
+            seat = war.first if war is not None and war.first >= 0 else dfn  # the seat a bankruptcy resumes
             if self._next_barbarian_battle(node):
                 return
             after, self.battle_after = self.battle_after, "move"
@@ -789,7 +867,7 @@ class BattleMixin:
             else:
                 self._after_deficit_action(seat)
             return
-        if bt["naval"]:
+        if bt.naval:
             self._after_naval_entry_battle(node, att, dfn, alive)
             return
         if in_sequence:
@@ -838,15 +916,15 @@ class BattleMixin:
             self.stat_conquered[att] += 1
             self._gain_ep(att, ep, "conquest")
 
-    def _end_naval(self, bt: dict) -> None:
+    def _end_naval(self, bt: Battle) -> None:
         """Survivors go back aboard their galleys; a galley that lost all its units sinks on 1-3."""
         self.dirty |= changes.OBJECTS
-        node = bt["node"]
+        node = bt.node
         for side in (0, 1):
-            p = bt["owners"][side]
+            p = bt.owners[side]
             if p < 0:
                 continue  # barbarians stay aboard their own galley
-            galleys = sorted((oid for oid in bt["galleys"][side] if oid in self.objs),
+            galleys = sorted((oid for oid in bt.galleys[side] if oid in self.objs),
                              key=lambda oid: -self.objs[oid][2])
             for oid in galleys:
                 room = self.comp.capacity[GALLEY] * self.objs[oid][2]
@@ -862,7 +940,7 @@ class BattleMixin:
                     self._add_units(p, node, t, -k)
                     self.unit_supply[p][min(t, 4)] += k
             for oid in galleys:
-                if oid in bt["crewed"] and not sum(self.cargo[oid]) and int(self.rng.integers(1, 9)) <= 3:
+                if oid in bt.crewed and not sum(self.cargo[oid]) and int(self.rng.integers(1, 9)) <= 3:
                     self._remove_object(oid)
 
     def _barbarians_attack(self, node: int, first: int, after: str, invade: bool = False) -> bool:
@@ -876,8 +954,7 @@ class BattleMixin:
         if not defenders:
             return False
         self.battle_after = after
-        self.barbarian_war = {"node": node, "first": first, "left": defenders[1:], "fought": defenders[:1],
-                              "invade": invade}
+        self.barbarian_war = BarbarianWar(node, first, defenders[1:], defenders[:1], invade)
         self._barbarian_battle(node, defenders[0], invade)
         return True
 
@@ -893,13 +970,13 @@ class BattleMixin:
         """After a battle of a barbarian war: while barbarians are left, the next army there; True when a
         battle began, otherwise the barbarian war is over."""
         war = self.barbarian_war
-        if war is None or war["node"] != node:
+        if war is None or war.node != node:
             return False
-        left = [q for q in war["left"] if self._force_at(q, node)]
+        left = [q for q in war.left if self._force_at(q, node)]
         if self.barb_total[node] and left:
-            war["left"] = left[1:]
-            war["fought"].append(left[0])
-            self._barbarian_battle(node, left[0], war["invade"])
+            war.left = left[1:]
+            war.fought.append(left[0])
+            self._barbarian_battle(node, left[0], war.invade)
             return True
         self.barbarian_war = None
         return False

@@ -10,6 +10,7 @@ transports left in the region the same way (G75, immediately). Objects of uninvo
 """
 from __future__ import annotations
 
+from .cards import Resume
 from .constants import MILITARY, NUM_UNIT_TYPES, Ctrl, Head, Phase
 from . import changes
 
@@ -38,7 +39,7 @@ class ConquestMixin:
         if buildings:
             items += [("c", g) for g, c in enumerate(self.cubes[node]) if c]
         self.conquest = {"node": node, "winner": winner, "loser": loser, "items": items}
-        if self._jederzeit_window("any_plunder", "_after_plunder_window"):  # W-ANY: Diplomat 50 / 51 (cards.py)
+        if self._jederzeit_window("any_plunder", Resume.PLUNDER):  # W-ANY: Diplomat 50 / 51 (cards.py)
             return
         self._next_conquest_item()
 

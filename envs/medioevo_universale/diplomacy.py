@@ -353,7 +353,7 @@ class DiplomacyMixin:
         if self.eliminated[q]:
             return []
         if self.dip_window == "battle":  # DW-BATTLE: only a ceasefire, only with the other party
-            return [Treaty.CEASEFIRE] if q in self.bt["owners"] and self._battle_ceasefire_possible() else []
+            return [Treaty.CEASEFIRE] if q in self.bt.owners and self._battle_ceasefire_possible() else []
         war = self.at_war[p][q]
         declared = self.war_declared[p][q] or self.war_declared[q][p]
         kinds = []
@@ -383,20 +383,20 @@ class DiplomacyMixin:
         war goes on with its next opponent (spec 5.15). True when the run stops here: a decision is
         pending or the battle is over."""
         bt = self.bt
-        att, dfn = bt["owners"]
+        att, dfn = bt.owners
         if self.in_ceasefire(att, dfn) and att >= 0:  # agreed in this window
-            if bt["naval"]:
+            if bt.naval:
                 self.dirty |= changes.BATTLE
-                bt["tasks"] = []
+                bt.tasks = []
                 self._end_battle()
                 return True
             if self.retreat_destinations():
                 self._decide(0, Phase.RETREAT_TO)  # the attacker withdraws
                 return True
-        if bt.get("dip_round") == bt["round"] or not self._battle_ceasefire_possible():
+        if bt.dip_round == bt.round or not self._battle_ceasefire_possible():
             return False
         self.dirty |= changes.BATTLE
-        bt["dip_round"] = bt["round"]
+        bt.dip_round = bt.round
         self._push("end_round")  # run again when the window closes
         self.dip_window = "battle"
         self.dip_queue = [p for p in self.order if p in (att, dfn)]
@@ -405,11 +405,11 @@ class DiplomacyMixin:
 
     def _battle_ceasefire_possible(self) -> bool:
         bt = self.bt
-        att, dfn = bt["owners"]
+        att, dfn = bt.owners
         if not self.config.diplomacy_offers or att < 0 or dfn < 0 or self.in_ceasefire(att, dfn):
             return False
         at_war = self.at_war[att][dfn] or self.war_declared[att][dfn] or self.war_declared[dfn][att]
-        return bool(at_war) and (bt["naval"] or bool(self.retreat_destinations()))
+        return bool(at_war) and (bt.naval or bool(self.retreat_destinations()))
 
     # --------------------------------------------------------------------- moves ----
     def diplomacy_moves(self) -> list[tuple[int, int]]:

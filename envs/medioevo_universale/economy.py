@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from operator import itemgetter
 
+from .cards import Resume
 from .constants import (
     BUILDING_CLASS, CITY, COINS, NUM_UNIT_TYPES, Ctrl, Head, Phase, Stage,
 )
@@ -207,7 +208,7 @@ class EconomyMixin:
         return self.upkeep(p) + self.interest_due(p)
 
     def _next_expenses(self) -> None:
-        if self._card_window("tax", "_next_expenses"):  # W-TAX (cards.py)
+        if self._card_window("tax", Resume.EXPENSES):  # W-TAX (cards.py)
             return
         while self.queue:
             p = self.queue.pop(0)

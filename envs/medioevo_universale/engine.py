@@ -33,12 +33,12 @@ from .constants import HEAD_NAMES, NUM_UNIT_TYPES, PHASE_NAMES, STAGE_NAMES, Ctr
 from .data import BUILDING_NAMES, EMPIRES, UNIT_NAMES, VEHICLE_KINDS, GameData, game_data
 from . import changes
 from .cards import CardsMixin
-from .combat import BattleMixin
+from .combat import BarbarianWar, Battle, BattleMixin
 from .conquest import ConquestMixin
 from .diplomacy import DiplomacyMixin, team_of_seats
 from .economy import EconomyMixin
 from .events import EventsMixin
-from .movement import WarMixin
+from .movement import MultiWar, WarMixin
 from .purchases import PurchaseMixin
 from .scoring import ScoringMixin
 from .setup import SetupMixin
@@ -260,9 +260,9 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         self.pending_end = False
         self.conquered_round: set = set()  # regions that gave conquest EP this round
         self.special_conquered: set = set()  # Rome / Jerusalem conquered before (+2 EP once)
-        self.bt: dict | None = None  # the battle in progress
-        self.multi_war: dict | None = None  # spec 5.15: the battles of one entry against several opponents
-        self.barbarian_war: dict | None = None  # spec 5.15: barbarians fighting several armies of a region
+        self.bt: Battle | None = None  # the battle in progress
+        self.multi_war: MultiWar | None = None  # spec 5.15: the battles of one entry against several opponents
+        self.barbarian_war: BarbarianWar | None = None  # spec 5.15: barbarians fighting several armies of a region
         self.entry_host = -1  # the controller of the land region an armed entry of this movement went into
         self.battle_return = (0, 0)
         self.carrier = -1  # the moving carrier (object id, or -1 = army on foot)

@@ -16,6 +16,9 @@ war turns of the round (G32). Caravans and merchant ships do not move in phase 5
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
+from .cards import Resume
 from .constants import (
     CARAVAN, GALLEY, MERCHANT_SHIP, NUM_UNIT_TYPES, O_KIND, O_MP, O_NODE, O_STOP, SIEGE, WAR_WAGON, Ctrl,
     Head, Phase, Stage,
@@ -25,6 +28,16 @@ from . import changes
 NT = NUM_UNIT_TYPES
 DONE = (Head.CTRL, Ctrl.DONE)
 FOOT = -1  # the carrier id of an army on foot (castle rule)
+
+
+@dataclass(slots=True)
+class MultiWar:
+    """Spec 5.15 MEHRPARTEIENKRIEG (``engine.multi_war``): an entry's battles against several opponents, one
+    after another."""
+    node: int
+    attacker: int
+    left: list[int]  # the opponents still to fight (-1: barbarians)
+    fought: list[int] = field(default_factory=list)  # the opponents fought so far, in order
 
 
 class WarMixin:
@@ -41,7 +54,7 @@ class WarMixin:
         ``_next_war_turn``)."""
         self.cycle_moved = False
         self.queue = [p for p in self.order if not self.eliminated[p]]
-        return self._jederzeit_window("any_war", "_next_war_turn")
+        return self._jederzeit_window("any_war", Resume.WAR_TURN)
 
     def _next_war_turn(self) -> None:
         while True:
@@ -408,7 +421,7 @@ class WarMixin:
         """Spec 5.15: one opponent -> one battle; several -> one battle after another (``multi_war``)."""
         if len(opponents) > 1:
             self.dirty |= changes.MULTI_WAR
-            self.multi_war = {"node": y, "attacker": p, "left": opponents, "fought": []}
+            self.multi_war = MultiWar(y, p, opponents)
             self._next_opponent_battle()
         else:
             self._attack_opponent(p, y, opponents[0])
@@ -428,7 +441,7 @@ class WarMixin:
     def in_multi_war(self, node: int, attacker: int) -> bool:
         """Whether a battle of ``attacker`` in ``node`` is one of the battles of the pending multi-party war."""
         mw = self.multi_war
-        return mw is not None and mw["node"] == node and mw["attacker"] == attacker and self.battle_after == "move"
+        return mw is not None and mw.node == node and mw.attacker == attacker and self.battle_after == "move"
 
     def _next_opponent_battle(self) -> None:
         """Spec 5.15 "Man muss nacheinander mit jedem Gegner kämpfen": while the attacker can fight there
@@ -436,8 +449,8 @@ class WarMixin:
         attacker chooses, NEXT_OPPONENT); then the sequence ends."""
         self.dirty |= changes.MULTI_WAR
         mw = self.multi_war
-        y, p = mw["node"], mw["attacker"]
-        left = mw["left"] = [q for q in mw["left"] if self._party_at(q, y)]
+        y, p = mw.node, mw.attacker
+        left = mw.left = [q for q in mw.left if self._party_at(q, y)]
         if not left or not self._force_at(p, y):
             self._finish_multi_war()
         elif left[0] < 0 or len(left) == 1:
@@ -449,13 +462,13 @@ class WarMixin:
     def _fight_next(self, q: int) -> None:
         self.dirty |= changes.MULTI_WAR
         mw = self.multi_war
-        mw["left"].remove(q)
-        mw["fought"].append(q)
-        self._attack_opponent(mw["attacker"], mw["node"], q)
+        mw.left.remove(q)
+        mw.fought.append(q)
+        self._attack_opponent(mw.attacker, mw.node, q)
 
     def next_opponent_moves(self) -> list[tuple[int, int]]:
         p, n = self.actor, self.num_players
-        return [(Head.PLAYER, (q - p) % n - 1) for q in sorted(self.multi_war["left"], key=lambda q: (q - p) % n)]
+        return [(Head.PLAYER, (q - p) % n - 1) for q in sorted(self.multi_war.left, key=lambda q: (q - p) % n)]
 
     def _apply_next_opponent(self, move: tuple[int, int]) -> None:
         self._fight_next((self.actor + move[1] + 1) % self.num_players)
@@ -467,9 +480,9 @@ class WarMixin:
         is conquered: each battle took the beaten side's empty ships at once (G42, ASSUMPTION)."""
         self.dirty |= changes.MULTI_WAR
         mw, self.multi_war = self.multi_war, None
-        y, p = mw["node"], mw["attacker"]
+        y, p = mw.node, mw.attacker
         if not self.board.is_sea[y] and self.conquers(y, p):
-            beaten = [q for q in mw["fought"] if q >= 0]
+            beaten = [q for q in mw.fought if q >= 0]
             self.region_conquered(y, p)
             self._start_conquest(y, p, beaten[0] if beaten else -1, buildings=True, more_losers=beaten[1:])
             return

@@ -2,6 +2,7 @@
 5.8, 6)."""
 from __future__ import annotations
 
+from .cards import Resume
 from .constants import (
     CASTLE, CATHEDRAL, CITY, NUM_UNIT_TYPES, O_KIND, O_LEVEL, SIEGE, Phase, Stage,
 )
@@ -61,7 +62,7 @@ class ScoringMixin:
         if self.round >= self.num_rounds:
             self._start_final()
             return
-        if self._card_window("end", "_end_round"):  # W-END (cards.py): Intrigant 13
+        if self._card_window("end", Resume.END_ROUND):  # W-END (cards.py): Intrigant 13
             return
         self.dirty |= changes.UNITS | changes.OBJECTS | changes.SEATS
         for p in range(self.num_players):

@@ -33,6 +33,7 @@ unit of effect). This module holds
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 
 from .constants import (
     AR, B_AR, B_CP, B_LI, BLUE, CA, CARAVAN, CASTLE, CITY, CP1, FORTRESS, GALLEY, GREEN, HI, LI, MERCHANT_SHIP,
@@ -69,9 +70,18 @@ STEP_DOWN = {HI: LI, CA: HI}  # one damage point on land (spec 2.4)
 MAX_ALT_COMBOS = 512  # "/" cards enumerated for the best case of a payment; greedy beyond
 
 
+@dataclass(slots=True)
+class TpPayment:
+    """A TP cost being paid outside phase 4 (``engine.tp_payment``, ``start_tp_payment``)."""
+    seat: int
+    fl: int  # the fl part of the price
+    costs: tuple  # (colour, TP) pairs
+    then: tuple  # what the payment buys (``_tp_paid``)
+
+
 class TechnologyMixin:
     def _init_technologies(self) -> None:
-        self.tp_payment: dict | None = None  # a TP cost being paid outside phase 4
+        self.tp_payment: TpPayment | None = None  # a TP cost being paid outside phase 4
         self.tech_use: dict | None = None  # the open activation window
         self.tech_ctx: dict = {}  # what a stand-alone window is about: {"node": revolt} / {"side": battle}
         self.tech_options_open: dict = {}  # activation moves -> (fl, TP costs) of the open window
@@ -189,7 +199,7 @@ class TechnologyMixin:
     def start_tp_payment(self, p: int, fl: int, costs: tuple, then: tuple) -> None:
         """Pay a TP cost outside phase 4; ``then`` says what follows (``_tp_paid``)."""
         self.dirty |= changes.TECHNOLOGY
-        self.tp_payment = {"seat": p, "fl": fl, "costs": costs, "then": then}
+        self.tp_payment = TpPayment(p, fl, costs, then)
         opts = self._tp_pay_options()
         if opts == [(DONE,)]:
             self._finish_tp_payment()
@@ -200,7 +210,7 @@ class TechnologyMixin:
 
     def _tp_pay_options(self) -> list[tuple]:
         pay = self.tp_payment
-        p, fl, costs = pay["seat"], pay["fl"], pay["costs"]
+        p, fl, costs = pay.seat, pay.fl, pay.costs
         pool = self.tp[p]
         now = self._tp_plan(p, costs, pool)
         opts = []
@@ -226,7 +236,7 @@ class TechnologyMixin:
         return opts
 
     def _apply_tp_pay(self, opt: tuple) -> None:
-        p = self.tp_payment["seat"]
+        p = self.tp_payment.seat
         head, arg = opt[0]
         if head == Head.CARD:
             self.dirty |= changes.CARDS
@@ -250,8 +260,8 @@ class TechnologyMixin:
     def _finish_tp_payment(self) -> None:
         self.dirty |= changes.TECHNOLOGY
         pay, self.tp_payment = self.tp_payment, None
-        self.tp_pay(pay["seat"], pay["fl"], pay["costs"])
-        self._tp_paid(pay["seat"], pay["then"])
+        self.tp_pay(pay.seat, pay.fl, pay.costs)
+        self._tp_paid(pay.seat, pay.then)
 
     def _tp_paid(self, p: int, then: tuple) -> None:
         if then[0] == "tech":
@@ -738,7 +748,7 @@ class TechnologyMixin:
     def _kartografie_battle_options(self, p: int) -> list[tuple]:
         """G70 (the example): in a battle, 1 blue TP brings one own unit from an adjacent region (where
         no battle is going on) into the battle region; it joins p's side."""
-        n = self.bt["node"]
+        n = self.bt.node
         return [] if self.board.is_sea[n] else self._kartografie_unit_into(p, n)
 
     def _kartografie_unit_into(self, p: int, n: int) -> list[tuple]:
@@ -761,7 +771,7 @@ class TechnologyMixin:
             return False
         if len(moves) == 2:  # into the battle region: the unit joins the battle, stopped
             self.dirty |= changes.UNITS
-            x, t, n = moves[0][1], moves[1][1], self.bt["node"]
+            x, t, n = moves[0][1], moves[1][1], self.bt.node
             self._add_units(p, x, t, -1)
             self._add_units(p, n, t, 1)
             self.stopped[p][n * NT + t] += 1
@@ -940,7 +950,7 @@ class TechnologyMixin:
     def _einfluss_battle_options(self, p: int) -> list[tuple]:
         """Battle against barbarians next to p's realm: one barbarian unit per orange TP changes side."""
         bt = self.bt
-        n = bt["node"]
+        n = bt.node
         side = self.tech_ctx["side"]
         if self.side_owner(1 - side) >= 0 or self.board.is_sea[n] or not self._einfluss_region_ok(
                 p, n, self.control_map()):
@@ -956,7 +966,7 @@ class TechnologyMixin:
             n = moves[0][1]
             kinds = [(k, self.barb[n * 3 + k]) for k in (B_LI, B_AR, B_CP)]
         else:
-            n = self.bt["node"]
+            n = self.bt.node
             kinds = [(UNIT_AS_BARB[moves[0][1]], 1)]
         for k, count in kinds:
             if not count:
@@ -975,9 +985,9 @@ class TechnologyMixin:
         """Before step 2 of each battle round, each player side may activate battle technologies."""
         p = self.side_owner(side)
         if not self.side_size(side) or not self.side_size(1 - side):
-            if self.bt.get("tech_used"):  # an activation wiped a side out: no melee this round
+            if self.bt.tech_used:  # an activation wiped a side out: no melee this round
                 self.dirty |= changes.BATTLE
-                self.bt["tasks"] = ["end_round"]
+                self.bt.tasks = ["end_round"]
             return False
         if p < 0:
             return False
@@ -987,14 +997,14 @@ class TechnologyMixin:
         return self._open_tech_window(p, "battle", {"side": side})
 
     def _crewed_engines(self, side: int) -> list[int]:
-        crew_of, r = self.bt.get("crew_of", {}), self.bt["round"]
-        return [oid for oid, crew, _ in self.bt["engines"][side] if crew and crew_of.get((r, oid))]
+        crew_of, r = self.bt.crew_of, self.bt.round
+        return [oid for oid, crew, _ in self.bt.engines[side] if crew and crew_of.get((r, oid))]
 
     def _free_crew(self, side: int, oid: int) -> None:
         """The engine's crew also fights in steps 2-9 of this battle round."""
         self.dirty |= changes.BATTLE
-        crew = self.bt["crew"][side]
-        for t in self.bt["crew_of"].pop((self.bt["round"], oid)):
+        crew = self.bt.crew[side]
+        for t in self.bt.crew_of.pop((self.bt.round, oid)):
             if crew[t]:
                 crew[t] -= 1
 
@@ -1016,7 +1026,7 @@ class TechnologyMixin:
         self.dirty |= changes.TECHNOLOGY | changes.BATTLE
         side = self.tech_use["side"]
         self.tech_use = None
-        self.bt["tech_used"] = True
+        self.bt.tech_used = True
         self._push(*tasks, ("tech", side))
         self._battle_run()
 
@@ -1064,7 +1074,7 @@ class TechnologyMixin:
         another effect removes by its real type is an unappointed one while the side has one."""
         left = list(real)
         out = []
-        for (a, b), k in sorted(self.bt["appointed"][side].items()):
+        for (a, b), k in sorted(self.bt.appointed[side].items()):
             k = min(k, left[a])
             if k > 0:
                 left[a] -= k
@@ -1081,7 +1091,7 @@ class TechnologyMixin:
     def unappointed_pieces(self, side: int) -> list[int]:
         """Pieces per real type that keep their own type in this battle."""
         real = list(self.side_pieces(side))
-        if "appointed" in self.bt:
+        if self.bt.appointed is not None:
             for a, _, k in self._appointments(side, real):
                 real[a] -= k
         return real
@@ -1089,7 +1099,7 @@ class TechnologyMixin:
     def _settled_appointments(self, side: int) -> dict:
         """The side's stored appointments without those no piece backs any more."""
         self.dirty |= changes.BATTLE
-        apps = self.bt["appointed"][side]
+        apps = self.bt.appointed[side]
         kept = self._appointments(side, self.side_pieces(side))
         apps.clear()
         for a, b, k in kept:
@@ -1124,14 +1134,14 @@ class TechnologyMixin:
             return False
         self.dirty |= changes.BATTLE
         bt = self.bt
-        down = None if bt["naval"] else STEP_DOWN.get(t)
+        down = None if bt.naval else STEP_DOWN.get(t)
         if down is not None:
             if down != a:
-                apps = bt["appointed"][side]
+                apps = bt.appointed[side]
                 apps[(a, down)] = apps.get((a, down), 0) + 1
         else:
             self._appointed_dies(side, a, t)
-        crew, u = bt["crew"][side], self.side_units(side)
+        crew, u = bt.crew[side], self.side_units(side)
         for k in range(NT):
             if crew[k] > u[k]:
                 crew[k] = u[k]
@@ -1139,7 +1149,7 @@ class TechnologyMixin:
 
     def _appointed_dies(self, side: int, a: int, t: int) -> None:
         bt = self.bt
-        p, node = bt["owners"][side], bt["node"]
+        p, node = bt.owners[side], bt.node
         if p < 0:
             self.dirty |= changes.SUPPLY
             k = UNIT_AS_BARB[a]
@@ -1152,7 +1162,7 @@ class TechnologyMixin:
         if captor >= 0:
             self.dirty |= changes.BATTLE
             self.prisoners[captor][p][a] += 1
-            bt["taken"].append((p, a))
+            bt.taken.append((p, a))
         else:
             self.unit_supply[p][min(a, 4)] += 1
 
@@ -1172,9 +1182,9 @@ class TechnologyMixin:
 
     def _do_ernennung(self, p: int, moves: tuple) -> bool:
         side, a, b = moves[0][1], moves[1][1], moves[2][1]
-        if "appointed" not in self.bt:
+        if self.bt.appointed is None:
             self.dirty |= changes.BATTLE
-            self.bt["appointed"] = [{}, {}]
+            self.bt.appointed = [{}, {}]
         apps = self._settled_appointments(side)
         apps[(a, b)] = apps.get((a, b), 0) + 1
         self._resume_battle_window()
@@ -1183,7 +1193,7 @@ class TechnologyMixin:
     # ========================================================== after a won battle ====
     def note_won_entry(self, node: int, alive: list[bool]) -> None:
         """End of a battle: remember it when the mover won the battle its entry started."""
-        att = self.bt["owners"][0]
+        att = self.bt.owners[0]
         won = self.battle_after == "move" and att >= 0 and att == self.mover and alive[0] and not alive[1]
         self.won_entry = (node, self.move_steps) if won else None
 

@@ -26,6 +26,7 @@ armies cannot be entered, G46) - the suicide move is masked.
 """
 from __future__ import annotations
 
+from .cards import Resume
 from .constants import (
     CARAVAN, MERCHANT_SHIP, NUM_UNIT_TYPES, O_KIND, O_MP, O_NODE, ROUTE_LENGTHS, Ctrl, Head, Phase, Stage,
 )
@@ -52,7 +53,7 @@ class TradeMixin:
         ``_next_trade_turn``)."""
         self.cycle_moved = False
         self.queue = [p for p in self.order if not self.eliminated[p]]
-        return self._jederzeit_window("any_trade", "_next_trade_turn")
+        return self._jederzeit_window("any_trade", Resume.TRADE_TURN)
 
     def _next_trade_turn(self) -> None:
         while True:

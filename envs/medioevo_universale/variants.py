@@ -235,7 +235,7 @@ class VariantsMixin:
     def _add_blood_tasks(self) -> None:
         """Each side may spend markers before its roll (after its LI sacrifices)."""
         self.dirty |= changes.BATTLE
-        tasks = self.bt["tasks"]
+        tasks = self.bt.tasks
         for side in (0, 1):
             tasks.insert(tasks.index(("roll", side)), ("blood", side))
 
@@ -244,7 +244,7 @@ class VariantsMixin:
         if p < 0 or not self.blood[p] or not self.side_size(side) or not self.side_size(1 - side):
             return False
         self.dirty |= changes.BATTLE
-        self.bt["blood_side"] = side
+        self.bt.blood_side = side
         self._decide(side, Phase.BLOOD_SPEND)
         return True
 
@@ -257,7 +257,7 @@ class VariantsMixin:
             self.dirty |= changes.VARIANTS | changes.BATTLE
             self.blood[p] -= 1
             self.blood_supply += 1
-            self.bt["blood"][self.bt["blood_side"]] += 1
+            self.bt.blood[self.bt.blood_side] += 1
             if self.blood[p]:
                 return
         self._battle_run()
@@ -404,26 +404,26 @@ class VariantsMixin:
         ability, each "cancel enemy" slot stops one unit; ``count`` becomes the number of users."""
         self.dirty |= changes.BATTLE
         bt = self.bt
-        count = [list(bt["count"][0]), list(bt["count"][1])]
+        count = [list(bt.count[0]), list(bt.count[1])]
         # unblocked: the opponent has none of the type, or Kriegsfürst 4 (cards.py) lifts the block
         unblocked = [{t: count[1 - s][t] == 0 or self._warlord_beats(s, t) for t in ABIL} for s in (0, 1)]
         for s in (0, 1):
             o = 1 - s
             for i, t in enumerate(ABIL):
-                enables = sum(1 for mode, j in bt["cap"][s] if mode == 1 and j == i)
-                cancels = sum(1 for mode, j in bt["cap"][o] if mode == 2 and j == i)
+                enables = sum(1 for mode, j in bt.cap[s] if mode == 1 and j == i)
+                cancels = sum(1 for mode, j in bt.cap[o] if mode == 2 and j == i)
                 users = count[s][t] if unblocked[s][t] else min(count[s][t], enables)
                 users = max(0, users - cancels)
-                if bt["naval"] and t in (HI, CA):
+                if bt.naval and t in (HI, CA):
                     users = 0
-                bt["count"][s][t] = users
-                bt["active"][s][t] = users > 0
+                bt.count[s][t] = users
+                bt.active[s][t] = users > 0
 
     def sacrifices_left(self, side: int) -> int:
         """LI the side may still sacrifice this round (per unit: only the LI using their ability)."""
         li = self.unappointed_pieces(side)[LI]  # Ernennung: LI appointed to or from another type are not sacrificed
         if self.config.captains_per_unit:
-            return min(li, max(0, self.bt["count"][side][LI] - self.bt["sac"][side]))
+            return min(li, max(0, self.bt.count[side][LI] - self.bt.sac[side]))
         return li
 
 

@@ -457,11 +457,11 @@ def test_attentaeter_47_makes_5_4_2_a_critical_16():
     put(e, 1, "Prag", HI=2)
     fight(e, "Prag", 0, 1, [4, 5, 2, 1, 2, 3])  # d4 d6 d8 of the attacker, then of the defender
     play(e, (Head.DICE, 0), (Head.DICE, 0))  # both keep their dice
-    assert e.phase == Phase.CARD_WINDOW and e.actor == 0 and e.bt["av"][0] == 5
+    assert e.phase == Phase.CARD_WINDOW and e.actor == 0 and e.bt.av[0] == 5
     d6 = (Head.DICE, 2)
     assert (PLAY, card(47), (Head.SIDE, 0), d6, d6) in e.tree  # up to 2 off
     buy(e, PLAY, card(47), (Head.SIDE, 0), d6, DONE)
-    assert e.bt["dice"][0] == [4, 4, 2] and e.bt["av"][0] == 16 and e.bt["winner"] == 0
+    assert e.bt.dice[0] == [4, 4, 2] and e.bt.av[0] == 16 and e.bt.winner == 0
 
 
 def test_attentaeter_46_lowers_an_opponents_die_and_its_loss_value():
@@ -472,9 +472,9 @@ def test_attentaeter_46_lowers_an_opponents_die_and_its_loss_value():
     fight(e, "Prag", 0, 1, [1, 1, 1, 4, 6, 3])
     play(e, (Head.DICE, 0), (Head.DICE, 0))
     assert (PLAY, card(46), (Head.SIDE, 0), (Head.DICE, 1)) not in e.tree  # a 1 cannot drop further
-    av1 = e.bt["av"][1]
+    av1 = e.bt.av[1]
     buy(e, PLAY, card(46), (Head.SIDE, 1), (Head.DICE, 4))  # the defender's d8: 3 -> 2
-    assert e.bt["dice"][1] == [4, 6, 2] and e.bt["av"][1] == av1 and e.bt["lv"][1] == 2
+    assert e.bt.dice[1] == [4, 6, 2] and e.bt.av[1] == av1 and e.bt.lv[1] == 2
 
 
 def test_kriegsfuerst_5_adds_2_before_the_capture_halving():
@@ -486,9 +486,9 @@ def test_kriegsfuerst_5_adds_2_before_the_capture_halving():
     fight(e, "Prag", 0, 1, [1, 3, 7, 2, 3, 3], captures=True)
     play(e, (Head.CTRL, Ctrl.CAPTURE), DONE, captures=True)  # Blue declares, the defender does not
     play(e, (Head.DICE, 0), (Head.DICE, 0), captures=True)
-    assert e.bt["av"][0] == 4  # 7 halved
+    assert e.bt.av[0] == 4  # 7 halved
     buy(e, PLAY, card(5), (Head.SIDE, 0))
-    assert e.bt["av"][0] == 5
+    assert e.bt.av[0] == 5
 
 
 def test_armbrustschuetze_8_five_archers_lower_every_roll_by_2():
@@ -502,7 +502,7 @@ def test_armbrustschuetze_8_five_archers_lower_every_roll_by_2():
     buy(e, PLAY, card(8))
     while e.phase == Phase.CAPTURE_DECLARE:
         e.play(DONE)
-    assert e.bt["last_archer_hits"] == [4, 0]  # 5-2, 5-2, 5-2, 1-2 hit; 6-2 misses
+    assert e.bt.last_archer_hits == [4, 0]  # 5-2, 5-2, 5-2, 1-2 hit; 6-2 misses
 
 
 def test_armbrustschuetze_9_rerolls_the_misses_once():
@@ -514,7 +514,7 @@ def test_armbrustschuetze_9_rerolls_the_misses_once():
     buy(e, PLAY, card(9))
     while e.phase == Phase.CAPTURE_DECLARE:
         e.play(DONE)
-    assert e.bt["last_archer_hits"] == [1, 0]  # 8 -> 2 hits; 7 -> 7 misses
+    assert e.bt.last_archer_hits == [1, 0]  # 8 -> 2 hits; 7 -> 7 misses
 
 
 def test_heldin_67_gives_an_army_without_captain_a_level_i_captain():
@@ -538,8 +538,8 @@ def test_kriegsfuerst_4_lets_the_larger_archer_group_fire():
     buy(e, PLAY, card(4))
     while e.phase == Phase.CAPTURE_DECLARE:
         e.play(DONE)
-    assert e.bt["active"][0][2] and not e.bt["active"][1][2]
-    assert e.bt["last_archer_hits"] == [3, 0]
+    assert e.bt.active[0][2] and not e.bt.active[1][2]
+    assert e.bt.last_archer_hits == [3, 0]
 
 
 # ------------------------------------------------------------ W-TRADE: 19, 20, 21, 63, 64 ----
@@ -794,10 +794,10 @@ def test_miliz_24_a_free_unit_joins_the_defence_before_the_first_battle_round():
     e.actor = e.mover = 0
     e.rng = ScriptedRng([1] * 12)
     e._invaded(n, 0, 1)
-    assert e.phase == Phase.CARD_WINDOW and e.actor == 1 and e.bt["round"] == 1
+    assert e.phase == Phase.CARD_WINDOW and e.actor == 1 and e.bt.round == 1
     buy(e, PLAY, card(24), (Head.UNIT, AR))
-    assert e.units[1][n * 7 + AR] == 1 and e.bt["owners"] == [0, 1]
-    e.bt["round"] = 2  # only before the first battle round
+    assert e.units[1][n * 7 + AR] == 1 and e.bt.owners == [0, 1]
+    e.bt.round = 2  # only before the first battle round
     assert not e._card_subs(1, 23, "invade", 0)
 
 
@@ -828,7 +828,7 @@ def test_armbrustschuetze_7_gives_1d3_units_an_archer_shot():
     buy(e, PLAY, card(7))
     while e.phase == Phase.CAPTURE_DECLARE:
         e.play(DONE)
-    assert e.bt["last_archer_hits"] == [3, 0]  # 1 archer + 2 more (3 units in all, not 4)
+    assert e.bt.last_archer_hits == [3, 0]  # 1 archer + 2 more (3 units in all, not 4)
 
 
 def test_chirurg_29_archer_hits_wait_until_the_end_of_the_battle_round():
@@ -842,8 +842,8 @@ def test_chirurg_29_archer_hits_wait_until_the_end_of_the_battle_round():
     while e.phase == Phase.CAPTURE_DECLARE:
         e.play(DONE)
     prag = node("Prag") * 7
-    assert e.bt["last_archer_hits"] == [2, 0] and e.units[1][prag + LI] == 3  # still in melee
-    tasks = e.bt["tasks"]
+    assert e.bt.last_archer_hits == [2, 0] and e.units[1][prag + LI] == 3  # still in melee
+    tasks = e.bt.tasks
     assert tasks.index(("damage", 1, 2, False)) == tasks.index("end_round") - 1  # assigned at the end
 
 
@@ -1127,7 +1127,7 @@ def test_miliz_25_three_mp_bring_units_and_a_loaded_war_wagon_into_the_invaded_r
     assert e.card_ctx["left"] == 1
     assert all(BOARD.dist[o[1][1]][n] == 1 for o in e.tree if o[0][0] == Head.UNIT)  # 1 MP left
     buy(e, DONE)
-    assert e.phase != Phase.CARD_FOLLOW and e.bt["owners"] == [0, 1]
+    assert e.phase != Phase.CARD_FOLLOW and e.bt.owners == [0, 1]
 
 
 def test_jaeger_55_a_transport_passes_an_army_without_a_battle_and_the_end_region_reacts():
@@ -1178,7 +1178,7 @@ def test_jaeger_56_a_movement_ending_in_a_passed_region_fights_there():
     play(e, (Head.NODE, pressburg))
     assert e.bt is None
     e.play(DONE)
-    assert e.bt is not None and e.bt["node"] == pressburg and e.bt["owners"] == [0, 1]
+    assert e.bt is not None and e.bt.node == pressburg and e.bt.owners == [0, 1]
 
 
 def test_random_play_with_the_movement_trade_and_militia_cards_keeps_the_invariants():
@@ -1270,7 +1270,7 @@ def test_kriegsfuerst_6_after_a_won_battle_half_the_survivors_move_on():
     buy(e, PLAY, card(6))
     mp = e.objs[wagon][4] - 1  # after the step into Pressburg
     e.play((Head.NODE, pressburg))
-    assert e.bt is not None and e.bt["owners"] == [0, 1]
+    assert e.bt is not None and e.bt.owners == [0, 1]
     while e.bt is not None or e.phase == Phase.CONQUEST:
         e.play(e.legal_moves()[0])
     survivors = e.army[0][pressburg]
@@ -1307,7 +1307,7 @@ def test_bischof_1_played_by_an_outsider_ends_the_running_battle_after_the_battl
     from .test_war import decline_captures, play
     e = pressburg_battle(s2=(1,))
     pressburg, prag = node("Pressburg"), node("Prag")
-    assert e.phase == Phase.CARD_WINDOW and e.actor == 2 and e.cw["window"] == "any_battle"
+    assert e.phase == Phase.CARD_WINDOW and e.actor == 2 and e.cw.window == "any_battle"
     assert e.legal_moves() == [DONE, PLAY]
     buy(e, PLAY, card(1))
     assert e.legal_moves() == [(Head.NODE, pressburg)]  # only the running battle's region in this window
@@ -1337,7 +1337,7 @@ def test_tempelritter_35_a_free_unit_joins_the_own_side_of_the_running_battle():
     supply = e.unit_supply[1][HI]
     buy(e, PLAY, card(35), (Head.UNIT, HI), (Head.NODE, pressburg))
     assert e.side_units(1)[HI] == 1 and e.side_size(1) == 4 and e.unit_supply[1][HI] == supply - 1
-    assert e.phase == Phase.CAPTURE_DECLARE and e.bt["round"] == 1  # the battle round goes on
+    assert e.phase == Phase.CAPTURE_DECLARE and e.bt.round == 1  # the battle round goes on
 
 
 def test_any_time_window_asks_the_holders_in_turn_order_and_skips_the_others():
@@ -1348,7 +1348,7 @@ def test_any_time_window_asks_the_holders_in_turn_order_and_skips_the_others():
     while e.phase == Phase.CARD_WINDOW:
         asked.append(e.actor)
         e.play(DONE)
-    assert asked == [2, 1] and e.bt is not None and e.bt["round"] == 1
+    assert asked == [2, 1] and e.bt is not None and e.bt.round == 1
 
 
 def test_barde_re_activates_a_pestarzt_just_used_when_the_event_strikes():
@@ -1379,7 +1379,7 @@ def test_diplomat_51_protects_a_caravan_before_the_conquest_decides_over_it():
     put(e, 1, "Buda", LI=1)
     fight(e, "Buda", 0, 1, [4, 6, 8, 1, 1, 1])
     play(e, (Head.DICE, 0), DONE, (Head.DICE, 0))
-    assert e.phase == Phase.CARD_WINDOW and e.actor == 1 and e.cw["window"] == "any_plunder"
+    assert e.phase == Phase.CARD_WINDOW and e.actor == 1 and e.cw.window == "any_plunder"
     assert e.conquest["items"] == [("b", 0), ("o", caravan)]  # what is at stake is shown
     buy(e, PLAY, card(51))
     assert e.legal_moves() == [(Head.OBJECT, e.slots[1].index(caravan))]  # only an object at stake
@@ -1401,7 +1401,7 @@ def test_bischof_3_in_the_war_cycle_window_stops_another_players_movement():
     put(e, 0, "Aachen", LI=1)
     e._new_object(0, WAR_WAGON, 1, aachen)
     e._start_war()
-    assert e.phase == Phase.CARD_WINDOW and e.actor == 2 and e.cw["window"] == "any_war"
+    assert e.phase == Phase.CARD_WINDOW and e.actor == 2 and e.cw.window == "any_war"
     play(e, DONE)
     assert e.phase == Phase.WAR_TURN and e.actor == 0
     play(e, (Head.OBJECT, 0), (Head.LOAD, LI), (Head.NODE, franken), DONE)
@@ -1420,7 +1420,7 @@ def test_bischof_2_in_the_trade_cycle_window_bans_trade_before_the_trade_turns()
     rom = node("Rom")
     e._new_object(0, CARAVAN, 1, rom)
     e._start_trade()
-    assert e.phase == Phase.CARD_WINDOW and e.actor == 3 and e.cw["window"] == "any_trade"
+    assert e.phase == Phase.CARD_WINDOW and e.actor == 3 and e.cw.window == "any_trade"
     assert e._trade_here_ok(0, rom)
     buy(e, PLAY, card(2), (Head.NODE, rom))
     assert e.phase == Phase.TRADE_TURN and e.actor == 0 and not e._trade_here_ok(0, rom)
@@ -1483,8 +1483,8 @@ def test_random_play_with_the_any_time_cards_opens_every_window_and_keeps_the_in
                             e._new_object(q, CARAVAN, 1, n)
                 touched(e)
                 env._legal = None
-            if e.bt is not None and e.bt["owners"][1] >= 0 and e.phase != Phase.CARD_WINDOW:
-                to = e.bt["owners"][1]
+            if e.bt is not None and e.bt.owners[1] >= 0 and e.phase != Phase.CARD_WINDOW:
+                to = e.bt.owners[1]
                 for c in diplomats:
                     for q in range(4):
                         if q != to and c in e.hand[q] and c not in e.rotated[q]:
@@ -1493,7 +1493,7 @@ def test_random_play_with_the_any_time_cards_opens_every_window_and_keeps_the_in
                 touched(e)
                 env._legal = None
             cw = e.cw
-            window = cw["window"] if cw is not None and e.phase == Phase.CARD_WINDOW else None
+            window = cw.window if cw is not None and e.phase == Phase.CARD_WINDOW else None
             legal = env.legal_actions()
             if window in opened:
                 if id(cw) not in seen:

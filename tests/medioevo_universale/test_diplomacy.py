@@ -448,7 +448,7 @@ def test_ceasefire_in_a_naval_battle_ends_it_and_both_fleets_stay():
     may (they are not hostile to each other, spec 5.13); nobody takes ships, the mover's movement ends."""
     e, galleys = naval_battle_in_the_tyrrhenian_sea(TIE_AT_SEA)
     tyr = node(TYR)
-    assert e.bt["naval"] and e.phase == Phase.DIPLOMACY and e.actor == HRE
+    assert e.bt.naval and e.phase == Phase.DIPLOMACY and e.actor == HRE
     assert e.legal_moves() == [DONE, (Head.PLAYER, 0)]
     play(e, (Head.PLAYER, 0))
     assert e.legal_moves() == [(Head.TREATY, Treaty.CEASEFIRE)]
@@ -470,7 +470,7 @@ def test_a_galley_that_lost_its_crew_rolls_to_sink_when_a_ceasefire_ends_the_bat
     for roll, sinks in ((1, True), (5, False)):
         e, galleys = naval_battle_in_the_tyrrhenian_sea([1, 2, 3, 1, 2, 3, roll], hun_spare=True)
         spare = galleys["spare"]
-        assert spare in e.bt["galleys"][1] and not sum(e.cargo[spare])
+        assert spare in e.bt.galleys[1] and not sum(e.cargo[spare])
         play(e, (Head.PLAYER, 0), (Head.TREATY, Treaty.CEASEFIRE), DONE, ACCEPT)
         assert e.bt is None and (spare not in e.objs) == sinks and e.cargo[galleys[HUN]][LI] == 2
 
@@ -479,9 +479,9 @@ def test_a_naval_ceasefire_lets_the_multi_party_sequence_go_on():
     """Spec 5.15 at sea: after the ceasefire with HUN (its galley stays, not taken), HRE's crews still sail
     the zone beside BYZ's hostile galley: the battle against BYZ follows at once."""
     e, galleys = naval_battle_in_the_tyrrhenian_sea(TIE_AT_SEA + [1, 1, 8, 1, 1, 1, 5], hre=3, hun=2, byz=1)
-    assert e.bt["owners"] == [HRE, HUN] and e.multi_war["left"] == [BYZ]
+    assert e.bt.owners == [HRE, HUN] and e.multi_war.left == [BYZ]
     play(e, (Head.PLAYER, 0), (Head.TREATY, Treaty.CEASEFIRE), DONE, ACCEPT)
-    assert e.bt is not None and e.bt["owners"] == [HRE, BYZ] and e.multi_war["fought"] == [HUN, BYZ]
+    assert e.bt is not None and e.bt.owners == [HRE, BYZ] and e.multi_war.fought == [HUN, BYZ]
     assert e.objs[galleys[HUN]][0] == HUN and e.cargo[galleys[HUN]][LI] == 1
     play(e, (Head.DICE, 0), (Head.DICE, 0))  # HRE's 8 beats BYZ's 1: BYZ's crew is destroyed, its galley afloat
     assert e.bt is None and e.phase == Phase.CONQUEST and e.conquest["loser"] == BYZ
@@ -519,7 +519,7 @@ def preferred_moves(e, legal, names, pick):
     between players before their ceasefire window)."""
     def starting(*prefixes):
         return [i for i in legal if names[i].startswith(prefixes)]
-    if e.phase == Phase.CARD_WINDOW and e.cw["window"] in JEDERZEIT_WINDOWS:
+    if e.phase == Phase.CARD_WINDOW and e.cw.window in JEDERZEIT_WINDOWS:
         return starting("CTRL(DONE)") or legal
     if e.phase == Phase.WAR_TURN and starting("OBJECT(") and pick.random() < 0.6:
         return starting("OBJECT(")
@@ -550,7 +550,7 @@ def test_fuzz_ceasefire_in_battles_and_kartografie_defenders():
             e = env.engine
             in_battle = e.bt is not None
             seen["battle window"] += in_battle and e.phase == Phase.DIPLOMACY
-            seen["ceasefire retreat"] += in_battle and e.phase == Phase.RETREAT_TO and e.in_ceasefire(*e.bt["owners"])
+            seen["ceasefire retreat"] += in_battle and e.phase == Phase.RETREAT_TO and e.in_ceasefire(*e.bt.owners)
             invading = e.phase == Phase.TECH_USE and e.tech_use["window"] == "invade"
             seen["invasion window"] += invading and not e.prefix
             legal = [int(i) for i in np.flatnonzero(obs["action_mask"])]
@@ -622,7 +622,7 @@ def test_fuzz_ceasefire_in_naval_battles():
     for seed in range(30):
         for agent, obs, pick in forced_decisions(env, seed, force_crowded_seas_with_full_crews):
             e = env.engine
-            naval = e.bt is not None and e.bt["naval"]
+            naval = e.bt is not None and e.bt.naval
             seen["naval battle window"] += naval and e.phase == Phase.DIPLOMACY
             legal = [int(i) for i in np.flatnonzero(obs["action_mask"])]
             names = {i: env.action_name(i) for i in legal}
@@ -633,14 +633,14 @@ def test_fuzz_ceasefire_in_naval_battles():
             legal = preferred_moves(e, towards_naval_battles(e, legal, env.codec, pick), names, pick)
             action = pick.choice(legal)
             agreed = naval and e.phase == Phase.OFFER_ANSWER and names[action] == "CTRL(ACCEPT)"
-            fleets = (e.bt["node"], list(e.bt["owners"])) if agreed else None
+            fleets = (e.bt.node, list(e.bt.owners)) if agreed else None
             env.step(action)
             check_invariants(env)
             if e.bt is None:
                 assert not any(e.army[p][y] for p in range(n) for y in seas), "units left on a sea zone"
             if agreed and e.in_ceasefire(*fleets[1]):  # the battle is over; both fleets stay
                 y, owners = fleets
-                assert e.bt is None or e.bt["owners"] != owners and e.bt["node"] == y  # the sequence's next
+                assert e.bt is None or e.bt.owners != owners and e.bt.node == y  # the sequence's next
                 assert all(e._galleys_at(p, y) for p in owners)
                 seen["naval ceasefire"] += 1
                 seen["sequence went on"] += e.multi_war is not None  # the next battle, choice or ships taken

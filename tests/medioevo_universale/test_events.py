@@ -51,7 +51,7 @@ def test_buildup_example():
     play(e, (Head.NODE, treb), (Head.NODE, arm))
     e.rng = ScriptedRng([1, 6, 8])
     play(e, (Head.NODE, arm), (Head.NODE, konya))
-    assert e.bt is not None and e.bt["owners"] == [-1, 2]
+    assert e.bt is not None and e.bt.owners == [-1, 2]
     assert e.phase == Phase.ATTACK_REROLL and e.actor == 2
     play(e, (Head.DICE, 0))  # 8/1 against the barbarians' 1/1
     assert e.bt is None and e.barb_total[konya] == 0 and units_at(e, 2, "Konya")[HI] == 1
@@ -146,7 +146,7 @@ def test_barbarian_galleys_in_the_build_up():
     assert e.barb_total[tyr] == 1 and e.barb_total[toskana] == 0
     e.rng = ScriptedRng([1, 6, 8])
     play(e, (Head.NODE, tyr), (Head.NODE, ion))
-    assert e.bt is not None and e.bt["naval"] and e.bt["owners"] == [-1, 2]
+    assert e.bt is not None and e.bt.naval and e.bt.owners == [-1, 2]
     play(e, (Head.DICE, 0))
     # 8 against 1: the barbarian dies; Yellow's loss value 1 kills one HI (at sea one point kills)
     assert e.bt is None and e.barb_total[ion] == 0 and e.cargo[oid][HI] == 1  # the survivor is back aboard

@@ -88,7 +88,7 @@ def check_invariants(env) -> None:
     assert sum(len(c) for c in e.aboard.values()) == len(e.carried_by)
     if e.bt is None:
         for i in e.land_nodes:
-            if e.multi_war is not None and e.multi_war["node"] == i:
+            if e.multi_war is not None and e.multi_war.node == i:
                 continue  # spec 5.15: the attacker fights the armies there one after another
             if e.tech_use is not None and e.tech_use["window"] == "invade" and e.tech_use["node"] == i:
                 continue  # W-INVADE: the absent controller may bring a unit before the battles begin

@@ -1,6 +1,7 @@
 """Multi-party war (spec 5.15, rulebook MEHRPARTEIENKRIEG): an army entering a region with several
 opponents fights them one after another; barbarians first, then the attacker picks; conquest only
 when its army is left alone (GEBIETE EROBERN)."""
+import copy
 import random
 
 import numpy as np
@@ -77,11 +78,11 @@ def test_attacker_fights_each_opponent_in_the_chosen_order_then_conquers():
     assert e.legal_moves() == [(Head.PLAYER, 0), (Head.PLAYER, 1)]  # +1 = HUN, +2 = BYZ
     assert not e.at_war[HRE][HUN] and not e.at_war[HRE][BYZ]  # nobody attacked yet
     play(e, (Head.PLAYER, 1))  # BYZ first
-    assert e.bt["owners"] == [HRE, BYZ] and e.at_war[HRE][BYZ] and not e.at_war[HRE][HUN]
+    assert e.bt.owners == [HRE, BYZ] and e.at_war[HRE][BYZ] and not e.at_war[HRE][HUN]
     one_round(e)
     # the first battle is over: no conquest yet, the second starts at once against the last opponent
     assert e.army[BYZ][pressburg] == 0 and "conquest" not in e.ep_events[HRE]
-    assert e.bt["owners"] == [HRE, HUN] and e.at_war[HRE][HUN]
+    assert e.bt.owners == [HRE, HUN] and e.at_war[HRE][HUN]
     assert e.ep_events[HRE]["undeclared_attack"] == -6  # two acts of war, one per battle
     one_round(e)
     assert e.bt is None and e.multi_war is None and e.sole_army(pressburg, HRE)
@@ -125,7 +126,7 @@ def test_a_retreat_ends_the_sequence_without_conquest():
     enter(e)
     play(e, (Head.PLAYER, 1))
     one_round(e)
-    assert e.bt["owners"] == [HRE, HUN]
+    assert e.bt.owners == [HRE, HUN]
     one_round(e)  # 2 / 1 against 1 / 1 (HUN's malus): 1 LI lost
     assert e.phase == Phase.AFTER_ROUND
     play(e, (Head.CTRL, Ctrl.RETREAT))
@@ -143,7 +144,7 @@ def test_a_treaty_partner_is_not_fought_and_blocks_the_conquest():
     treaty(e, HRE, BYZ)
     pressburg = node("Pressburg")
     enter(e)
-    assert e.bt["owners"] == [HRE, HUN] and e.multi_war is None
+    assert e.bt.owners == [HRE, HUN] and e.multi_war is None
     one_round(e)
     assert e.bt is None and e.army[HUN][pressburg] == 0 and e.army[BYZ][pressburg] and e.army[HRE][pressburg]
     assert "conquest" not in e.ep_events[HRE] and e.civil_owner[pressburg] == HUN
@@ -168,7 +169,7 @@ def test_a_ceasefire_partner_in_the_region_masks_the_entry():
 def test_an_opponent_not_in_the_region_cannot_be_chosen():
     e = three_party_engine(WIN)
     enter(e)
-    state = (e.phase, e.actor, dict(e.multi_war, left=list(e.multi_war["left"])))
+    state = (e.phase, e.actor, copy.deepcopy(e.multi_war))
     with pytest.raises(IllegalActionError):
         e.play((Head.PLAYER, 2))  # +3 = GH has no army there
     assert (e.phase, e.actor, e.multi_war) == state
@@ -189,12 +190,12 @@ def test_barbarians_are_always_attacked_first():
     pressburg = node("Pressburg")
     one_barbarian(e, pressburg)
     enter(e)
-    assert e.bt["owners"] == [HRE, -1] and e.multi_war["left"] == [HUN, BYZ]
+    assert e.bt.owners == [HRE, -1] and e.multi_war.left == [HUN, BYZ]
     play(e, (Head.DICE, 0))
     assert e.barb_total[pressburg] == 0 and e.phase == Phase.NEXT_OPPONENT
     assert e.legal_moves() == [(Head.PLAYER, 0), (Head.PLAYER, 1)]
     play(e, (Head.PLAYER, 0))
-    assert e.bt["owners"] == [HRE, HUN]
+    assert e.bt.owners == [HRE, HUN]
 
 
 def test_observation_shows_the_pending_sequence_to_every_seat():
@@ -256,10 +257,10 @@ def test_barbarians_fight_the_host_and_then_its_guest():
     e.ev_stage, e.buildup_left = "buildup", 3
     e.rng = ScriptedRng([1, 1, 1] + [1, 1, 8])
     assert e._place_revolt(HUN, pressburg)
-    assert e.bt["owners"] == [-1, HUN] and e.army[HRE][pressburg] == 1  # the guest stays and waits
+    assert e.bt.owners == [-1, HUN] and e.army[HRE][pressburg] == 1  # the guest stays and waits
     play(e, (Head.DICE, 0))  # HUN 1 - 1 (malus) against 5: its LI falls; the barbarians lose 1 LI
     assert e.army[HUN][pressburg] == 0 and e.barb_total[pressburg] == 2
-    assert e.bt["owners"] == [-1, HRE] and e.barbarian_war["left"] == []
+    assert e.bt.owners == [-1, HRE] and e.barbarian_war.left == []
     play(e, (Head.DICE, 0))  # HRE 8 against 5: 1 hit, the barbarians' loss value the other
     assert e.bt is None and e.barbarian_war is None and e.barb_total[pressburg] == 0
     assert e.units[HRE][pressburg * NT + HI] == 1 and e.phase == Phase.BUILDUP
@@ -380,8 +381,8 @@ def test_fuzz_multi_party_wars(n):
             legal = [int(i) for i in np.flatnonzero(obs["action_mask"])]
             legal = towards_crowded_regions(e, legal, env.codec, pick)
             mw = e.multi_war
-            before = None if mw is None else (mw["node"], mw["attacker"], len(mw["fought"]))
-            battle = None if e.bt is None or e.bt["naval"] else (e.bt["node"], e.bt["owners"][0], e.entry_host)
+            before = None if mw is None else (mw.node, mw.attacker, len(mw.fought))
+            battle = None if e.bt is None or e.bt.naval else (e.bt.node, e.bt.owners[0], e.entry_host)
             conquests = sum(e.stat_conquered)
             seen["choice"] += e.phase == Phase.NEXT_OPPONENT
             use = e.tech_use
@@ -395,18 +396,18 @@ def test_fuzz_multi_party_wars(n):
             mw = e.multi_war
             if window and e.army[use["seat"]][use["node"]] > present:  # the host or an ally of it came in
                 if e.tech_use is None and use["opponents"]:  # no further window: one more opponent of the sequence
-                    assert mw is not None and mw["node"] == use["node"]
-                    assert sorted(mw["left"] + mw["fought"]) == sorted([*use["opponents"], use["seat"]])
+                    assert mw is not None and mw.node == use["node"]
+                    assert sorted(mw.left + mw.fought) == sorted([*use["opponents"], use["seat"]])
                 elif e.tech_use is None:  # it turned the takeover into the battle of an invasion
-                    assert e.bt is not None and e.bt["owners"] == [use["invader"], use["seat"]]
+                    assert e.bt is not None and e.bt.owners == [use["invader"], use["seat"]]
                 else:  # the next decider's window, with the newcomer among the opponents
                     assert e.tech_use["window"] == "invade" and use["seat"] in e.tech_use["opponents"]
                 key = "an absent host joins by Kartografie" if use["seat"] == use["controller"] else \
                     "an ally joins by Kartografie"
                 seen[key] += 1
             if mw is not None:
-                seen["second battle"] += e.bt is not None and len(mw["fought"]) > 1
-                assert e.phase != Phase.NEXT_OPPONENT or len(mw["left"]) > 1 and -1 not in mw["left"]
+                seen["second battle"] += e.bt is not None and len(mw.fought) > 1
+                assert e.phase != Phase.NEXT_OPPONENT or len(mw.left) > 1 and -1 not in mw.left
             if before is not None and mw is None:  # a sequence ended
                 y, p, _ = before
                 if e.army[p][y] and e.sole_army(y, p):  # conquered: the EP once per region and round
@@ -421,7 +422,7 @@ def test_fuzz_multi_party_wars(n):
                 assert_matches_fresh_encoder(env, {e.current_player, 0} - {-1})
                 seen["fresh encoder checks"] += 1
             war = e.barbarian_war
-            seen["barbarians fight a second army"] += war is not None and e.bt is not None and len(war["fought"]) > 1
+            seen["barbarians fight a second army"] += war is not None and e.bt is not None and len(war.fought) > 1
             if battle is not None and e.bt is None and mw is None:  # a battle ended, no sequence pending
                 y, p, host = battle
                 if p >= 0 and e.army[p][y] > 0 and not e.sole_army(y, p):
@@ -482,22 +483,22 @@ def test_a_galley_fights_each_hostile_crew_and_takes_the_beaten_ships_after_each
     sail(e)
     assert e.phase == Phase.NEXT_OPPONENT and e.actor == HRE and e.bt is None
     assert e.legal_moves() == [(Head.PLAYER, 0), (Head.PLAYER, 1)]
-    state = (e.phase, e.actor, dict(e.multi_war, left=list(e.multi_war["left"])))
+    state = (e.phase, e.actor, copy.deepcopy(e.multi_war))
     with pytest.raises(IllegalActionError):
         e.play((Head.PLAYER, 2))  # +3 = GH has no galley there
     assert (e.phase, e.actor, e.multi_war) == state
     play(e, (Head.PLAYER, 1))  # BYZ first
-    assert e.bt["naval"] and e.bt["owners"] == [HRE, BYZ] and not e.at_war[HRE][HUN]
+    assert e.bt.naval and e.bt.owners == [HRE, BYZ] and not e.at_war[HRE][HUN]
     one_round(e)  # HRE 8 + 1 (galley levels 2 against 1) beats BYZ's LI; its loss value 1 kills 1 HI
-    assert e.bt is None and e.multi_war["left"] == [HUN]
+    assert e.bt is None and e.multi_war.left == [HUN]
     assert e.phase == Phase.CONQUEST and e.actor == HRE and e.conquest["loser"] == BYZ
     byz_galley = e.conquest_item()[1]
     play(e, (Head.CTRL, Ctrl.PLUNDER))
     assert byz_galley not in e.objs
-    assert e.bt["owners"] == [HRE, HUN] and e.at_war[HRE][HUN]  # the second battle, at once
-    assert e.bt["galleys"][1] == [oid for oid, o in e.objs.items() if o[0] == HUN]  # both count (+1 each)
+    assert e.bt.owners == [HRE, HUN] and e.at_war[HRE][HUN]  # the second battle, at once
+    assert e.bt.galleys[1] == [oid for oid, o in e.objs.items() if o[0] == HUN]  # both count (+1 each)
     one_round(e)
-    assert e.bt is None and e.multi_war["left"] == []  # the sequence ends once HUN's ships are decided
+    assert e.bt is None and e.multi_war.left == []  # the sequence ends once HUN's ships are decided
     assert e.phase == Phase.CONQUEST and [item[1] for item in e.conquest["items"]][-1] == hun_spare
     play(e, (Head.CTRL, Ctrl.KEEP), (Head.CTRL, Ctrl.PLUNDER))
     assert e.multi_war is None
@@ -520,7 +521,7 @@ def test_an_empty_hostile_fleet_is_taken_in_its_turn_without_a_battle():
     assert e.at_war[HRE][BYZ] and not e.at_war[HRE][HUN]
     play(e, (Head.CTRL, Ctrl.KEEP))
     assert e.objs[byz_galley][0] == HRE
-    assert e.bt["owners"] == [HRE, HUN] and e.bt["galleys"][0] == sorted([e.slots[HRE][0], byz_galley])
+    assert e.bt.owners == [HRE, HUN] and e.bt.galleys[0] == sorted([e.slots[HRE][0], byz_galley])
     one_round(e)
     play(e, (Head.CTRL, Ctrl.PLUNDER))
     assert e.multi_war is None and e.phase == Phase.WAR_TURN
@@ -534,7 +535,7 @@ def test_barbarian_galleys_are_fought_first_at_sea():
     tyr = node(TYR)
     one_barbarian(e, tyr)
     sail(e)
-    assert e.bt["owners"] == [HRE, -1] and e.multi_war["left"] == [HUN, BYZ]
+    assert e.bt.owners == [HRE, -1] and e.multi_war.left == [HUN, BYZ]
     play(e, (Head.DICE, 0))
     assert e.barb_total[tyr] == 0 and e.phase == Phase.NEXT_OPPONENT
     assert len([o for o in e.objs.values() if o[3] == tyr]) == 3  # nothing to take from barbarians
@@ -568,7 +569,7 @@ def test_galleys_of_a_treaty_or_ceasefire_partner_are_no_opponents_at_sea():
             e.at_war[HRE][BYZ] = e.at_war[BYZ][HRE] = True
             e.ceasefires.add((HRE, BYZ))
         sail(e)
-        assert e.multi_war is None and e.bt["owners"] == [HRE, HUN], peace
+        assert e.multi_war is None and e.bt.owners == [HRE, HUN], peace
 
 
 @pytest.mark.parametrize("byz_wins", [True, False])
@@ -585,9 +586,9 @@ def test_barbarian_galleys_fight_every_crew_of_the_zone(byz_wins):
     e.ev_stage, e.buildup_left = "buildup", 3
     e.rng = ScriptedRng([1, 1, 1, AFLOAT] + ([1, 1, 8] if byz_wins else [1, 1, 1, AFLOAT]))
     e._barbarians_arrive(tyr)
-    assert e.bt["naval"] and e.bt["owners"] == [-1, HUN] and e.barbarian_war["left"] == [BYZ]
+    assert e.bt.naval and e.bt.owners == [-1, HUN] and e.barbarian_war.left == [BYZ]
     play(e, (Head.DICE, 0))
-    assert e.bt["owners"] == [-1, BYZ] and hun_galley in e.objs and not sum(e.cargo[hun_galley])
+    assert e.bt.owners == [-1, BYZ] and hun_galley in e.objs and not sum(e.cargo[hun_galley])
     play(e, (Head.DICE, 0))
     assert e.bt is None and e.barbarian_war is None and e.phase == Phase.BUILDUP
     assert (hun_galley in e.objs, byz_galley in e.objs) == ((True, True) if byz_wins else (False, False))
@@ -606,7 +607,7 @@ def test_beating_a_guest_in_a_right_of_way_partners_region_conquers_nothing():
         if partners:
             treaty(e, HRE, HUN)
         enter(e)
-        assert e.bt["owners"] == [HRE, BYZ] and e.multi_war is None
+        assert e.bt.owners == [HRE, BYZ] and e.multi_war is None
         one_round(e)
         assert e.army[BYZ][pressburg] == 0 and e.army[HRE][pressburg] == 3
         if partners:
@@ -725,7 +726,7 @@ def test_fuzz_naval_multi_party_wars(n):
             legal = [int(i) for i in np.flatnonzero(obs["action_mask"])]
             legal = towards_crowded_seas(e, legal, env.codec, pick)
             mw = e.multi_war
-            before = None if mw is None or not e.board.is_sea[mw["node"]] else (mw["node"], mw["attacker"])
+            before = None if mw is None or not e.board.is_sea[mw.node] else (mw.node, mw.attacker)
             seen["choice"] += before is not None and e.phase == Phase.NEXT_OPPONENT
             if pick.random() < 0.02:
                 testing.observation_in_space(env, agent, obs)
@@ -736,9 +737,9 @@ def test_fuzz_naval_multi_party_wars(n):
                 assert not any(e.army[p][y] for p in range(n) for y in seas), "units left on a sea zone"
             mw = e.multi_war
             if before is not None and mw is not None:
-                seen["ships taken between battles"] += e.phase == Phase.CONQUEST and bool(mw["left"])
-                seen["second battle"] += e.bt is not None and len(mw["fought"]) > 1
-                assert e.phase != Phase.NEXT_OPPONENT or len(mw["left"]) > 1 and -1 not in mw["left"]
+                seen["ships taken between battles"] += e.phase == Phase.CONQUEST and bool(mw.left)
+                seen["second battle"] += e.bt is not None and len(mw.fought) > 1
+                assert e.phase != Phase.NEXT_OPPONENT or len(mw.left) > 1 and -1 not in mw.left
             if before is not None and mw is None:  # a naval sequence ended
                 y, p = before
                 if e.crews_at(p, y):  # every hostile crew fought (a Diplomat-protected empty ship may stay)
@@ -750,8 +751,8 @@ def test_fuzz_naval_multi_party_wars(n):
                 assert_matches_fresh_encoder(env, {e.current_player, 0} - {-1})
                 seen["fresh encoder checks"] += 1
             war = e.barbarian_war
-            seen["barbarian galleys fight a second crew"] += (war is not None and e.bt is not None and e.bt["naval"]
-                                                              and len(war["fought"]) > 1)
+            seen["barbarian galleys fight a second crew"] += (war is not None and e.bt is not None and e.bt.naval
+                                                              and len(war.fought) > 1)
         assert env.engine.is_over
     print(f"naval multi-party fuzz, {n} players: {GAMES} games, {steps} steps, {seen}")
     assert all(seen.values()), seen
@@ -808,11 +809,11 @@ def test_kartografie_lets_the_absent_controller_join_the_battles_against_its_gue
     assert e.bt is None and not e.at_war[HRE][BYZ]  # nothing fought yet
     play(e, (Head.TECH, KARTOGRAFIE), (Head.NODE, node("Buda")), (Head.UNIT, HI), DONE)  # DONE: 100 fl for the TP
     assert e.army[HUN][pressburg] == 1 and e.phase == Phase.NEXT_OPPONENT and e.actor == HRE
-    assert e.multi_war["left"] == [BYZ, HUN]
+    assert e.multi_war.left == [BYZ, HUN]
     play(e, (Head.PLAYER, 1))  # BYZ first
-    assert e.bt["owners"] == [HRE, BYZ]
+    assert e.bt.owners == [HRE, BYZ]
     one_round(e)
-    assert e.bt["owners"] == [HRE, HUN] and e.at_war[HRE][HUN]
+    assert e.bt.owners == [HRE, HUN] and e.at_war[HRE][HUN]
 
 
 def test_declining_kartografie_leaves_the_battle_against_the_guest():
@@ -821,7 +822,7 @@ def test_declining_kartografie_leaves_the_battle_against_the_guest():
         e = invaded_beside_a_guest(kartografie)
         if kartografie:
             play(e, DONE)
-        assert e.bt["owners"] == [HRE, BYZ] and e.multi_war is None and e.army[HUN][node("Buda")] == 1
+        assert e.bt.owners == [HRE, BYZ] and e.multi_war is None and e.army[HUN][node("Buda")] == 1
 
 
 # ------------------------------------------------------------ Kartografie for an ally (G70) ----
@@ -867,12 +868,12 @@ def test_kartografie_brings_an_allys_unit_into_the_invaded_region():
     assert e.phase == Phase.TECH_USE and e.actor == BYZ and e.tech_use["window"] == "invade" and e.bt is None
     play(e, (Head.TECH, KARTOGRAFIE), (Head.NODE, node("Buda")), (Head.UNIT, LI), DONE)  # DONE: 100 fl for the TP
     assert e.army[BYZ][pressburg] == 1 and e.stopped[BYZ][pressburg * NT + LI] == 1
-    assert e.phase == Phase.NEXT_OPPONENT and e.actor == HRE and sorted(e.multi_war["left"]) == [HUN, BYZ]
+    assert e.phase == Phase.NEXT_OPPONENT and e.actor == HRE and sorted(e.multi_war.left) == [HUN, BYZ]
     assert "undeclared_attack" not in e.ep_events[HRE]
     play(e, (Head.PLAYER, 1))  # BYZ first
-    assert e.bt["owners"] == [HRE, BYZ]
+    assert e.bt.owners == [HRE, BYZ]
     fight_to_the_end(e)
-    assert e.bt["owners"] == [HRE, HUN]
+    assert e.bt.owners == [HRE, HUN]
     fight_to_the_end(e)
     assert e.multi_war is None and e.controller(pressburg) == HRE and e.ep_events[HRE]["conquest"] > 0
 
@@ -900,7 +901,7 @@ def test_no_ally_window_without_war_treaty_or_kartografie_and_done_declines():
             e._start_war()
             e.rng = ScriptedRng(WIN)
             enter(e)
-        assert e.bt is not None and e.bt["owners"] == [HRE, HUN] and e.multi_war is None, case
+        assert e.bt is not None and e.bt.owners == [HRE, HUN] and e.multi_war is None, case
         assert e.army[BYZ][node("Pressburg")] == 0, case
 
 
@@ -917,7 +918,7 @@ def test_the_controller_and_then_its_ally_may_turn_a_takeover_into_battles():
         e.play((Head.NODE, node("Prag")))
     assert (e.phase, e.actor, list(e.army[BYZ])) == state
     play(e, (Head.TECH, KARTOGRAFIE), (Head.NODE, node("Buda")), (Head.UNIT, LI), DONE)
-    assert e.phase == Phase.NEXT_OPPONENT and sorted(e.multi_war["left"]) == [HUN, BYZ]
+    assert e.phase == Phase.NEXT_OPPONENT and sorted(e.multi_war.left) == [HUN, BYZ]
 
 
 def test_an_allys_unit_alone_turns_the_takeover_into_a_battle():
@@ -926,6 +927,6 @@ def test_an_allys_unit_alone_turns_the_takeover_into_a_battle():
     e = ally_engine(hun_army=False)
     assert e.actor == BYZ
     play(e, (Head.TECH, KARTOGRAFIE), (Head.NODE, node("Buda")), (Head.UNIT, LI), DONE)
-    assert e.bt is not None and e.bt["owners"] == [HRE, BYZ] and e.multi_war is None
+    assert e.bt is not None and e.bt.owners == [HRE, BYZ] and e.multi_war is None
     fight_to_the_end(e)
     assert e.controller(node("Pressburg")) == HRE

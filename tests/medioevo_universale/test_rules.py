@@ -640,7 +640,7 @@ def test_bankruptcy_revolt_on_own_units_is_fought_at_once():
     e._open_tree(e._deficit_options(p))
     target = e.home_regions[p][0]
     e.play((Head.NODE, target))
-    assert e.bt is not None and e.bt["owners"] == [-1, p] and e.money[p] == 100
+    assert e.bt is not None and e.bt.owners == [-1, p] and e.money[p] == 100
     e.play((Head.DICE, 0))  # 8/1 against 1/1: the barbarian dies; the HI absorbs the loss value
     assert e.bt is None and e.barb_total[target] == 0 and e.army[p][target] == 1
     assert e.phase == Phase.DEFICIT and e.actor == p

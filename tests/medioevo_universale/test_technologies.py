@@ -325,7 +325,7 @@ def test_erlass_crosses_a_barbarian_region_without_resistance():
     assert DONE not in e.legal_moves() and (Head.UNLOAD, LI) not in e.legal_moves()
     assert (Head.NODE, rom) in e.legal_moves()
     play(e, (Head.NODE, rom))
-    assert e.bt is not None and e.bt["node"] == rom and e.bt["owners"] == [0, -1]
+    assert e.bt is not None and e.bt.node == rom and e.bt.owners == [0, -1]
 
 
 def test_kartografie_gives_the_carrier_one_more_mp():
@@ -568,7 +568,7 @@ def test_taktik_places_the_combat_result():
     assert e.phase == Phase.TECH_USE  # the battle window: Taktik's owner has Ernennung (red II) too
     play(e, DONE)
     assert e.phase == Phase.ATTACK_REROLL
-    e.bt["tasks"] = [("taktik", 1, 2), "end_round"]  # the combat result of step 9
+    e.bt.tasks = [("taktik", 1, 2), "end_round"]  # the combat result of step 9
     e._battle_run()
     assert e.phase == Phase.TECH_USE and e.actor == winner
     play(e, tech(TAKTIK))
@@ -620,7 +620,7 @@ def test_kartografie_moves_a_unit_without_a_transport():
     assert e.turn > 0 and e.tp[p][BLUE] == 1
     if e.phase == Phase.WAR_TURN and e.actor == p:  # the next war turn: into Toskana, nobody's region
         play(e, tech(KARTOGRAFIE), (Head.NODE, node("Mailand")), (Head.UNIT, LI), (Head.NODE, node("Toskana")))
-        assert e.bt is not None and e.bt["node"] == node("Toskana")  # barbarian resistance
+        assert e.bt is not None and e.bt.node == node("Toskana")  # barbarian resistance
 
 
 def test_kartografie_brings_a_unit_into_a_battle():
@@ -684,7 +684,7 @@ def test_kartografie_brings_a_defender_into_an_invaded_region():
     assert e.money[hun] == money - 100
     assert units_at(e, hun, "Pressburg")[HI] == 1 and units_at(e, hun, "Buda")[HI] == 0
     assert e.stopped[hun][pressburg * 7 + HI] == 1
-    assert e.bt is not None and e.bt["node"] == pressburg and e.bt["owners"] == [hre, hun]
+    assert e.bt is not None and e.bt.node == pressburg and e.bt.owners == [hre, hun]
     assert e.controller(pressburg) == -1  # two armies: nobody's until the battle ends
 
 
@@ -732,8 +732,8 @@ def test_ernennung_infantry_as_cavalry_and_the_barbarian_captain_as_infantry():
     play(e, (Head.UNIT, LI), DONE)
     assert e.phase == Phase.ATTACK_REROLL and e.tp[p][RED] == 0 and e.money[p] == money
     assert e.side_units(0) == [0, 0, 0, 1, 0, 0, 0] and e.side_units(1) == [2, 0, 0, 0, 0, 0, 0]
-    assert e.captain_levels(1) == 0 and e.bt["cap"] == [[], []]  # no captain: no slot
-    assert e.bt["active"][0][CA]
+    assert e.captain_levels(1) == 0 and e.bt.cap == [[], []]  # no captain: no slot
+    assert e.bt.active[0][CA]
     assert units_at(e, p, "Toskana")[LI] == 1 and e.barb[tosk * 3:tosk * 3 + 3] == [1, 0, 1]  # real pieces
     play(e, (Head.DICE, 0))
     # 8 against 1: combat result 1 (one melee unit) + 2 (cavalry) = 3 points: both barbarians die,
@@ -782,7 +782,7 @@ def test_ernennung_appointed_units_are_not_sacrificed_and_end_with_the_battle():
     e.barb_dice = [1, 1, 1]
     fight(e, "Toskana", p, -1, dice=[1, 3, 4])  # p's roll: attack 4, loss value 1
     play(e, *appoint(0, AR, LI), DONE)
-    assert e.bt["active"][0][LI] and e.sacrifices_left(0) == 0
+    assert e.bt.active[0][LI] and e.sacrifices_left(0) == 0
     assert e.phase == Phase.ATTACK_REROLL  # no SACRIFICE decision: nothing to sacrifice
     play(e, (Head.DICE, 0))  # 4 against 1 kills the captain; p's loss value 1: p picks the unit
     assert e.phase == Phase.DAMAGE and set(e.legal_moves()) == {(Head.UNIT, LI), (Head.UNIT, AR)}
@@ -805,7 +805,7 @@ def test_ernennung_illegal_appointment_leaves_the_state_unchanged():
     before = testing.state_bytes(e)
     with pytest.raises(IllegalActionError):
         e.play((Head.UNIT, CP1))
-    assert testing.state_bytes(e) == before and "appointed" not in e.bt
+    assert testing.state_bytes(e) == before and e.bt.appointed is None
 
 
 # ------------------------------------------------------------------ Kartografie after a battle ----
@@ -872,7 +872,7 @@ def test_fuzz_ernennung_and_kartografie_after_a_battle(monkeypatch):
 
         def wrapper(self, *args):
             result = original(self, *args)
-            if result is not False and (not player_only or self.bt is None or self.bt["owners"][args[0]] >= 0):
+            if result is not False and (not player_only or self.bt is None or self.bt.owners[args[0]] >= 0):
                 seen[key] += 1
             return result
         monkeypatch.setattr(MedioevoEngine, name, wrapper)
@@ -909,7 +909,7 @@ def test_fuzz_ernennung_and_kartografie_after_a_battle(monkeypatch):
             env.step(pick.choice(legal))
             check_invariants(env)
             bt = env.engine.bt
-            if bt is not None and any(bt.get("appointed", ())) and env.engine.current_player >= 0:
+            if bt is not None and any(bt.appointed or ()) and env.engine.current_player >= 0:
                 assert_matches_fresh_encoder(env, {env.engine.current_player, 0})
         if all(seen.values()):
             break

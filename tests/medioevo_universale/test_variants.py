@@ -137,17 +137,17 @@ def test_blood_markers_spent_for_attack():
     assert e.blood[0] == 1 and e.blood_supply == BLOOD_MARKERS - 1
     assert e.phase == Phase.ATTACK_REROLL and e.actor == 0
     e.play((Head.DICE, 0))
-    assert e.bt["av"][0] == 3 + 2  # highest die 3, +1 per marker
+    assert e.bt.av[0] == 3 + 2  # highest die 3, +1 per marker
     # the defender holds no markers: no decision, straight to its roll
     assert e.phase == Phase.ATTACK_REROLL and e.actor == 1
     e.play((Head.DICE, 0))
     while e.phase != Phase.AFTER_ROUND:  # damage points, windows of other rules (declined)
         e.play(DONE if DONE in e.legal_moves() else e.legal_moves()[0])
-    assert e.bt["av"] == [5, 4] and e.bt["winner"] == 0  # 3 alone would have lost to 4
+    assert e.bt.av == [5, 4] and e.bt.winner == 0  # 3 alone would have lost to 4
     e.play(DONE)  # the next battle round: the markers counted for one attack only
     while e.phase != Phase.BLOOD_SPEND:
         e.play(DONE if DONE in e.legal_moves() else e.legal_moves()[0])
-    assert e.bt["round"] == 2 and e.bt["blood"] == [0, 0]
+    assert e.bt.round == 2 and e.bt.blood == [0, 0]
 
 
 # ------------------------------------------------------------------- 8.1 empire auction ----
@@ -295,11 +295,11 @@ def test_captain_enable_own_and_cancel_enemy(per_unit):
     e.play((Head.CAPTAIN, 4 + 0))  # enable own AR
     e.play((Head.CAPTAIN, 8 + 2))  # cancel enemy HI
     bt = e.bt
-    assert bt["active"][0][AR] and not bt["active"][1][AR]
+    assert bt.active[0][AR] and not bt.active[1][AR]
     if per_unit:  # one archer shoots, one enemy HI loses its ability
-        assert bt["count"][0][AR] == 1 and bt["count"][1][HI] == 1 and bt["active"][1][HI]
+        assert bt.count[0][AR] == 1 and bt.count[1][HI] == 1 and bt.active[1][HI]
     else:  # the whole type
-        assert bt["count"][0][AR] == 3 and not bt["active"][1][HI]
+        assert bt.count[0][AR] == 3 and not bt.active[1][HI]
 
 
 def _scramble_variant_secrets(engine, seat, rng):

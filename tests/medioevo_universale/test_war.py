@@ -98,9 +98,9 @@ def test_battle_round_example():
     fight(e, "Puszta", blue, yellow, [1, 5, 3, 1, 5, 1, 2, 4, 4, 2, 7] + [1, 1, 1])
     assert e.phase == Phase.ATTACK_REROLL and e.actor == blue
     play(e, (Head.DICE, 0b101))
-    assert e.bt["dice"][0] == [1, 5, 5] and e.bt["av"][0] == 25 and e.bt["lv"][0] == 1
+    assert e.bt.dice[0] == [1, 5, 5] and e.bt.av[0] == 25 and e.bt.lv[0] == 1
     play(e, (Head.DICE, 0b111))
-    assert e.bt["dice"][1] == [4, 2, 7] and e.bt["av"][1] == 4 and e.bt["lv"][1] == 2
+    assert e.bt.dice[1] == [4, 2, 7] and e.bt.av[1] == 4 and e.bt.lv[1] == 2
     assert e.phase == Phase.SUPERIORITY and e.actor == blue
     play(e, (Head.CTRL, Ctrl.SUPER_REDUCE))
     assert units_at(e, blue, "Puszta")[LI] == 1  # loss value 1 - 1 = 0
@@ -119,7 +119,7 @@ def test_li_sacrifice():
     supply = e.unit_supply[0][LI]
     play(e, (Head.CTRL, Ctrl.SACRIFICE), DONE)
     play(e, (Head.DICE, 0))
-    assert e.bt["av"][0] == 11 and units_at(e, 0, "Puszta")[LI] == 1
+    assert e.bt.av[0] == 11 and units_at(e, 0, "Puszta")[LI] == 1
     assert e.unit_supply[0][LI] == supply + 1  # the LI went back to the supply
 
 
@@ -132,7 +132,7 @@ def test_cavalry_example():
     put(e, blue, "Puszta", HI=2)
     fight(e, "Puszta", yellow, blue, [1, 2, 5, 1, 4, 5])
     play(e, (Head.DICE, 0), (Head.DICE, 0))
-    assert e.bt["av"] == [5, 4]
+    assert e.bt.av == [5, 4]
     # first point: only HI can take it (auto); then Blue picks which unit takes the next
     assert e.phase == Phase.DAMAGE and e.actor == blue
     play(e, (Head.UNIT, LI))  # the damaged HI dies
@@ -185,7 +185,7 @@ def test_barbarian_battle_1():
     wagon = e.objs[e.slots[0][0]]
     assert wagon[4] == 0  # all MP lost on entering
     play(e, (Head.DICE, 0))
-    assert e.bt["av"] == [8, 7]
+    assert e.bt.av == [8, 7]
     assert e.barb_total[toskana] == 0  # 1 + 2 (cavalry) = 3 points
     assert e.phase == Phase.DAMAGE and e.actor == 0
     play(e, (Head.UNIT, CA))
@@ -199,7 +199,7 @@ def test_barbarian_battle_2():
     loss value 2 is absorbed by his 2 HI; the barbarian loss value kills the last LI."""
     e = _barbarian_entry({"CA": 1, "HI": 2}, [2, 3, 8])
     play(e, (Head.DICE, 0))
-    assert e.bt["av"] == [8, 11] and e.bt["sac"] == [0, 1]
+    assert e.bt.av == [8, 11] and e.bt.sac == [0, 1]
     assert e.phase == Phase.DAMAGE and e.actor == 0
     play(e, (Head.UNIT, CA))
     assert e.bt is None
@@ -360,9 +360,9 @@ def test_retreat_example():
     assert e.phase == Phase.AFTER_ROUND and units_at(e, yellow, "Pressburg")[LI] == 2
     play(e, (Head.CTRL, Ctrl.RETREAT))
     play(e, (Head.DICE, 0))
-    assert e.bt["av"][0] == 4  # 7 halved, rounded up
+    assert e.bt.av[0] == 4  # 7 halved, rounded up
     play(e, DONE, (Head.DICE, 0))
-    assert e.bt["av"] == [4, 4]
+    assert e.bt.av == [4, 4]
     assert e.phase == Phase.RETREAT_TO and e.legal_moves() == [(Head.NODE, prag)]
     play(e, (Head.NODE, prag))
     assert e.bt is None
@@ -401,7 +401,7 @@ def test_retreat_adds_the_step_before_heavy_infantry_lowers_the_loss_value():
     play(e, (Head.DICE, 0), DONE, (Head.DICE, 0))  # round 1: a tie, Blue's loss value 1 - 2 = 0
     assert units_at(e, blue, "Pressburg")[:2] == [0, 2] and units_at(e, yellow, "Pressburg")[LI] == 2
     play(e, (Head.CTRL, Ctrl.RETREAT), (Head.DICE, 0), DONE, (Head.DICE, 0))
-    assert e.bt["av"] == [4, 4] and e.bt["lv"] == [1, 1]
+    assert e.bt.av == [4, 4] and e.bt.lv == [1, 1]
     assert e.phase == Phase.RETREAT_TO  # after step 9: Yellow's loss value (step 10) is still to come
     assert units_at(e, yellow, "Pressburg")[LI] == 2
     play(e, (Head.NODE, prag))
@@ -424,7 +424,7 @@ def test_retreat_step_costs_the_terrain_mp(river, mp):
     play(e, DONE, (Head.DICE, 0), (Head.DICE, 0))  # round 1: a tie; Blue loses 1 LI, Yellow's HI 0
     assert units_at(e, blue, "Pressburg")[LI] == 5
     play(e, (Head.CTRL, Ctrl.RETREAT), DONE, (Head.DICE, 0), (Head.DICE, 0))
-    assert e.bt["av"] == [4, 4] and e.phase == Phase.RETREAT_TO
+    assert e.bt.av == [4, 4] and e.phase == Phase.RETREAT_TO
     assert units_at(e, blue, "Pressburg")[LI] == 5  # step 10 waits for the retreat step's MP
     play(e, (Head.NODE, prag))
     assert e.bt is None and units_at(e, blue, "Prag")[LI] == 5 - (1 + mp)
@@ -547,7 +547,7 @@ def test_siege_engine_example():
     fight(e, "Puszta", 0, 1, [1, 5] + [1, 1, 6, 1, 1, 6])
     assert e.phase == Phase.SIEGE_CREW and e.actor == 0
     play(e, (Head.UNIT, CA), (Head.UNIT, LI), DONE)
-    assert e.bt["crew"][0] == [1, 0, 0, 1, 0, 0, 0]
+    assert e.bt.crew[0] == [1, 0, 0, 1, 0, 0, 0]
     assert e.fighting_units(0) == [1, 0, 0, 0, 0, 0, 0]
     assert e.phase == Phase.DAMAGE and e.actor == 1  # 2 points to Yellow's units
     play(e, (Head.UNIT, LI), (Head.UNIT, LI))
@@ -563,7 +563,7 @@ def test_tower_protects_against_archers():
     e.mil[n], e.mil_owner[n] = 1, 1
     fight(e, "Puszta", 0, 1, [2] + [1, 1, 1])
     play(e, (Head.PROTECT, 1))
-    assert e.bt["last_archer_hits"] == [1, 0]
+    assert e.bt.last_archer_hits == [1, 0]
     assert units_at(e, 1, "Puszta")[HI] == 1  # the hit was absorbed
 
 
@@ -608,9 +608,9 @@ def test_naval_battle():
     e._start_war()
     e.rng = ScriptedRng([1, 1, 4, 1, 1, 3, 2])
     play(e, (Head.OBJECT, 0), (Head.LOAD, HI), (Head.LOAD, HI), (Head.NODE, tyr))
-    assert e.bt is not None and e.bt["naval"] and e.ep_events[blue]["undeclared_attack"] == -3
+    assert e.bt is not None and e.bt.naval and e.ep_events[blue]["undeclared_attack"] == -3
     play(e, (Head.DICE, 0), (Head.DICE, 0))
-    assert e.bt is None or e.bt["av"] == [5, 2]  # Blue 4 + 1 (galley levels 4 vs 3); Yellow 3 - 1
+    assert e.bt is None or e.bt.av == [5, 2]  # Blue 4 + 1 (galley levels 4 vs 3); Yellow 3 - 1
     assert sum(e.army[yellow]) == 0 and sum(e.army[blue]) == 0  # everyone is back aboard
     # Blue's result 2 kills Yellow's HI; Blue's loss value 1 kills one HI outright (at sea)
     assert sum(e.cargo[e.slots[blue][0]]) == 1
@@ -666,7 +666,7 @@ def test_galley_siege_levels_in_naval_battles():
         e2._start_battle(tyr, 0, 1)
         decline_captures(e2)
         assert e2.phase == Phase.SIEGE_CREW
-        assert len(e2.bt["engines"][0]) == usable, (level, engines)
+        assert len(e2.bt.engines[0]) == usable, (level, engines)
 
 
 def test_siege_engine_accompanies_a_war_wagon():

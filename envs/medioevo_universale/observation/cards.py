@@ -4,7 +4,7 @@ only)."""
 from __future__ import annotations
 
 from ...core.encoder import Field
-from ..cards import JEDERZEIT_WINDOWS, W_TRADE_TURN, _c, ability_params
+from ..cards import JEDERZEIT_WINDOWS, W_TRADE_TURN, Resume, _c, ability_params
 from ..constants import NUM_SLOTS, Phase, Stage
 
 
@@ -40,7 +40,7 @@ def card_effects_sources(e, seat: int) -> tuple:
     follow = e.card_ctx if e.phase == Phase.CARD_FOLLOW else None
     return (e.round, e.card_bans, e.event_protected if e.stage == Stage.EVENTS else None, e.locked_cards, follow,
             e.card_money.get(_c(36), 0), e.round_effects.get(_c(37)), e.round_effects.get(_c(38)),
-            None if cw is None else (cw["resume"] is None and cw["window"] == W_TRADE_TURN, cw["window"]))
+            None if cw is None else (cw.resume == Resume.SAVED and cw.window == W_TRADE_TURN, cw.window))
 
 
 def encode_card_effects(e, seat: int, v) -> None:
@@ -71,7 +71,7 @@ def encode_card_effects(e, seat: int, v) -> None:
     if e.card_ctx is not None and e.phase == Phase.CARD_FOLLOW:
         v[base + 5] = min(1.0, e.card_ctx["left"] / 3)
     if e.cw is not None:
-        v[base + 6 + (e.cw["resume"] is None and e.cw["window"] == W_TRADE_TURN)] = 1
+        v[base + 6 + (e.cw.resume == Resume.SAVED and e.cw.window == W_TRADE_TURN)] = 1
 
 
 def card_window_fields() -> list:
@@ -84,8 +84,8 @@ def card_window_fields() -> list:
 def encode_card_window(e, v) -> None:
     """The ``card_window`` field, written into a zeroed ``v`` (its sources are part of ``card_effects_sources``)."""
     cw = e.cw
-    if cw is not None and cw["window"] in JEDERZEIT_WINDOWS:
-        v[JEDERZEIT_WINDOWS.index(cw["window"])] = 1
+    if cw is not None and cw.window in JEDERZEIT_WINDOWS:
+        v[JEDERZEIT_WINDOWS.index(cw.window)] = 1
 
 
 def card_move_fields(n: int) -> list:

@@ -38,6 +38,7 @@ from ..changes import (
     OBJECTS, ORDER, ROUTES, SEATS, SUPPLY, TECHNOLOGY, UNITS, WAR,
 )
 from ..codec import head_names
+from ..combat import Battle
 from ..constants import NUM_PHASES as _ALL_PHASES, NUM_SLOTS, NUM_UNIT_TYPES, PHASE_NAMES, STAGE_NAMES, Phase, Stage
 from ..data import EMPIRES, GOAL_KEYS, VEHICLE_KINDS, game_data
 from .cards import (
@@ -866,45 +867,45 @@ class MedioevoEncoder(ObservationEncoder):
             seen[_Seen.GOALS] = goals
             out[L["my_goals"]] = goals
 
-    def _write_battle(self, e, bt: dict, to_rel: list[int], bv: np.ndarray, sv: np.ndarray) -> None:
+    def _write_battle(self, e, bt: Battle, to_rel: list[int], bv: np.ndarray, sv: np.ndarray) -> None:
         """The battle in progress into the zeroed ``battle`` and ``battle_siege`` fields."""
         n, nn = self.num_players, self.nn
-        bv[bt["node"]] = 1
+        bv[bt.node] = 1
         k = nn
         for side in (0, 1):
-            owner = bt["owners"][side]
+            owner = bt.owners[side]
             bv[k + (0 if owner < 0 else 1 + to_rel[owner])] = 1
             k += n + 1
-        bv[k] = min(1.0, bt["round"] / 10)
+        bv[k] = min(1.0, bt.round / 10)
         k += 1
         for side in (0, 1):
             for j, top in enumerate((4, 6, 8)):
-                bv[k + 3 * side + j] = bt["dice"][side][j] / 8
+                bv[k + 3 * side + j] = bt.dice[side][j] / 8
         k += 6
-        bv[k:k + 4] = (min(1.0, bt["av"][0] / 64), min(1.0, bt["av"][1] / 64), bt["lv"][0] / 8, bt["lv"][1] / 8)
+        bv[k:k + 4] = (min(1.0, bt.av[0] / 64), min(1.0, bt.av[1] / 64), bt.lv[0] / 8, bt.lv[1] / 8)
         k += 4
         for side in (0, 1):
-            for mode, a in bt["cap"][side]:
+            for mode, a in bt.cap[side]:
                 bv[k + 12 * side + 4 * mode + a] = min(1.0, bv[k + 12 * side + 4 * mode + a] + 1 / 3)
         k += 24
         for side in (0, 1):
             for j, t in enumerate((2, 0, 1, 3)):
-                bv[k + 4 * side + j] = bt["active"][side][t]
+                bv[k + 4 * side + j] = bt.active[side][t]
         k += 8
-        if bt["damage"] is not None:
-            side, points, restricted = bt["damage"]
+        if bt.damage is not None:
+            side, points, restricted = bt.damage
             bv[k:k + 3] = (min(1.0, points / 20), restricted, side)
         k += 3
-        bv[k:k + 2] = (min(1.0, bt["sac"][0] / 10), min(1.0, bt["sac"][1] / 10))
-        bv[k + 2] = min(1.0, bt["super_left"] / 5)
-        bv[k + 3] = bt["retreat"]
+        bv[k:k + 2] = (min(1.0, bt.sac[0] / 10), min(1.0, bt.sac[1] / 10))
+        bv[k + 2] = min(1.0, bt.super_left / 5)
+        bv[k + 3] = bt.retreat
         for side in (0, 1):
-            if bt["protect"][side] >= 0:
-                sv[3 * side + bt["protect"][side]] = 1
+            if bt.protect[side] >= 0:
+                sv[3 * side + bt.protect[side]] = 1
             for t in range(NT):
-                sv[6 + NT * side + t] = min(1.0, bt["crew"][side][t] / 3)
-        if bt["offer"] >= 0 and e.phase == Phase.CAPITULATION_ANSWER:
-            bv[k + 4 + bt["offer"]] = 1
+                sv[6 + NT * side + t] = min(1.0, bt.crew[side][t] / 3)
+        if bt.offer >= 0 and e.phase == Phase.CAPITULATION_ANSWER:
+            bv[k + 4 + bt.offer] = 1
 
     # ------------------------------------------------------------------------ caches ----
     def _versions(self, e, name: str, sources: tuple, groups: tuple, fresh: int) -> tuple:

@@ -17,7 +17,7 @@ def multi_war_sources(e):
     mw = e.multi_war
     if mw is None:
         return None
-    return mw["node"], mw["attacker"], tuple(mw["left"]), e.phase == Phase.NEXT_OPPONENT
+    return mw.node, mw.attacker, tuple(mw.left), e.phase == Phase.NEXT_OPPONENT
 
 
 def encode_multi_war(e, out, slices: dict, to_rel: list[int]) -> None:
@@ -28,9 +28,9 @@ def encode_multi_war(e, out, slices: dict, to_rel: list[int]) -> None:
     if mw is None:
         return
     n, nn = e.num_players, e.board.num_nodes
-    v[mw["node"]] = 1
-    v[nn + to_rel[mw["attacker"]]] = 1
-    for q in mw["left"]:
+    v[mw.node] = 1
+    v[nn + to_rel[mw.attacker]] = 1
+    for q in mw.left:
         v[nn + n + (to_rel[q] if q >= 0 else n)] = 1
     v[nn + 2 * n + 1] = e.phase == Phase.NEXT_OPPONENT
 

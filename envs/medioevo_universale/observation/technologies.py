@@ -40,9 +40,9 @@ def encode_technologies(e, out, slices: dict) -> None:
     pay = e.tp_payment
     if pay is not None:
         v = out[slices["tp_payment"]]
-        for c, k in pay["costs"]:
+        for c, k in pay.costs:
             v[c] = min(1.0, v[c] + k / 10)
-        v[6] = min(1.0, pay["fl"] / 1000)
+        v[6] = min(1.0, pay.fl / 1000)
 
 
 def appointment_fields() -> list[Field]:
@@ -53,15 +53,15 @@ def appointment_fields() -> list[Field]:
 def appointments_sources(e):
     """What ``encode_appointments`` reads: the battle's appointments and both sides' pieces."""
     bt = e.bt
-    if bt is None or not any(bt.get("appointed", ())):
+    if bt is None or not any(bt.appointed or ()):
         return None
-    return bt["appointed"], e.side_pieces(0), e.side_pieces(1)
+    return bt.appointed, e.side_pieces(0), e.side_pieces(1)
 
 
 def encode_appointments(e, out, slices: dict) -> None:
     """Public: appointments are made in the open."""
     bt = e.bt
-    if bt is None or "appointed" not in bt:
+    if bt is None or bt.appointed is None:
         return
     v = out[slices["tech_appointed"]]
     for side in (0, 1):

@@ -56,8 +56,8 @@ def encode_variants(e, seat: int, out, slices: dict, rel: list[int], to_rel: lis
             v[i] = e.blood[p] / BLOOD_MARKERS
         v[n] = e.blood_supply / BLOOD_MARKERS
         if e.bt is not None:
-            v[n + 1] = min(1.0, e.bt["blood"][0] / 10)
-            v[n + 2] = min(1.0, e.bt["blood"][1] / 10)
+            v[n + 1] = min(1.0, e.bt.blood[0] / 10)
+            v[n + 2] = min(1.0, e.bt.blood[1] / 10)
     if e.config.hidden_purchases and e.stage == Stage.PURCHASES:
         v = out[slices["hidden_purchases"]]
         width = NT + NUM_VEHICLE_KINDS

@@ -1,0 +1,85 @@
+"""The rule state kept as records (``combat.Battle``, ``cards.CardWindow``, ...): a closing card window goes on
+with the rule its ``Resume`` names, a window opened inside another leaves that one open underneath, and the
+records copy, compare and pickle by value (the change domains and ``clone()`` rely on it)."""
+import copy
+import pickle
+
+from envs.medioevo_universale.cards import CONTINUE, CardWindow, Resume
+from envs.medioevo_universale.combat import Battle
+from envs.medioevo_universale.constants import Head, Phase, Stage
+from envs.medioevo_universale.engine import MedioevoEngine
+
+from .test_cards import PLAY, card, choose_taxes, engine_at_purchase, engine_at_tax, give, trade_turn
+from .test_rules import DONE, buy, node
+from .test_war import fight, put, war_engine
+
+
+def test_every_resume_goes_on_with_a_rule_of_the_engine():
+    """``CONTINUE`` holds one engine method per ``Resume`` constant, SAVED aside (it restores the saved
+    decision instead)."""
+    constants = {v for k, v in vars(Resume).items() if k.isupper()}
+    assert len(constants) == sum(k.isupper() for k in vars(Resume))  # no two constants share a value
+    assert set(CONTINUE) == constants - {Resume.SAVED}
+    for resume, go_on in CONTINUE.items():
+        called = []
+
+        class Probe:
+            def __getattr__(self, name):
+                called.append(name)
+                return lambda: None
+
+        go_on(Probe())
+        assert len(called) == 1 and callable(getattr(MedioevoEngine, called[0], None)), (resume, called)
+
+
+def test_a_window_opened_inside_another_leaves_it_open_underneath():
+    """W-REACT (a Narr holder) opens inside W-TAX: its close resolves the activation and the tax window asks
+    its seat again; the tax window's close goes on with the expenses (``Resume.EXPENSES``)."""
+    e = engine_at_tax()
+    holder, fool = e.order[-1], e.order[0]
+    give(e, holder, 37, 38)
+    give(e, fool, 49)
+    choose_taxes(e)
+    tax = e.cw
+    assert e.phase == Phase.CARD_WINDOW and e.actor == holder and isinstance(tax, CardWindow)
+    assert tax.window == "tax" and tax.resume == Resume.EXPENSES and tax.outer is None
+    buy(e, PLAY, card(38))
+    react = e.cw
+    assert e.actor == fool and react.window == "react" and react.resume == Resume.ACTIVATION and react.outer is tax
+    assert pickle.loads(pickle.dumps(react)) == react == copy.deepcopy(react)
+    e.play(DONE)  # the fool lets Magnat 38 happen
+    assert e.cw is tax and e.phase == Phase.CARD_WINDOW and e.actor == holder and e.stage == Stage.TAXES
+    assert e.round_effects[card(38)[1]] == (e.round, holder)
+    e.play(DONE)
+    assert e.cw is None and e.stage == Stage.PURCHASES
+
+
+def test_a_turn_window_goes_back_to_the_decision_it_interrupted():
+    """``Resume.SAVED``: CTRL(PLAY_CARD) in the own trade turn opens a window for the seat; DONE restores the
+    trade turn."""
+    e = engine_at_purchase()
+    p = 0
+    give(e, p, 21)
+    trade_turn(e, p, node("Prag"), [0] * 8)
+    e.play(PLAY)
+    cw = e.cw
+    assert e.phase == Phase.CARD_WINDOW and cw.window == "trade_turn" and cw.resume == Resume.SAVED
+    assert cw.saved == (Phase.TRADE_TURN, p) and cw.outer is None
+    e.play(DONE)
+    assert e.cw is None and e.phase == Phase.TRADE_TURN and e.actor == p
+
+
+def test_the_battle_record_copies_compares_and_pickles_by_value():
+    e = war_engine()
+    put(e, 0, "Prag", HI=2)
+    put(e, 1, "Prag", HI=2)
+    fight(e, "Prag", 0, 1, [4, 5, 2, 1, 2, 3])
+    bt = e.bt
+    assert isinstance(bt, Battle) and not hasattr(bt, "__dict__")  # slots: a misspelt field cannot be set
+    assert bt.owners == [0, 1] and bt.round == 1 and bt.dice[0] == [4, 5, 2] and e.phase == Phase.ATTACK_REROLL
+    twin, restored = e.clone(), pickle.loads(pickle.dumps(e))
+    assert twin.bt == bt == restored.bt and twin.bt is not bt
+    twin.bt.dice[0][0] = 1
+    assert bt.dice[0] == [4, 5, 2] and twin.bt != bt  # a clone's battle is its own
+    restored.play((Head.DICE, 0))  # the attacker keeps its dice, the defender rolls 1, 2, 3
+    assert restored.bt.dice == [[4, 5, 2], [1, 2, 3]] and bt.dice[1] == [0, 0, 0]
