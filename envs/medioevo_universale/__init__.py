@@ -24,7 +24,7 @@ SPEC = GameSpec(
     new_encoder=MedioevoEncoder,
     default_max_turns=5000,
     check_config=check_config,
-    state_version=5,  # 5: the engine stamps the change domains of each move (changes.py)
+    state_version=6,  # 6: the core change log (envs/core/changes.py) replaces the game's own
 )
 
 __all__ = ["SPEC", "Head", "MedioevoCodec", "MedioevoConfig", "MedioevoEncoder", "MedioevoEngine", "Phase", "Stage"]
