@@ -106,20 +106,32 @@ def constant_table(value) -> bool:
     return bool(names) and names == {name for name in vars(value) if not name.startswith("_")}
 
 
-def self_contained(module: types.ModuleType) -> bool:
-    """A module of ours whose constants follow from its own source: it imports nothing of the package and reads
-    no files (``changes``; not ``moves``, whose numbers follow the map in the data files)."""
+def self_contained(module: types.ModuleType, _open: frozenset = frozenset()) -> bool:
+    """A module of ours whose constants follow from the sources alone: it reads no files, and imports of the
+    package only modules that are self-contained too (medioevo's ``changes``, built on ``envs.core.changes``;
+    not ``moves``, whose numbers follow the map in the data files)."""
     tree = _source_tree(module.__name__) if module.__name__.startswith("envs.") else None
     if tree is None:
         return False
+    _open |= {module.__name__}  # a cycle of imports is judged by the rest of its modules
     for n in ast.walk(tree):
         if isinstance(n, ast.ImportFrom) and (n.level or (n.module or "").startswith("envs")):
-            return False
+            if not all(m.__name__ in _open or self_contained(m, _open) for m in _imported_modules(module, n)):
+                return False
         if isinstance(n, ast.Import) and any(a.name.startswith("envs") for a in n.names):
             return False
         if isinstance(n, ast.Name) and n.id in ("open", "__file__"):
             return False
     return True
+
+
+def _imported_modules(module: types.ModuleType, node: ast.ImportFrom) -> list[types.ModuleType]:
+    """The modules of ours that ``from X import a, b`` in ``module`` reads: X, or the submodules a and b of the
+    package X when X is only their package (``from .. import changes``)."""
+    name = importlib.util.resolve_name("." * node.level + (node.module or ""), module.__package__)
+    base = importlib.import_module(name)
+    submodules = [v for a in node.names if isinstance(v := getattr(base, a.name, None), types.ModuleType)]
+    return submodules if node.module is None or len(submodules) == len(node.names) else [base] + submodules
 
 
 def constant_value(module: types.ModuleType, owner: str, name: str) -> int | None:

@@ -1,4 +1,6 @@
 """The core change log (envs/core/changes.py): stamps, item logs and the content check."""
+import copy
+
 import pytest
 
 from envs.core.changes import ITEM_LOG_LIMIT, ChangeLog, Domains, check_reported
@@ -74,3 +76,10 @@ def test_check_reported_finds_an_unreported_change():
     assert check_reported(toy, DOMAINS, lambda: toy.put(1, 7)) == 0
     assert check_reported(toy, DOMAINS, lambda: toy.put(3, 7, report=False)) == BOARD
     assert DOMAINS.names_of(BOARD | MONEY) == ["board", "money"]
+
+
+def test_a_copied_engine_shares_the_domains():
+    toy = Toy()
+    toy.pay(2)
+    twin = copy.deepcopy(toy)
+    assert twin.change_domains is DOMAINS and twin.stamps == toy.stamps and twin.stamps is not toy.stamps

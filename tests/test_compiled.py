@@ -132,7 +132,8 @@ def test_the_build_inlines_only_constants_fixed_by_the_sources():
     from envs.mythotopia import moves
 
     assert build.constant_table(constants.Phase) and not build.constant_table(engine.MedioevoConfig)
-    assert build.self_contained(changes)
+    assert build.self_contained(changes)  # it builds on envs.core.changes, self-contained too
+    assert not build.self_contained(engine)  # it imports data, which reads the data files
     assert not build.self_contained(moves)  # its numbers follow the map in the data files
     module = types.ModuleType("envs.example")
     module.Phase, module.changes, module.M = constants.Phase, changes, moves

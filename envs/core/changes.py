@@ -56,6 +56,12 @@ class Domains:
     def __len__(self) -> int:
         return len(self.names)
 
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):  # fixed once declared: an engine's clone shares its game's table
+        return self
+
     def names_of(self, bits: int) -> list[str]:
         return [name for i, name in enumerate(self.names) if bits >> i & 1]
 

@@ -190,7 +190,7 @@ class CardsMixin:
 
     def _cards_reset(self) -> None:
         """The game ends (EP limit) while a card window or activation is open: drop them."""
-        self.dirty |= changes.CARD_EFFECTS
+        self.changed(changes.CARD_EFFECTS)
         self.cw = None
         self.card_ctx = None
         self.card_pending = None
@@ -230,7 +230,7 @@ class CardsMixin:
 
     def _straighten_cards(self, p: int) -> None:
         """Phase 7: used cards are straightened, except those locked by Intrigant 13 (once)."""
-        self.dirty |= changes.CARDS
+        self.changed(changes.CARDS)
         keep = [c for c in self.rotated[p] if c in self.locked_cards]
         self.locked_cards.difference_update(keep)
         self.rotated[p] = keep
@@ -250,7 +250,7 @@ class CardsMixin:
 
     def _card_leaves_hand(self, p: int, card: int) -> None:
         """A card claimed for its goal: money lying on Magnat 36 goes back to its holder."""
-        self.dirty |= changes.CARD_EFFECTS
+        self.changed(changes.CARD_EFFECTS)
         money = self.card_money.pop(card, 0)
         if money:
             self._bank(p, money)
@@ -300,7 +300,7 @@ class CardsMixin:
         return out
 
     def _give_vehicle_card(self, p: int, c: int, slot: int) -> None:
-        self.dirty |= changes.OBJECTS | changes.CARD_EFFECTS
+        self.changed(changes.OBJECTS | changes.CARD_EFFECTS)
         oid = self.slots[p][slot]
         self.vehicle_cards[oid] = (c, self.round)
         if self.objs[oid][1] == WAR_WAGON:
@@ -312,7 +312,7 @@ class CardsMixin:
         """The extra properties end with the round. ASSUMPTION: cubes still on a war wagon go back to
         the supply; units still aboard a caravan or siege engine (none: movements end on land) go
         ashore."""
-        self.dirty |= changes.OBJECTS | changes.CARD_EFFECTS
+        self.changed(changes.OBJECTS | changes.CARD_EFFECTS)
         for oid in list(self.vehicle_cards):
             o = self.objs.get(oid)
             if o is not None and o[1] == WAR_WAGON:
@@ -348,7 +348,7 @@ class CardsMixin:
     def warlord_entry(self, p: int, y: int) -> None:
         """Movement hook, before the entry stops the carrier: remember its MP (Kriegsfürst 6)."""
         if self.warlord_step == {} and self._foreign_region(p, y):
-            self.dirty |= changes.CARD_EFFECTS
+            self.changed(changes.CARD_EFFECTS)
             self.warlord_step = {"node": y, "mp": self.objs[self.carrier][4]}
 
     def warlord_resume(self) -> bool:
@@ -358,7 +358,7 @@ class CardsMixin:
         (stopped units of the region, up to that number); the others stay stopped."""
         w = self.warlord_step
         if w is not None or self.warlord_load is not None:
-            self.dirty |= changes.CARD_EFFECTS
+            self.changed(changes.CARD_EFFECTS)
             self.warlord_step = self.warlord_load = None
         if not w:
             return False
@@ -369,7 +369,7 @@ class CardsMixin:
         entered = self.army[p][y]  # the region was another player's: every own unit there came in now
         if not entered:
             return False
-        self.dirty |= changes.OBJECTS
+        self.changed(changes.OBJECTS)
         self.warlord_load = (y, (entered + 1) // 2)
         self.objs[c][4] = w["mp"]
         self.actor = p
@@ -385,7 +385,7 @@ class CardsMixin:
         """LOAD hook: a unit without an unstopped twin uses the card's allowance and loses its stop marker."""
         i = node * NUM_UNIT_TYPES + t
         if self.units[p][i] - self.stopped[p][i] <= 0:
-            self.dirty |= changes.UNITS | changes.CARD_EFFECTS
+            self.changed(changes.UNITS | changes.CARD_EFFECTS)
             self.stopped[p][i] -= 1
             self.warlord_load = (node, self.warlord_load[1] - 1)
 
@@ -441,11 +441,11 @@ class CardsMixin:
         if wagon >= 0:
             o = self.objs[wagon]
             if opt[0][0] == Head.LOAD:
-                self.dirty |= changes.OBJECTS
+                self.changed(changes.OBJECTS)
                 self._add_units(p, o[3], opt[0][1], -1)
                 self.cargo[wagon][opt[0][1]] += 1
                 return True
-            self.dirty |= changes.OBJECTS | changes.CARD_EFFECTS
+            self.changed(changes.OBJECTS | changes.CARD_EFFECTS)
             ctx["left"] -= ctx["wagon_cost"]
             o[3] = target
             self._disembark_militia(p, wagon, target)
@@ -454,12 +454,12 @@ class CardsMixin:
         if opt[0] == DONE:
             return False
         if opt[0][0] == Head.OBJECT:
-            self.dirty |= changes.CARD_EFFECTS
+            self.changed(changes.CARD_EFFECTS)
             oid = self.slots[p][opt[0][1]]
             ctx["wagon"] = oid
             ctx["wagon_cost"] = self._militia_costs(p, target, ctx["left"])[self.objs[oid][3]]  # before loading
             return True
-        self.dirty |= changes.UNITS | changes.CARD_EFFECTS
+        self.changed(changes.UNITS | changes.CARD_EFFECTS)
         t, n = opt[0][1], opt[1][1]
         ctx["left"] -= self._militia_costs(p, target, ctx["left"])[n]
         self._add_units(p, n, t, -1)
@@ -468,7 +468,7 @@ class CardsMixin:
         return True
 
     def _disembark_militia(self, p: int, wagon: int, node: int) -> None:
-        self.dirty |= changes.UNITS | changes.OBJECTS
+        self.changed(changes.UNITS | changes.OBJECTS)
         cargo = self.cargo[wagon]
         for t in range(NUM_UNIT_TYPES):
             k, cargo[t] = cargo[t], 0
@@ -490,7 +490,7 @@ class CardsMixin:
         return [((Head.NODE, n),) for n in sorted(places)]
 
     def _make_hunters(self, p: int, cid: int, target: tuple) -> None:
-        self.dirty |= changes.CARD_EFFECTS
+        self.changed(changes.CARD_EFFECTS)
         if cid == 55:
             oids = [self.slots[p][target[1]]]
         else:
@@ -510,14 +510,14 @@ class CardsMixin:
         """Movement hook on every step: a hunting carrier with cargo enters y without any reaction;
         the reaction waits for the end of the movement, if it ends there."""
         if self.hunter_pending != -1:
-            self.dirty |= changes.CARD_EFFECTS
+            self.changed(changes.CARD_EFFECTS)
             self.hunter_pending = -1
         c = self.carrier
         if c < 0 or self.hunters.get(c) != self.round or not sum(self.carrier_cargo()):
             return False
         if not self._entry_reacts(p, y):
             return False
-        self.dirty |= changes.CARD_EFFECTS
+        self.changed(changes.CARD_EFFECTS)
         self.hunter_pending = y
         return True
 
@@ -533,7 +533,7 @@ class CardsMixin:
         region's entry effect now. True when the effect took over (a battle, a takeover, ...)."""
         y = self.hunter_pending
         if y != -1:
-            self.dirty |= changes.CARD_EFFECTS
+            self.changed(changes.CARD_EFFECTS)
             self.hunter_pending = -1
         if (y < 0 or self.carrier not in self.objs or self.objs[self.carrier][3] != y
                 or not self._entry_reacts(self.mover, y)):
@@ -561,7 +561,7 @@ class CardsMixin:
         self.cw_done[window] = self.round
         if window == W_EVENT:
             if self.event_protected:
-                self.dirty |= changes.CARD_EFFECTS
+                self.changed(changes.CARD_EFFECTS)
             self.event_protected = set()
         seats = self._first_player_asked(window, [q for q in self.order if not self.eliminated[q]])
         if not seats:
@@ -602,7 +602,7 @@ class CardsMixin:
         """Every card window opens here: ``seats`` are asked in turn, then ``resume`` goes on (``CONTINUE``). A
         window opened inside another one (a battle a card started, the Narr reactions to an activation) keeps
         it underneath."""
-        self.dirty |= changes.CARD_EFFECTS
+        self.changed(changes.CARD_EFFECTS)
         saved = (self.phase, self.actor) if resume == Resume.SAVED else None
         self.cw = CardWindow(window, seats, resume, saved, self.cw)
         self._next_window_seat()
@@ -611,7 +611,7 @@ class CardsMixin:
         return [PLAY] if self._can_play_card(p, window) else []
 
     def _next_window_seat(self) -> None:
-        self.dirty |= changes.CARD_EFFECTS
+        self.changed(changes.CARD_EFFECTS)
         cw = self.cw
         while cw.queue:
             p = cw.queue.pop(0)
@@ -638,7 +638,7 @@ class CardsMixin:
 
     def _card_continue(self, p: int) -> None:
         """After an activation (and its follow-up or battle): back to the window or the purchases."""
-        self.dirty |= changes.CARD_EFFECTS
+        self.changed(changes.CARD_EFFECTS)
         self.card_ctx = None
         if self.cw is not None:
             opts = self._card_play_options(p, self.cw.window)
@@ -661,7 +661,7 @@ class CardsMixin:
         return got is not None and (whole_battle or got == self.bt.round)
 
     def _set_card_flag(self, name: str, side: int) -> None:
-        self.dirty |= changes.BATTLE
+        self.changed(changes.BATTLE)
         self.bt.card_flags[(name, side)] = self.bt.round
 
     def _warlord_beats(self, side: int, t: int) -> bool:
@@ -706,7 +706,7 @@ class CardsMixin:
         round (after the loss values), so the units still fight in melee. Returns the points due now."""
         if points <= 0 or not self._card_flag("deferred", side):
             return points
-        self.dirty |= changes.BATTLE
+        self.changed(changes.BATTLE)
         tasks = self.bt.tasks
         tasks.insert(tasks.index("end_round"), ("damage", side, points, False))
         return 0
@@ -715,7 +715,7 @@ class CardsMixin:
         """Chirurg 27: the first damage point the side assigns this battle round is ignored."""
         if not self._card_flag("surgeon", side):
             return False
-        self.dirty |= changes.BATTLE
+        self.changed(changes.BATTLE)
         self.bt.card_flags[("surgeon", side)] = -1  # used up
         return True
 
@@ -750,7 +750,7 @@ class CardsMixin:
         return out
 
     def _buy_back(self, p: int, t: int, node: int) -> None:
-        self.dirty |= changes.SEATS
+        self.changed(changes.SEATS)
         self.buyback[p][t] -= 1
         self._bank(p, -(self.comp.unit_cost[t] // 2))
         self.unit_supply[p][min(t, 4)] -= 1
@@ -765,7 +765,7 @@ class CardsMixin:
             return bt.captor_now
         if not self._dies(side, t):
             return -1
-        self.dirty |= changes.BATTLE
+        self.changed(changes.BATTLE)
         bt.card_flags[("jail39", 1 - side)] = None  # used up
         return bt.owners[1 - side]
 
@@ -817,7 +817,7 @@ class CardsMixin:
         bt = self.bt
         if self.card_invasion is not None:  # this battle is an invasion (W-INVADE for the defender)
             if bt.round == 1 and self.card_invasion == (bt.node, bt.owners[0], bt.owners[1]):
-                self.dirty |= changes.BATTLE
+                self.changed(changes.BATTLE)
                 bt.invaded = bt.owners[1]
             self.card_invasion = None
         if not self.side_size(0) or not self.side_size(1):
@@ -1207,7 +1207,7 @@ class CardsMixin:
         if bt.appointed is not None:
             t = self.take_appointed_piece(side, t)  # Ernennung: the piece that counts as t (technologies.py)
         if q < 0:
-            self.dirty |= changes.SUPPLY
+            self.changed(changes.SUPPLY)
             k = {LI: B_LI, AR: B_AR}.get(t, B_CP)
             self._add_barb(node, k, -1)
             self.barb_supply[k] += 1
@@ -1216,11 +1216,11 @@ class CardsMixin:
         self.unit_supply[q][min(t, 4)] += 1
         i = node * 7 + t
         if self.stopped[q][i] > self.units[q][i]:
-            self.dirty |= changes.UNITS
+            self.changed(changes.UNITS)
             self.stopped[q][i] = self.units[q][i]
         crew = bt.crew[side]
         if crew[t] > self.units[q][i]:
-            self.dirty |= changes.BATTLE
+            self.changed(changes.BATTLE)
             crew[t] = self.units[q][i]
 
     def _spy_effect(self, p: int, cid: int, subs: tuple) -> bool:
@@ -1240,7 +1240,7 @@ class CardsMixin:
                 if cid == 17:
                     self._remove_battle_unit(1 - side, subs[0][1])
                 elif cid == 18:
-                    self.dirty |= changes.BATTLE
+                    self.changed(changes.BATTLE)
                     key = (1 - side, subs[0][1], bt.round)
                     bt.neutral[key] = bt.neutral.get(key, 0) + 1
                 else:
@@ -1249,22 +1249,22 @@ class CardsMixin:
                     if o[2] == 1 or (o[1] == SIEGE and self.siege_supply[o[2] - 2] <= 0):
                         self._destroy_object(oid)  # ASSUMPTION: no lower figure left -> removed
                     elif o[1] == SIEGE:
-                        self.dirty |= changes.SUPPLY | changes.OBJECTS
+                        self.changed(changes.SUPPLY | changes.OBJECTS)
                         self.siege_supply[o[2] - 1] += 1
                         self.siege_supply[o[2] - 2] -= 1
                         o[2] -= 1
                     else:
-                        self.dirty |= changes.OBJECTS
+                        self.changed(changes.OBJECTS)
                         o[2] -= 1
                         o[4] = min(o[4], self.vehicle_mp(o[1], o[2]))
             elif roll >= par[str(cid)]["failure_min"]:
-                self.dirty |= changes.CARD_EFFECTS
+                self.changed(changes.CARD_EFFECTS)
                 self.card_ctx["left"] = 1
                 self.card_ctx["side"] = side
                 if self._follow_up():
                     return True
         if not self.side_size(0) or not self.side_size(1):
-            self.dirty |= changes.BATTLE
+            self.changed(changes.BATTLE)
             bt.tasks = ["end_round"]  # a side is gone: the battle ends
         return False
 
@@ -1384,12 +1384,12 @@ class CardsMixin:
             self._buy_back(p, opt[1][1], opt[2][1])  # Chirurg 28: the buy-back, no activation
             return False
         if c == _c(30) and len(opt) == 2:
-            self.dirty |= changes.ROUTES
+            self.changed(changes.ROUTES)
             self.route[p]["vehicle"] = self.slots[p][opt[1][1]]  # Verkäufer 30: the new vehicle, no activation
             return False
         self.cards_played[c] += 1
         if c in self.hand[p]:
-            self.dirty |= changes.CARDS
+            self.changed(changes.CARDS)
             self.rotated[p].append(c)
         else:  # Missionare: the holder's card stays as it is
             par = ability_params()["missionaries"]
@@ -1416,7 +1416,7 @@ class CardsMixin:
             self._card_continue(p)
 
     def _card_effect(self, p: int, c: int, subs: tuple) -> bool:
-        self.dirty |= changes.CARD_EFFECTS
+        self.changed(changes.CARD_EFFECTS)
         cid = c + 1
         par = ability_params()
         self.card_ctx = {"player": p, "card": c, "left": 0, "set": []}
@@ -1446,13 +1446,13 @@ class CardsMixin:
         elif cid == 20:
             return self._follow_up()
         elif cid == 21:
-            self.dirty |= changes.OBJECTS
+            self.changed(changes.OBJECTS)
             oid, g = self.slots[p][subs[0][1]], subs[1][1]
             self.goods_supply[g] -= 1
             self.goods[oid][g] += 1
             self._bank(p, -par["21"]["price"])
         elif cid == 63:
-            self.dirty |= changes.MARKET
+            self.changed(changes.MARKET)
             a, g, b = subs[0][1], subs[1][1], subs[2][1]
             self.cubes[a][g] -= 1
             self.cubes[b][g] += 1
@@ -1532,7 +1532,7 @@ class CardsMixin:
                 self.tp[p][k] += 1
             return self._card_effect(p, t, rest)
         elif cid == 60:
-            self.dirty |= changes.CARDS
+            self.changed(changes.CARDS)
             t = subs[0][1]
             alts = self.cards[t].tp
             colours = alts[0] if len(alts) == 1 else (subs[1][1],)
@@ -1547,7 +1547,7 @@ class CardsMixin:
             self.card_ctx["events"] = [self._draw_event() for _ in range(ability_params()["61"]["draw"])]
             return self._follow_up()
         elif cid == 62:
-            self.dirty |= changes.EVENTS
+            self.changed(changes.EVENTS)
             self.event_card = self._draw_event()  # the drawn card is already on the discard pile
         elif cid in (69, 70):
             node = subs[0][1]
@@ -1557,11 +1557,11 @@ class CardsMixin:
         elif cid in (71, 72):
             return self._follow_up()
         elif cid == 12:
-            self.dirty |= changes.BATTLE
+            self.changed(changes.BATTLE)
             side = next(s for s in (0, 1) if self.bt.owners[s] == p)
             self.bt.card_protect[(side, self.bt.round)] = subs[0][1]
         elif cid == 52:
-            self.dirty |= changes.BATTLE
+            self.changed(changes.BATTLE)
             self.bt.extra_crew = self.slots[p][subs[0][1]]
         elif cid in (14, 16, 17, 18):
             return self._spy_effect(p, cid, subs)
@@ -1574,17 +1574,17 @@ class CardsMixin:
         elif cid in (67, 68):
             self._set_card_flag("hero67" if cid == 67 else "hero68", subs[0][1])
         elif cid == 7:
-            self.dirty |= changes.BATTLE
+            self.changed(changes.BATTLE)
             side = next(s for s in (0, 1) if self.bt.owners[s] == p)
             self._set_card_flag("crossbow", side)
             self.bt.crossbow[side] = self._roll_d3()
         elif cid == 5:
-            self.dirty |= changes.BATTLE
+            self.changed(changes.BATTLE)
             side = subs[0][1]
             self.bt.card_bonus[side] += 2
             self._set_values(side)
         elif cid in (46, 47):
-            self.dirty |= changes.BATTLE
+            self.changed(changes.BATTLE)
             side, die = subs[0][1], subs[1][1].bit_length() - 1
             dice = self.bt.dice[side]
             dice[die] = max(1, dice[die] - (2 if subs[-1] == subs[1] and len(subs) == 3 else 1))
@@ -1592,7 +1592,7 @@ class CardsMixin:
         return False
 
     def _unload_cube(self, oid: int, g: int) -> None:
-        self.dirty |= changes.OBJECTS
+        self.changed(changes.OBJECTS)
         self.goods[oid][g] -= 1
         self.goods_supply[g] += 1
 
@@ -1665,7 +1665,7 @@ class CardsMixin:
             u = self.side_units(ctx["side"])
             types = [t for t in range(7) if u[t]]
             if len(types) == 1:
-                self.dirty |= changes.CARD_EFFECTS
+                self.changed(changes.CARD_EFFECTS)
                 self._remove_battle_unit(ctx["side"], types[0])
                 ctx["left"] = 0
                 return []
@@ -1704,29 +1704,29 @@ class CardsMixin:
             return
         par = ability_params()
         if cid == 13:
-            self.dirty |= changes.CARD_EFFECTS
+            self.changed(changes.CARD_EFFECTS)
             self.locked_cards.add(opt[0][1])
             ctx["left"] -= 1
         elif cid == 42:
-            self.dirty |= changes.CARD_EFFECTS
+            self.changed(changes.CARD_EFFECTS)
             self.event_protected.add(opt[0][1])
             ctx["left"] -= 1
         elif cid == 50:
-            self.dirty |= changes.CARD_EFFECTS
+            self.changed(changes.CARD_EFFECTS)
             self._protect_object(p, opt[0][1])
             ctx["left"] -= 1
         elif cid == 61:
-            self.dirty |= changes.EVENTS | changes.CARD_EFFECTS
+            self.changed(changes.EVENTS | changes.CARD_EFFECTS)
             self.event_card = ctx.pop("events")[opt[0][1]]
         elif cid in (16, 17, 18):
-            self.dirty |= changes.CARD_EFFECTS
+            self.changed(changes.CARD_EFFECTS)
             self._remove_battle_unit(ctx["side"], opt[0][1])
             ctx["left"] = 0
             if not self.side_size(0) or not self.side_size(1):
-                self.dirty |= changes.BATTLE
+                self.changed(changes.BATTLE)
                 self.bt.tasks = ["end_round"]
         elif cid == 31:
-            self.dirty |= changes.CARD_EFFECTS | changes.ROUTES
+            self.changed(changes.CARD_EFFECTS | changes.ROUTES)
             stages = self.route_of(p)["stages"]
             i = stages.index(opt[0][1])
             stages[i] = opt[1][1]

@@ -25,7 +25,7 @@ class ConquestMixin:
                         more_losers: list[int] | tuple = ()) -> None:
         """Queue the decisions; ``_end_movement`` runs when they are done. ``more_losers``: the other
         players a multi-party war beat there (spec 5.15); their objects are decided the same way."""
-        self.dirty |= changes.CONQUEST
+        self.changed(changes.CONQUEST)
         if buildings:  # the winner took the region (by battle or takeover)
             self._blood_for_conquest(node, winner)
         items: list[tuple] = []
@@ -45,7 +45,7 @@ class ConquestMixin:
 
     def _after_plunder_window(self) -> None:
         """The objects a Diplomat protected in the window before the plunder are not decided over."""
-        self.dirty |= changes.CONQUEST
+        self.changed(changes.CONQUEST)
         cq = self.conquest
         cq["items"] = [item for item in cq["items"] if item[0] != "o" or not self.plunder_protected(item[1])]
         self._next_conquest_item()
@@ -59,7 +59,7 @@ class ConquestMixin:
                 self.phase = Phase.CONQUEST
                 return
             self._resolve_conquest_item(moves[0])
-        self.dirty |= changes.CONQUEST
+        self.changed(changes.CONQUEST)
         self.conquest = None
         self.entry_battle_over()  # at sea a multi-party war may go on (movement.py)
 
@@ -86,7 +86,7 @@ class ConquestMixin:
         self._next_conquest_item()
 
     def _resolve_conquest_item(self, move: tuple[int, int]) -> None:
-        self.dirty |= changes.CONQUEST
+        self.changed(changes.CONQUEST)
         cq = self.conquest
         node, w = cq["node"], cq["winner"]
         kind, x = cq["items"].pop(0)
@@ -100,7 +100,7 @@ class ConquestMixin:
             cls = x
             building = self.building_kind_at(node, cls)
             if keep:
-                self.dirty |= changes.BUILDINGS
+                self.changed(changes.BUILDINGS)
                 if cls == 0:
                     self.civil_owner[node] = w
                 elif cls == MILITARY:
@@ -115,7 +115,7 @@ class ConquestMixin:
         elif kind == "o":
             o = self.objs[x]
             if keep:
-                self.dirty |= changes.OBJECTS
+                self.changed(changes.OBJECTS)
                 cargo = self.cargo.get(x)
                 if cargo:  # units aboard go back to their owner's supply
                     for t in range(NT):
@@ -134,7 +134,7 @@ class ConquestMixin:
                 self._remove_object(x)
         elif kind == "m":
             if self.marker[x] == loser:
-                self.dirty |= changes.MARKERS | changes.SEATS
+                self.changed(changes.MARKERS | changes.SEATS)
                 self.marker[x] = -1
                 self.markers_left[loser] += 1
                 if keep:
@@ -142,7 +142,7 @@ class ConquestMixin:
                     self.markers_left[w] -= 1
         else:
             if not keep:
-                self.dirty |= changes.MARKET
+                self.changed(changes.MARKET)
                 self.cubes[node][x] = 0
                 self.goods_supply[x] += 1
                 self._bank(w, CUBE_PLUNDER)

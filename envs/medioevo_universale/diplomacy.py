@@ -244,7 +244,7 @@ class DiplomacyMixin:
         presence an ended treaty allowed leave the host's regions."""
         if not ended:
             return
-        self.dirty |= changes.DIPLOMACY
+        self.changed(changes.DIPLOMACY)
         guests = []
         for t in ended:
             if t["kind"] in GUEST_TREATIES:
@@ -285,20 +285,20 @@ class DiplomacyMixin:
 
     def _war_breaks_treaties(self, p: int, q: int) -> None:
         """Hook of ``_act_of_war``: the attacker breaks every treaty with the victim."""
-        self.dirty |= changes.DIPLOMACY
+        self.changed(changes.DIPLOMACY)
         self.war_declared[p][q] = self.war_declared[q][p] = 0
         self._break_all_treaties(p, q)
 
     def _diplomacy_end_round(self) -> None:
         """Spec 5.19: ceasefires end; declarations take effect; treaties whose term is over end, and so do
         those of an eliminated seat, unless two of their parties are still in the game."""
-        self.dirty |= changes.DIPLOMACY
+        self.changed(changes.DIPLOMACY)
         self.ceasefires = set()
         n = self.num_players
         for p in range(n):
             for q in range(n):
                 if self.war_declared[p][q]:
-                    self.dirty |= changes.WAR
+                    self.changed(changes.WAR)
                     self.war_declared[p][q] = 0
                     self.at_war[p][q] = self.at_war[q][p] = True
         over = [t for t in self.treaties if (t["until"] and t["until"] <= self.round)
@@ -386,7 +386,7 @@ class DiplomacyMixin:
         att, dfn = bt.owners
         if self.in_ceasefire(att, dfn) and att >= 0:  # agreed in this window
             if bt.naval:
-                self.dirty |= changes.BATTLE
+                self.changed(changes.BATTLE)
                 bt.tasks = []
                 self._end_battle()
                 return True
@@ -395,7 +395,7 @@ class DiplomacyMixin:
                 return True
         if bt.dip_round == bt.round or not self._battle_ceasefire_possible():
             return False
-        self.dirty |= changes.BATTLE
+        self.changed(changes.BATTLE)
         bt.dip_round = bt.round
         self._push("end_round")  # run again when the window closes
         self.dip_window = "battle"
@@ -536,7 +536,7 @@ class DiplomacyMixin:
 
     def _declare_war(self, p: int, q: int) -> None:
         """Spec 5.19: war from the next round; every treaty between them is broken by p."""
-        self.dirty |= changes.DIPLOMACY
+        self.changed(changes.DIPLOMACY)
         self.war_declared[p][q] = self.round
         self._break_all_treaties(p, q)
 
@@ -549,10 +549,10 @@ class DiplomacyMixin:
                 else:
                     self._transfer(r, p, o["amount"])
         if kind == Treaty.CEASEFIRE:
-            self.dirty |= changes.DIPLOMACY
+            self.changed(changes.DIPLOMACY)
             self.ceasefires.add((min(p, q), max(p, q)))
         elif kind == Treaty.PEACE:
-            self.dirty |= changes.WAR | changes.DIPLOMACY
+            self.changed(changes.WAR | changes.DIPLOMACY)
             self.at_war[p][q] = self.at_war[q][p] = False
             self.war_declared[p][q] = self.war_declared[q][p] = 0
         elif kind == Treaty.PRISONER_RELEASE:
@@ -565,7 +565,7 @@ class DiplomacyMixin:
         elif o.get("ending"):  # all parties agree: it ends like a treaty whose term is over
             self._end_treaties([self._treaty_of(kind, p, q)])
         elif kind in STATE_TREATIES:
-            self.dirty |= changes.DIPLOMACY
+            self.changed(changes.DIPLOMACY)
             until = 0 if o["term"] == UNTIL_END else self.round + o["term"]  # term index 0 = 1 round
             self.treaties.append({"kind": kind, "parties": (p, q, *o["also"]), "until": until,
                                   "secret": o["secret"], "fee": o["fee"]})

@@ -35,7 +35,7 @@ class EconomyMixin:
         return moves
 
     def _loan(self, p: int, ctrl: int) -> None:
-        self.dirty |= changes.SEATS
+        self.changed(changes.SEATS)
         if ctrl == Ctrl.TAKE_LOAN:
             self.loans[p] += 1
             self.loan_taken[p] = 1
@@ -90,7 +90,7 @@ class EconomyMixin:
         self._resolve_auction()
 
     def _resolve_auction(self) -> None:
-        self.dirty |= changes.ORDER
+        self.changed(changes.ORDER)
         self.bids_revealed = list(self.bids)  # everyone reveals at once
         players = [p for p in self.order if not self.eliminated[p]]
         top = max(self.bids[p] for p in players)
@@ -133,7 +133,7 @@ class EconomyMixin:
     # ------------------------------------------------------------ phase 2: events ----
     def _start_events(self) -> None:
         """Phase 2.1: the start player rolls the three barbarian dice and may reroll any once."""
-        self.dirty |= changes.HORDE
+        self.changed(changes.HORDE)
         self.stage = Stage.EVENTS
         rng = self.rng
         self.barb_dice = [int(rng.integers(1, 5)), int(rng.integers(1, 7)), int(rng.integers(1, 9))]
@@ -144,7 +144,7 @@ class EconomyMixin:
             self._after_horde()
 
     def _apply_reroll(self, mask: int) -> None:
-        self.dirty |= changes.HORDE
+        self.changed(changes.HORDE)
         sides = (4, 6, 8)
         for i in range(3):
             if mask >> i & 1:
@@ -154,7 +154,7 @@ class EconomyMixin:
         self._after_horde()
 
     def _set_horde(self) -> None:
-        self.dirty |= changes.HORDE
+        self.changed(changes.HORDE)
         d4, d6, d8 = self.barb_dice
         self.horde = [1 + (d4 <= 3), int(d6 <= 3), int(d8 <= 3)]
 
@@ -181,7 +181,7 @@ class EconomyMixin:
             self.actor = self.queue.pop(0)
             return
         # all chose: reveal, collect income, then pay expenses in turn order (G20)
-        self.dirty |= changes.SEATS
+        self.changed(changes.SEATS)
         for q in range(self.num_players):
             if not self.eliminated[q]:
                 self.tax_rate[q] = self.tax_pending[q]
@@ -226,7 +226,7 @@ class EconomyMixin:
         self._start_purchases()
 
     def _pay_expenses(self, p: int) -> None:
-        self.dirty |= changes.SEATS
+        self.changed(changes.SEATS)
         share = self._share_interest(p)  # Magnat 37 (cards.py)
         self._bank(p, -(self.expenses_due(p) - share))
         self.missed_interest[p] = 0
@@ -310,7 +310,7 @@ class EconomyMixin:
         self._bank(p, -self.upkeep(p))  # 0 here
         interest = self.interest_due(p)
         if interest and self.money[p] < interest:
-            self.dirty |= changes.SEATS
+            self.changed(changes.SEATS)
             self.missed_interest[p] += 1
             if self.missed_interest[p] >= 2:
                 self._eliminate(p)
@@ -322,7 +322,7 @@ class EconomyMixin:
         self.unit_supply[p][min(t, 4)] += 1
 
     def _remove_building(self, node: int, cls: int) -> None:
-        self.dirty |= changes.SUPPLY | changes.BUILDINGS
+        self.changed(changes.SUPPLY | changes.BUILDINGS)
         kind = self.building_kind_at(node, cls)
         self.building_supply[kind] += 1
         if cls == 0:
@@ -330,7 +330,7 @@ class EconomyMixin:
             self.civil_owner[node] = -1
             self.civil_dmg[node] = 0
         elif cls == 1:
-            self.dirty |= changes.MARKERS | changes.SEATS
+            self.changed(changes.MARKERS | changes.SEATS)
             owner = self.mil_owner[node]
             self.mil[node] = 0
             self.mil_owner[node] = -1
@@ -348,7 +348,7 @@ class EconomyMixin:
 
     def _eliminate(self, p: int) -> None:
         """Spec 5.6: all markers, pieces and cards go back to the supply."""
-        self.dirty |= changes.SUPPLY | changes.UNITS | changes.MARKERS | changes.SEATS | changes.CARDS
+        self.changed(changes.SUPPLY | changes.UNITS | changes.MARKERS | changes.SEATS | changes.CARDS)
         self.eliminated[p] = True
         for n in range(self.board.num_nodes):
             for t in range(NT):

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.changes import ChangeLog
 from ..core.config import check_range
 from ..core.engine import RulesEngine, flat_class, instance_state
 from ..core.errors import ConfigError, IllegalActionError
@@ -117,7 +118,7 @@ def check_config(config: MedioevoConfig, num_players: int) -> None:
 
 class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMixin, BattleMixin, ConquestMixin,
                      EventsMixin, TradeMixin, ScoringMixin, CardsMixin, DiplomacyMixin, VariantsMixin, TechnologyMixin,
-                     RulesEngine):
+                     ChangeLog, RulesEngine):
     def __init__(self, config: MedioevoConfig, num_players: int, rng: np.random.Generator,
                  data: GameData | None = None):
         self.config = config
@@ -218,14 +219,9 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         self._seat_regions_kept: tuple | None = None  # (control map, regions per seat), see ``_seat_regions``
         # A new object after every edit of the state from outside the rules (tests): observers look at everything.
         self.revision = object()
-        # See ``changes.py``: the domains each move changed (``dirty``, set by the rules), stamped with the
-        # count of moves at its end.
-        self.dirty = 0
-        self.moves = 0
-        self.stamps = [0] * changes.NUM_DOMAINS
-        self.stamped = 0  # the latest of the stamps (changes.py)
-        self.stamped_bits = 0  # the domains stamped then
-        self.stamped_before = 0  # the latest stamp before it
+        # See ``changes.py``: the domains each move changed, reported by the rules (the setup's too, dropped
+        # at its end) and stamped with the count of moves at the end of the move.
+        self.start_change_log(changes.DOMAINS)
         self.cubes = [[0] * len(comp.goods) for _ in range(nn)]
         self.building_supply = list(comp.building_supply)
         self.vehicle_supply = list(comp.vehicle_supply)
@@ -335,7 +331,7 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         else:
             self.phase = Phase.KIT
             self._assign_random_empires()
-        self.dirty = 0  # the setup so far reports nothing: observers look at everything first
+        self.start_change_log(changes.DOMAINS)  # the setup reports nothing: observers look at everything first
 
     # ---------------------------------------------------------------- RulesEngine protocol ----
     @property
@@ -505,9 +501,9 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
     def apply(self, move: tuple[int, int]) -> None:
         """Apply a move known to be legal.
 
-        Every rule that changes an attribute of a change domain (``changes.DOMAINS``) sets the domain's bit in
-        ``dirty`` (``self.dirty |= changes.UNITS``); at the end the move is counted in ``moves`` and the set
-        domains are stamped with it (``changes.stamp``), so ``stamps`` says which domains this move changed.
+        Every rule that changes an attribute of a change domain (``changes.DOMAINS``) reports it
+        (``self.changed(changes.UNITS)``); at the end the move is counted in ``moves`` and the reported
+        domains are stamped with it (``stamp_changes``), so ``stamps`` says which domains this move changed.
         A rule may report a domain whose content ends up unchanged (a reset of what was already reset, a
         flow of 0), never leave out one that changed (tests/medioevo_universale/test_change_domains.py)."""
         ph = self.phase
@@ -552,11 +548,11 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         elif ph == Phase.MOVE:
             self._apply_move(move)
             if self.decree_steps != -1:  # an Erlass lock lasts until the next move of the movement
-                self.dirty |= changes.TECHNOLOGY
+                self.changed(changes.TECHNOLOGY)
                 self.decree_steps = -1
         elif ph == Phase.WAR_TURN:
             if self.logistik != -1:  # a new movement: no Logistik yet
-                self.dirty |= changes.TECHNOLOGY
+                self.changed(changes.TECHNOLOGY)
                 self.logistik = -1
             self._apply_war_turn(move)
         elif Phase.CAPTAIN_SLOT <= ph <= Phase.RETREAT_TO or Phase.PROTECT_CHOICE <= ph <= Phase.CAPTURE_DECLARE:
@@ -567,7 +563,7 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
             self._apply_event_choice(move[1])
         elif ph == Phase.TRADE_TURN:
             if self.logistik != -1:  # a new trade activation: no Logistik yet
-                self.dirty |= changes.TECHNOLOGY
+                self.changed(changes.TECHNOLOGY)
                 self.logistik = -1
             self._apply_trade_turn(move)
         elif ph in (Phase.TRADE, Phase.PLACE_CUBE) or Phase.ROUTE_LENGTH <= ph <= Phase.ROUTE_POINTS:
@@ -591,7 +587,7 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         elif ph == Phase.NEXT_OPPONENT:
             self._apply_next_opponent(move)
         elif ph == Phase.EMPIRE_PICK:
-            self.dirty |= changes.SEATS
+            self.changed(changes.SEATS)
             self.empire_of[self.actor] = move[1]
             self.turn += 1
             if self.queue:
@@ -600,8 +596,7 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
                 self._after_empires()
         if self.pending_end and not self.final_started:
             self._start_final()
-        self.moves += 1
-        changes.stamp(self)
+        self.stamp_changes()
 
     # ------------------------------------------------------------------------- rendering ----
     def move_name(self, move: tuple[int, int]) -> str:
@@ -655,8 +650,8 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
 
 
 # The engine's instance attributes, kept in slots: every name a rule assigns as ``self.<name>`` (one set elsewhere
-# would live in the instance dict). tests/medioevo_universale/test_engine_caches.py checks the list against the
-# sources.
+# would live in the instance dict), and the change log's (``ChangeLog.SLOTS``).
+# tests/medioevo_universale/test_engine_caches.py checks the list against the sources.
 ENGINE_ATTRIBUTES = (
     "_control", "_control_markers", "_control_shared", "_control_stale", "_seat_regions_kept", "_stage", "aboard",
     "actor", "allowed_tax", "army", "at_war", "auction_empires", "auction_round", "auction_ties", "award_ep",
@@ -667,7 +662,7 @@ ENGINE_ATTRIBUTES = (
     "card_pending", "cards", "cards_played", "cargo", "cargo_stopped", "carried_by", "carrier", "cath_dmg",
     "cath_owner", "ceasefires", "city_market_bonus", "civil", "civil_dmg", "civil_owner", "comp", "config",
     "conquered_round", "conquest", "cube_price", "cubes", "cw", "cw_done", "cycle_moved", "data", "deck",
-    "decree_step", "decree_steps", "dip_done", "dip_queue", "dip_window", "dirty", "drawn", "eliminated",
+    "decree_step", "decree_steps", "dip_done", "dip_queue", "dip_window", "drawn", "eliminated",
     "empire_of", "enter_mp", "entry_host", "ep", "ep_events", "ep_limit", "escort", "escort_free", "ev_effect",
     "ev_rolls", "ev_stage", "ev_tasks", "event_card", "event_deck", "event_discard", "event_protected",
     "final_breakdown", "final_check", "final_loan_deduction", "final_started", "follow_up", "follow_up_active",
@@ -677,15 +672,15 @@ ENGINE_ATTRIBUTES = (
     "loan_amount", "loan_interest", "loan_repaid", "loan_taken", "loans", "locked_cards", "logistik",
     "machines_freed", "marker", "marker_origin", "markers_left", "markers_to_place", "max_loans", "max_tie_rounds",
     "mil", "mil_dmg", "mil_owner", "militia_tower", "missed_interest", "missionary_used", "money", "move_steps",
-    "mover", "moves", "multi_war", "naval_crewed", "next_obj", "num_players", "num_rounds", "objs", "offer",
+    "mover", "multi_war", "naval_crewed", "next_obj", "num_players", "num_rounds", "objs", "offer",
     "offers_left", "order", "pending_end", "pending_step", "phase", "playable", "plunder_fraction", "position",
     "prefix", "prisoners", "protected_objects", "purchase_snapshot", "queue", "repair_price", "reveal_queue",
     "revealed_seats", "revealing", "revision", "revolt_queue", "revolts_placed", "river_mp", "rivers", "rng",
     "rotated", "round", "round_effects", "route", "route_completing", "route_draft", "route_fl_points",
     "route_graphs", "route_point_fl", "route_points", "route_points_left", "route_vehicle_kind", "sale_factor",
     "sealed_empire", "sealed_ep_bid", "self_revolt_money", "setup_done", "shown_empire_bid", "siege_supply",
-    "slots", "sold_now", "special_conquered", "special_nodes", "stamped", "stamped_before", "stamped_bits",
-    "stamps", "stat_barbarians_destroyed", "stat_conquered", "stat_route_stages", "stopped", "tax_pending",
+    "slots", "sold_now", "special_conquered", "special_nodes", "stat_barbarians_destroyed", "stat_conquered",
+    "stat_route_stages", "stopped", "tax_pending",
     "tax_rate", "tax_rates", "tech", "tech_bought", "tech_ctx", "tech_options_open", "tech_price", "tech_use",
     "tie_extra", "tie_round", "token_supply", "tokens", "tokens_flipped", "tp", "tp_payment", "tp_per_token",
     "tp_price", "trade_action", "trade_bonus", "trader", "transfer_net", "treaties", "treaty_kinds", "tree", "turn",
@@ -694,5 +689,5 @@ ENGINE_ATTRIBUTES = (
     "won_entry",
 )
 # The mixins organise the rules by topic; the class that plays has a short MRO and slots (see flat_class).
-MedioevoEngine = flat_class(MedioevoEngine, RulesEngine, ENGINE_ATTRIBUTES)
+MedioevoEngine = flat_class(MedioevoEngine, RulesEngine, ENGINE_ATTRIBUTES + ChangeLog.SLOTS)
 

@@ -43,7 +43,7 @@ class EventsMixin:
             self._start_taxes()
 
     def _draw_event(self) -> int:
-        self.dirty |= changes.EVENTS
+        self.changed(changes.EVENTS)
         if not self.event_deck:  # G69: reshuffle the discards
             pile = self.event_discard
             self.event_deck = [pile[int(i)] for i in self.rng.permutation(len(pile))]
@@ -53,7 +53,7 @@ class EventsMixin:
         return card
 
     def _start_event_card(self) -> None:
-        self.dirty |= changes.EVENTS
+        self.changed(changes.EVENTS)
         self.ev_rolls = []
         self.event_card = self._draw_event()
         self.phase = Phase.EVENT_CHOICE
@@ -64,7 +64,7 @@ class EventsMixin:
         return [(Head.EVENT, i) for i in range(3)]
 
     def _apply_event_choice(self, drop: int) -> None:
-        self.dirty |= changes.EVENTS
+        self.changed(changes.EVENTS)
         symbols = self.data.events[self.event_card].symbols
         chosen = [s for i, s in enumerate(symbols) if i != drop]
         self.turn += 1
@@ -77,7 +77,7 @@ class EventsMixin:
         if self.ev_stage == "effects":
             if self.ev_effect is not None and self._effect_step():
                 return
-            self.dirty |= changes.EVENTS
+            self.changed(changes.EVENTS)
             while self.ev_tasks:
                 symbol, p = self.ev_tasks.pop(0)
                 if not self._effect_targets(symbol, p):
@@ -157,17 +157,17 @@ class EventsMixin:
             self.phase = Phase.EVENT_EFFECT
             self._open_tree(opts)
             return True
-        self.dirty |= changes.EVENTS
+        self.changed(changes.EVENTS)
         self.ev_effect = None
         return False
 
     def _apply_effect_point(self, opt: tuple) -> None:
-        self.dirty |= changes.EVENTS
+        self.changed(changes.EVENTS)
         eff = self.ev_effect
         p = eff["player"]
         eff["left"] -= 1
         if eff["symbol"] == "movement":
-            self.dirty |= changes.OBJECTS
+            self.changed(changes.OBJECTS)
             oid = self.slots[p][opt[0][1]]
             eff["picked"].append(oid)
             self.objs[oid][4] = 0  # a stop marker: no MP this round
@@ -176,7 +176,7 @@ class EventsMixin:
         elif eff["symbol"] == "units":
             self._damage_unit(p, opt[0][1], opt[1][1])
         elif eff["symbol"] == "goods":
-            self.dirty |= changes.OBJECTS
+            self.changed(changes.OBJECTS)
             oid = self.slots[p][opt[0][1]]
             self.goods[oid][opt[1][1]] -= 1
             self.goods_supply[opt[1][1]] += 1
@@ -189,7 +189,7 @@ class EventsMixin:
 
     def _damage_aboard(self, p: int, oid: int, t: int) -> None:
         """One damage point to a unit aboard a galley (the normal rules: HI -> LI, CA -> HI)."""
-        self.dirty |= changes.OBJECTS
+        self.changed(changes.OBJECTS)
         cargo = self.cargo[oid]
         sup = self.unit_supply[p]
         cargo[t] -= 1
@@ -203,7 +203,7 @@ class EventsMixin:
 
     def _damage_building(self, node: int, kind: int, points: int = 1) -> None:
         """Damage markers; a building is destroyed when its markers reach its GP (spec 2.6)."""
-        self.dirty |= changes.BUILDINGS
+        self.changed(changes.BUILDINGS)
         cls = (0, 0, 0, 1, 1, 1, 2)[kind]
         dmg = (self.civil_dmg, self.mil_dmg, self.cath_dmg)[cls]
         dmg[node] += points
@@ -273,15 +273,15 @@ class EventsMixin:
     def _apply_buildup(self, opt: tuple) -> None:
         head, arg = opt[0]
         if head == Head.CTRL:
-            self.dirty |= changes.EVENTS
+            self.changed(changes.EVENTS)
             self.buildup_left = 0
             self.turn += 1
             self._resume_events()
             return
-        self.dirty |= changes.EVENTS
+        self.changed(changes.EVENTS)
         self.buildup_left -= 1
         if head == Head.UNIT:
-            self.dirty |= changes.SUPPLY
+            self.changed(changes.SUPPLY)
             k = BARB_UNIT[arg]
             self.barb_supply[k] -= 1
             self._add_barb(opt[1][1], k, 1)
@@ -310,7 +310,7 @@ class EventsMixin:
 
     # -------------------------------------------------------------------- revolts ----
     def _start_revolts(self, final: bool) -> None:
-        self.dirty |= changes.EVENTS
+        self.changed(changes.EVENTS)
         self.ev_stage = "revolts"
         self.final_check = final
         if final:
@@ -343,7 +343,7 @@ class EventsMixin:
         return [n for n in pool if self.army[p][n] == fewest]
 
     def _next_revolt(self) -> None:
-        self.dirty |= changes.EVENTS
+        self.changed(changes.EVENTS)
         while self.revolt_queue:
             p = self.revolt_queue[0]
             cands = self.revolt_candidates(p)
@@ -366,7 +366,7 @@ class EventsMixin:
         return [(Head.NODE, n) for n in self.revolt_candidates(self.actor)]
 
     def _apply_revolt(self, node: int) -> None:
-        self.dirty |= changes.EVENTS
+        self.changed(changes.EVENTS)
         p = self.revolt_queue.pop(0)
         self.turn += 1
         if self._place_revolt(p, node):

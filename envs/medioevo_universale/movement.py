@@ -121,7 +121,7 @@ class WarMixin:
                 self._stop_follow_up()
             self._next_war_turn()
             return
-        self.dirty |= changes.MOVE
+        self.changed(changes.MOVE)
         self.move_steps = 0
         self.mover = p
         if head == Head.OBJECT:
@@ -267,33 +267,33 @@ class WarMixin:
         node = self.carrier_node()
         cargo = self.carrier_cargo()
         if head == Head.LOAD:
-            self.dirty |= changes.OBJECTS | changes.MOVE
+            self.changed(changes.OBJECTS | changes.MOVE)
             if self.warlord_load is not None:
                 self.warlord_board(p, node, arg)  # Kriegsfürst 6 (cards.py)
             self._add_units(p, node, arg, -1)
             cargo[arg] += 1
         elif head == Head.UNLOAD:
-            self.dirty |= changes.UNITS | changes.OBJECTS | changes.MOVE
+            self.changed(changes.UNITS | changes.OBJECTS | changes.MOVE)
             cargo[arg] -= 1
             self._add_units(p, node, arg, 1)
             self.stopped[p][node * NT + arg] += 1  # units left behind get a stop marker
         elif head in (Head.EMBARK, Head.DISEMBARK) and self.war_kind(self.carrier) == WAR_WAGON:
-            self.dirty |= changes.MOVE
+            self.changed(changes.MOVE)
             oid = self.slots[p][arg]
             if head == Head.EMBARK:
                 self.escort.append(oid)
             else:
-                self.dirty |= changes.OBJECTS
+                self.changed(changes.OBJECTS)
                 self.escort.remove(oid)
                 self.objs[oid][O_STOP] = self.objs[oid][O_STOP] or self.move_steps > 0
         elif head == Head.EMBARK:
-            self.dirty |= changes.OBJECTS
+            self.changed(changes.OBJECTS)
             oid = self.slots[p][arg]
             self.objs[oid][O_NODE] = -1
             self.aboard.setdefault(self.carrier, []).append(oid)
             self.carried_by[oid] = self.carrier
         elif head == Head.DISEMBARK:
-            self.dirty |= changes.OBJECTS
+            self.changed(changes.OBJECTS)
             oid = self.slots[p][arg]
             self.aboard[self.carrier].remove(oid)
             del self.carried_by[oid]
@@ -302,7 +302,7 @@ class WarMixin:
             if o[O_KIND] == SIEGE:
                 o[O_STOP] = True  # it moved this round (G85)
         elif head == Head.OBJECT:
-            self.dirty |= changes.OBJECTS | changes.MOVE
+            self.changed(changes.OBJECTS | changes.MOVE)
             for oid in self.escort:  # accompanying engines stay here when the group changes carrier
                 self.objs[oid][O_STOP] = self.objs[oid][O_STOP] or self.move_steps > 0
             self.escort = []
@@ -318,13 +318,13 @@ class WarMixin:
             self._end_movement()
 
     def _step(self, p: int, y: int) -> None:
-        self.dirty |= changes.MOVE
+        self.changed(changes.MOVE)
         self.move_steps += 1
         if self.carrier == FOOT:
             self.foot_node = y
             self.foot_stepped = True
         else:
-            self.dirty |= changes.OBJECTS
+            self.changed(changes.OBJECTS)
             o = self.objs[self.carrier]
             x = o[O_NODE]
             o[O_MP] -= self.step_cost(o[O_KIND], x, y)
@@ -420,7 +420,7 @@ class WarMixin:
     def _attack_all(self, p: int, y: int, opponents: list[int]) -> None:
         """Spec 5.15: one opponent -> one battle; several -> one battle after another (``multi_war``)."""
         if len(opponents) > 1:
-            self.dirty |= changes.MULTI_WAR
+            self.changed(changes.MULTI_WAR)
             self.multi_war = MultiWar(y, p, opponents)
             self._next_opponent_battle()
         else:
@@ -447,7 +447,7 @@ class WarMixin:
         """Spec 5.15 "Man muss nacheinander mit jedem Gegner kämpfen": while the attacker can fight there
         and opponents are left, the next battle starts (barbarians first; among several players the
         attacker chooses, NEXT_OPPONENT); then the sequence ends."""
-        self.dirty |= changes.MULTI_WAR
+        self.changed(changes.MULTI_WAR)
         mw = self.multi_war
         y, p = mw.node, mw.attacker
         left = mw.left = [q for q in mw.left if self._party_at(q, y)]
@@ -460,7 +460,7 @@ class WarMixin:
             self.phase = Phase.NEXT_OPPONENT
 
     def _fight_next(self, q: int) -> None:
-        self.dirty |= changes.MULTI_WAR
+        self.changed(changes.MULTI_WAR)
         mw = self.multi_war
         mw.left.remove(q)
         mw.fought.append(q)
@@ -478,7 +478,7 @@ class WarMixin:
         Gebiet": the conquest (EP and decisions over every beaten player's objects) only when the attacker's
         army is the only one left; otherwise the movement just ends (ASSUMPTION, the docs). At sea nothing
         is conquered: each battle took the beaten side's empty ships at once (G42, ASSUMPTION)."""
-        self.dirty |= changes.MULTI_WAR
+        self.changed(changes.MULTI_WAR)
         mw, self.multi_war = self.multi_war, None
         y, p = mw.node, mw.attacker
         if not self.board.is_sea[y] and self.conquers(y, p):
@@ -518,7 +518,7 @@ class WarMixin:
 
     def _naval_battle_vs(self, sea: int, p: int, q: int) -> None:
         """Crews of both sides leave their galleys for the battle's bookkeeping (-1: barbarians)."""
-        self.dirty |= changes.OBJECTS
+        self.changed(changes.OBJECTS)
         self.naval_crewed = [oid for oid, o in self.objs.items()
                              if o[O_NODE] == sea and o[O_KIND] == GALLEY and sum(self.cargo[oid])]
         for r in (p, q):
@@ -535,7 +535,7 @@ class WarMixin:
     def _stop_carrier(self) -> None:
         """Entering such a region makes the carrier lose all its remaining MP."""
         if self.carrier != FOOT:
-            self.dirty |= changes.OBJECTS
+            self.changed(changes.OBJECTS)
             self.objs[self.carrier][O_MP] = 0
 
     def _disembark(self, p: int, node: int) -> None:
@@ -544,7 +544,7 @@ class WarMixin:
         for t in range(NT):
             k = cargo[t]
             if k:
-                self.dirty |= changes.UNITS | changes.OBJECTS | changes.MOVE  # the cargo of a vehicle or on foot
+                self.changed(changes.UNITS | changes.OBJECTS | changes.MOVE)  # the cargo of a vehicle or on foot
                 cargo[t] = 0
                 self._add_units(p, node, t, k)
                 st[node * NT + t] += k
@@ -557,11 +557,11 @@ class WarMixin:
             return
         if self.kartografie_after_battle():  # after a won battle the carrier may move on (technologies.py)
             return
-        self.dirty |= changes.MOVE
+        self.changed(changes.MOVE)
         p = self.actor = self.mover
         for oid in self.escort:  # siege engines that moved are stopped for the round (G85)
             if oid in self.objs:
-                self.dirty |= changes.OBJECTS
+                self.changed(changes.OBJECTS)
                 self.objs[oid][O_STOP] = True
         self.escort = []
         if self.carrier != FOOT and self.carrier not in self.objs:
@@ -583,7 +583,7 @@ class WarMixin:
 
     def _stop_follow_up(self) -> None:
         """The retreated units that stayed in the retreat region get their stop markers now."""
-        self.dirty |= changes.UNITS
+        self.changed(changes.UNITS)
         y, moved = self.follow_up
         p = self.mover
         st, u = self.stopped[p], self.units[p]
@@ -601,18 +601,18 @@ class WarMixin:
                 return  # nothing moved at sea: the crew was aboard before (no loading at sea)
             for t in range(NT):  # nothing moved: the units go back unstopped
                 if cargo[t]:
-                    self.dirty |= changes.OBJECTS | changes.MOVE  # the cargo of a vehicle or on foot
+                    self.changed(changes.OBJECTS | changes.MOVE)  # the cargo of a vehicle or on foot
                     self._add_units(p, node, t, cargo[t])
                     cargo[t] = 0
         else:
             self.cycle_moved = True
             if self.carrier != FOOT and self.war_kind(self.carrier) in (SIEGE, CARAVAN, MERCHANT_SHIP):
-                self.dirty |= changes.OBJECTS
+                self.changed(changes.OBJECTS)
                 self.objs[self.carrier][O_STOP] = True
             if not self.board.is_sea[node]:
                 self._disembark(p, node)
             elif sum(cargo):
-                self.dirty |= changes.OBJECTS
+                self.changed(changes.OBJECTS)
                 self.cargo_stopped[self.carrier] = True  # the army stays aboard at sea
 
     # ------------------------------------------------------------- helpers ----
@@ -620,7 +620,7 @@ class WarMixin:
         """Spec 5.19 / G50: an attack on a player not at war costs -3 EP and starts the war."""
         if q < 0 or self.at_war[p][q]:
             return
-        self.dirty |= changes.WAR
+        self.changed(changes.WAR)
         self._gain_ep(p, -3, "undeclared_attack")
         self.at_war[p][q] = self.at_war[q][p] = True
         self._war_breaks_treaties(p, q)  # diplomacy: -2 EP per treaty with q
@@ -628,7 +628,7 @@ class WarMixin:
     def _remove_markers(self, node: int) -> None:
         m = self.marker[node]
         if m >= 0:
-            self.dirty |= changes.MARKERS | changes.SEATS
+            self.changed(changes.MARKERS | changes.SEATS)
             self.marker[node] = -1
             self.markers_left[m] += 1
 
@@ -638,7 +638,7 @@ class WarMixin:
         for k in range(3):
             take = min(self.horde[k], self.barb_supply[k])
             if take:
-                self.dirty |= changes.SUPPLY
+                self.changed(changes.SUPPLY)
                 self.barb_supply[k] -= take
                 self._add_barb(node, k, take)
                 placed += take

@@ -75,7 +75,7 @@ class PurchaseMixin:
             self._snapshot_public()  # variant 8.5: what the others see until the reveal
         p = self.actor = self.queue.pop(0)
         if self.units_bought[p] or self.card_bought[p]:  # set back below
-            self.dirty |= changes.SEATS
+            self.changed(changes.SEATS)
         self.units_bought[p] = 0
         self.card_bought[p] = False
         self.tp[p] = [0] * 6
@@ -259,7 +259,7 @@ class PurchaseMixin:
 
     def _do_build(self, p: int, kind: int, node: int, card: int = -1, pay: bool = True) -> None:
         """``pay=False``: Ingenieurskunst raises the level with no other cost (paid by the caller)."""
-        self.dirty |= changes.SUPPLY | changes.BUILDINGS
+        self.changed(changes.SUPPLY | changes.BUILDINGS)
         comp = self.comp
         cls = BUILDING_CLASS[kind]
         cur = self.building_kind_at(node, cls)
@@ -308,7 +308,7 @@ class PurchaseMixin:
     def _apply_marker(self, move: tuple[int, int]) -> None:
         p = self.actor
         if move[0] == Head.NODE:
-            self.dirty |= changes.MARKERS | changes.SEATS
+            self.changed(changes.MARKERS | changes.SEATS)
             self.marker[move[1]] = p
             self.markers_left[p] -= 1
             self.markers_to_place -= 1
@@ -505,14 +505,14 @@ class PurchaseMixin:
             else:
                 self._loan(p, arg)
         elif head == Head.CARD:
-            self.dirty |= changes.CARDS
+            self.changed(changes.CARDS)
             alts = self.cards[arg].tp
             colours = alts[0] if len(alts) == 1 else (opt[1][1],)
             for k in colours:
                 self.tp[p][k] += 1
             self.rotated[p].append(arg)
         elif head == Head.COLOUR:
-            self.dirty |= changes.SEATS
+            self.changed(changes.SEATS)
             self.tokens_flipped[p][arg] += 1
             self.tp[p][arg] += self.tp_per_token
         elif head == Head.TECH:  # a technology activation (technologies.py)
@@ -533,7 +533,7 @@ class PurchaseMixin:
             self._buy_hidden(p, cat, opt)  # variant 8.5: behind the screen until the reveal
             return
         if cat == Purchase.TECH:
-            self.dirty |= changes.SEATS
+            self.changed(changes.SEATS)
             b, lvl = divmod(opt[1][1], 4)
             self._bank(p, -self.tech_price * (lvl + 1))
             self.tech[p][b] = lvl + 1
@@ -541,14 +541,14 @@ class PurchaseMixin:
         elif cat == Purchase.BUILD:
             self._do_build(p, opt[1][1], opt[2][1])
         elif cat == Purchase.REPAIR:
-            self.dirty |= changes.BUILDINGS
+            self.changed(changes.BUILDINGS)
             node, kind = opt[1][1], opt[2][1]
             cls = BUILDING_CLASS[kind]
             dmg = (self.civil_dmg, self.mil_dmg, self.cath_dmg)[cls]
             dmg[node] -= 1
             self._bank(p, -self.repair_price)
         elif cat == Purchase.VEHICLE:
-            self.dirty |= changes.SUPPLY
+            self.changed(changes.SUPPLY)
             kind, lvl = divmod(opt[1][1], 3)
             level = lvl + 1
             self._pay(p, self.vehicle_cost_per_level * level, GREEN if kind == SIEGE else BLUE, level)
@@ -558,19 +558,19 @@ class PurchaseMixin:
                 self.vehicle_supply[kind] -= 1
             self._new_object(p, kind, level, opt[2][1])
         elif cat == Purchase.UPGRADE_VEHICLE:
-            self.dirty |= changes.OBJECTS
+            self.changed(changes.OBJECTS)
             oid = self.slots[p][opt[1][1]]
             o = self.objs[oid]
             kind, target = o[O_KIND], opt[2][1] % 3 + 1
             diff = target - o[O_LEVEL]
             self._pay(p, self.vehicle_cost_per_level * diff, GREEN if kind == SIEGE else BLUE, diff)
             if kind == SIEGE:  # the old figure goes back to the supply
-                self.dirty |= changes.SUPPLY
+                self.changed(changes.SUPPLY)
                 self.siege_supply[o[O_LEVEL] - 1] += 1
                 self.siege_supply[target - 1] -= 1
             o[O_LEVEL] = target
         elif cat == Purchase.UNIT:
-            self.dirty |= changes.SEATS
+            self.changed(changes.SEATS)
             t, node = opt[1][1], opt[2][1]
             if t >= CP1:
                 level = t - CP1 + 1
@@ -582,7 +582,7 @@ class PurchaseMixin:
             self._add_units(p, node, t, 1)
             self.units_bought[p] += 1
         elif cat == Purchase.RANSOM:
-            self.dirty |= changes.SEATS
+            self.changed(changes.SEATS)
             t, node = opt[1][1], opt[2][1]
             captor = self._ransom_captor(p, t)
             self.prisoners[captor][p][t] -= 1
@@ -590,7 +590,7 @@ class PurchaseMixin:
             self._add_units(p, node, t, 1)
             self.units_bought[p] += 1
         elif cat == Purchase.REDEPLOY:
-            self.dirty |= changes.UNITS | changes.SEATS
+            self.changed(changes.UNITS | changes.SEATS)
             t, node = opt[1][1], opt[2][1]
             self.capitulated[p][t] -= 1
             self._add_units(p, node, t, 1)
@@ -601,7 +601,7 @@ class PurchaseMixin:
             self._add_units(p, node, frm, -1)
             self._add_units(p, node, to, 1)
         elif cat == Purchase.CARD:
-            self.dirty |= changes.SEATS | changes.CARDS
+            self.changed(changes.SEATS | changes.CARDS)
             self._bank(p, -self.card_price(p))
             self.card_bought[p] = True
             cp = comp.raw["card_price"]
@@ -614,7 +614,7 @@ class PurchaseMixin:
         return [(Head.CARD, c) for c in sorted(self.drawn)]
 
     def _apply_keep_card(self, card: int) -> None:
-        self.dirty |= changes.CARDS
+        self.changed(changes.CARDS)
         p = self.actor
         self.hand[p].append(card)
         if not self.setup_done:
@@ -651,14 +651,14 @@ class PurchaseMixin:
             self._add_units(p, moves[1][1], arg, -1)
             self.unit_supply[p][min(arg, 4)] += 1  # captains: one supply of figures for every level
         elif head == Head.GOOD:
-            self.dirty |= changes.OBJECTS
+            self.changed(changes.OBJECTS)
             self.goods[self.slots[p][moves[1][1]]][arg] -= 1
             self.goods_supply[arg] += 1
         else:
             self._remove_object(self.slots[p][arg])
 
     def _claim_goal(self, p: int, opt: tuple) -> None:
-        self.dirty |= changes.SUPPLY | changes.SEATS | changes.CARDS
+        self.changed(changes.SUPPLY | changes.SEATS | changes.CARDS)
         card = opt[1][1]
         colours = self.cards[card].token_colours or tuple(range(6))
         colour = opt[2][1] if len(opt) > 2 else colours[0]

@@ -19,7 +19,7 @@ class ScoringMixin:
     # ---------------------------------------------------------------------------- EP ----
     def _gain_ep(self, p: int, k: int, reason: str) -> None:
         """Every EP change goes through here and is tallied per reason (for the EP invariant)."""
-        self.dirty |= changes.SEATS
+        self.changed(changes.SEATS)
         self.ep[p] += k
         self.ep_events[p][reason] = self.ep_events[p].get(reason, 0) + k
         if self.ep_limit and self.ep[p] >= self.ep_limit:
@@ -64,7 +64,7 @@ class ScoringMixin:
             return
         if self._card_window("end", Resume.END_ROUND):  # W-END (cards.py): Intrigant 13
             return
-        self.dirty |= changes.UNITS | changes.OBJECTS | changes.SEATS
+        self.changed(changes.UNITS | changes.OBJECTS | changes.SEATS)
         for p in range(self.num_players):
             self._straighten_cards(p)  # cards.py: Intrigant 13 locks
             self.tokens_flipped[p] = [0] * 6
@@ -88,7 +88,7 @@ class ScoringMixin:
     # ----------------------------------------------------------------- final scoring ----
     def _start_final(self) -> None:
         """Spec 6.2 step 1: the last revolt check (with its battles), then the awards."""
-        self.dirty |= changes.CONQUEST | changes.BATTLE
+        self.changed(changes.CONQUEST | changes.BATTLE)
         self.final_started = True
         self.pending_end = False
         self._cards_reset()  # cards.py: an open card window or activation is dropped

@@ -33,7 +33,7 @@ class SetupMixin:
         return moves
 
     def _after_empires(self) -> None:
-        self.dirty |= changes.SUPPLY | changes.BUILDINGS
+        self.changed(changes.SUPPLY | changes.BUILDINGS)
         board = self.board
         chosen = tuple(sorted(self.empire_of))
         play = playable_nodes(chosen)
@@ -70,7 +70,7 @@ class SetupMixin:
         return moves
 
     def _apply_kit(self, kit_index: int) -> None:
-        self.dirty |= changes.SUPPLY
+        self.changed(changes.SUPPLY)
         p = self.actor
         for kind, level in STARTING_KITS[kit_index]:
             self.vehicle_supply[kind] -= 1
@@ -93,7 +93,7 @@ class SetupMixin:
                 if self.playable[n] and self.board.inhabited[n] and self.civil[n] == 0]
 
     def _apply_village(self, node: int) -> None:
-        self.dirty |= changes.SUPPLY | changes.BUILDINGS
+        self.changed(changes.SUPPLY | changes.BUILDINGS)
         p = self.actor
         self.civil[node] = 1
         self.civil_owner[node] = p
@@ -143,14 +143,14 @@ class SetupMixin:
         if k == 0:
             self._setup_next_card_draw()
             return
-        self.dirty |= changes.CARDS
+        self.changed(changes.CARDS)
         self.drawn = [self.deck.pop() for _ in range(k)]
         self.keep_return = Phase.VILLAGE  # marker: setup
         self.phase = Phase.KEEP_CARD
 
     def _setup_card_kept(self, card: int) -> None:
         """S7: keep one; the others are shuffled back into the deck."""
-        self.dirty |= changes.CARDS
+        self.changed(changes.CARDS)
         self.deck.extend(c for c in self.drawn if c != card)
         self.drawn = []
         self.deck[:] = [self.deck[i] for i in self.rng.permutation(len(self.deck))]
@@ -161,7 +161,7 @@ class SetupMixin:
         return [(Head.COLOUR, c) for c in range(6) if self.token_supply[c] > 0]
 
     def _apply_goal_token(self, colour: int) -> None:
-        self.dirty |= changes.SUPPLY | changes.SEATS
+        self.changed(changes.SUPPLY | changes.SEATS)
         p = self.actor
         self.token_supply[colour] -= 1
         self.tokens[p][colour] += 1
@@ -174,7 +174,7 @@ class SetupMixin:
 
     # ------------------------------------------------------------------ objects ----
     def _new_object(self, p: int, kind: int, level: int, node: int) -> int:
-        self.dirty |= changes.OBJECTS
+        self.changed(changes.OBJECTS)
         oid = self.next_obj
         self.next_obj += 1
         self.objs[oid] = [p, kind, level, node, self.vehicle_mp(kind, level), False]
@@ -188,7 +188,7 @@ class SetupMixin:
     def _remove_object(self, oid: int) -> None:
         """Back to the supply (the figure; a siege engine's figure is per level). Units aboard go
         down with it, back to their owner's supply."""
-        self.dirty |= changes.SUPPLY | changes.OBJECTS
+        self.changed(changes.SUPPLY | changes.OBJECTS)
         for carried in self.aboard.pop(oid, []):  # objects aboard a lost galley are lost with it
             self.carried_by.pop(carried, None)
             self._remove_object(carried)

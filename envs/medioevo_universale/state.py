@@ -50,7 +50,7 @@ class StateMixin:
     # ------------------------------------------------------------------------- units ----
     def _add_units(self, p: int, node: int, t: int, k: int) -> None:
         """The only way units change on the board (keeps ``army`` and stop markers in step)."""
-        self.dirty |= changes.UNITS
+        self.changed(changes.UNITS)
         i = node * NT + t
         self.units[p][i] += k
         army = self.army[p]
@@ -62,7 +62,7 @@ class StateMixin:
             self.stopped[p][i] = self.units[p][i]
 
     def _add_barb(self, node: int, k_type: int, k: int) -> None:
-        self.dirty |= changes.BARBARIANS
+        self.changed(changes.BARBARIANS)
         self.barb[node * 3 + k_type] += k
         before = self.barb_total[node]
         self.barb_total[node] = before + k
@@ -200,13 +200,13 @@ class StateMixin:
     # ------------------------------------------------------------------------ money ----
     def _bank(self, p: int, amount: int) -> None:
         """Money between a seat and the bank; every such flow is tallied (conservation invariant)."""
-        self.dirty |= changes.MONEY
+        self.changed(changes.MONEY)
         self.money[p] += amount
         self.bank_net[p] += amount
 
     def _transfer(self, a: int, b: int, amount: int) -> None:
         """Money from seat a to seat b (the auction payment, ransoms, treaties)."""
-        self.dirty |= changes.MONEY
+        self.changed(changes.MONEY)
         self.money[a] -= amount
         self.money[b] += amount
         self.transfer_net[a] -= amount

@@ -198,7 +198,7 @@ class TechnologyMixin:
 
     def start_tp_payment(self, p: int, fl: int, costs: tuple, then: tuple) -> None:
         """Pay a TP cost outside phase 4; ``then`` says what follows (``_tp_paid``)."""
-        self.dirty |= changes.TECHNOLOGY
+        self.changed(changes.TECHNOLOGY)
         self.tp_payment = TpPayment(p, fl, costs, then)
         opts = self._tp_pay_options()
         if opts == [(DONE,)]:
@@ -239,13 +239,13 @@ class TechnologyMixin:
         p = self.tp_payment.seat
         head, arg = opt[0]
         if head == Head.CARD:
-            self.dirty |= changes.CARDS
+            self.changed(changes.CARDS)
             alts = self.cards[arg].tp
             for k in (alts[0] if len(alts) == 1 else (opt[1][1],)):
                 self.tp[p][k] += 1
             self.rotated[p].append(arg)
         elif head == Head.COLOUR:
-            self.dirty |= changes.SEATS
+            self.changed(changes.SEATS)
             self.tokens_flipped[p][arg] += 1
             self.tp[p][arg] += self.tp_per_token
         else:
@@ -258,7 +258,7 @@ class TechnologyMixin:
             self._open_tree(opts)
 
     def _finish_tp_payment(self) -> None:
-        self.dirty |= changes.TECHNOLOGY
+        self.changed(changes.TECHNOLOGY)
         pay, self.tp_payment = self.tp_payment, None
         self.tp_pay(pay.seat, pay.fl, pay.costs)
         self._tp_paid(pay.seat, pay.then)
@@ -393,7 +393,7 @@ class TechnologyMixin:
 
     def _begin_tech_use(self, move: tuple[int, int]) -> None:
         """A TECH move inside MOVE / WAR_TURN / TRADE opens the activation's sub-decisions."""
-        self.dirty |= changes.TECHNOLOGY
+        self.changed(changes.TECHNOLOGY)
         p = self.actor
         window = self._embedded_window()
         self.tech_ctx = {}
@@ -409,7 +409,7 @@ class TechnologyMixin:
         opts = self._payable_options(p, window)
         if not opts:
             return False
-        self.dirty |= changes.TECHNOLOGY
+        self.changed(changes.TECHNOLOGY)
         self.tech_use = dict(context, window=window, seat=p, return_phase=self.phase)
         self.tech_options_open = {moves: (fl, costs) for moves, fl, costs in opts}
         self.actor = p
@@ -437,7 +437,7 @@ class TechnologyMixin:
 
     def _close_tech_window(self, p: int) -> None:
         """Back to the interrupted decision; DONE of a stand-alone window continues its step."""
-        self.dirty |= changes.TECHNOLOGY
+        self.changed(changes.TECHNOLOGY)
         use, self.tech_use = self.tech_use, None
         window = use["window"]
         self.actor = p
@@ -548,7 +548,7 @@ class TechnologyMixin:
         if moves[0][0] == Head.NODE:
             self._do_build(p, moves[1][1], moves[0][1], pay=False)
             return
-        self.dirty |= changes.SUPPLY | changes.OBJECTS
+        self.changed(changes.SUPPLY | changes.OBJECTS)
         o = self.objs[self.slots[p][moves[0][1]]]
         self.siege_supply[o[O_LEVEL] - 1] += 1
         self.siege_supply[o[O_LEVEL]] -= 1
@@ -573,7 +573,7 @@ class TechnologyMixin:
         return [(((Head.NODE, y),), 0, ((ORANGE, 1),)) for y in sorted(targets)]
 
     def _do_gesetze(self, p: int, moves: tuple) -> bool:
-        self.dirty |= changes.TECHNOLOGY
+        self.changed(changes.TECHNOLOGY)
         self.tech_use = None
         self._revolt_lands(p, moves[0][1])
         return True
@@ -585,7 +585,7 @@ class TechnologyMixin:
     # ======================================================================== trade ====
     def trade_tech_reset(self) -> None:
         """A new purchase or sale opens: its Handel / Markt counters start at zero."""
-        self.dirty |= changes.TECHNOLOGY
+        self.changed(changes.TECHNOLOGY)
         self.trade_bonus = {"bought": 0, "discount": 0, "handel": 0}
 
     def _handel_options(self, p: int) -> list[tuple]:
@@ -596,7 +596,7 @@ class TechnologyMixin:
         return [((), 0, ((YELLOW, 1),))]
 
     def _do_handel(self, p: int, moves: tuple) -> None:
-        self.dirty |= changes.TECHNOLOGY
+        self.changed(changes.TECHNOLOGY)
         self.trade_bonus["handel"] += 1
         self._bank(p, HANDEL_BONUS[self.civil[self.objs[self.trader][O_NODE]]])
 
@@ -611,7 +611,7 @@ class TechnologyMixin:
 
     def _do_markt(self, p: int, moves: tuple) -> None:
         if self.trade_action == "buy":
-            self.dirty |= changes.TECHNOLOGY
+            self.changed(changes.TECHNOLOGY)
             self.trade_bonus["discount"] += MARKT_STEP
         self._bank(p, MARKT_STEP)
 
@@ -641,7 +641,7 @@ class TechnologyMixin:
         return out
 
     def _do_beschaffung(self, p: int, moves: tuple) -> None:
-        self.dirty |= changes.MARKET
+        self.changed(changes.MARKET)
         a, b, g = moves[0][1], moves[1][1], moves[2][1]
         self.cubes[a][g] = 0
         self.cubes[b][g] = 1
@@ -655,7 +655,7 @@ class TechnologyMixin:
                 for y, done in zip(route["stages"][:-1], route["established"][:-1]) if not done]
 
     def _do_gilden(self, p: int, moves: tuple) -> None:
-        self.dirty |= changes.ROUTES
+        self.changed(changes.ROUTES)
         route = self.route_of(p)
         route["established"][route["stages"].index(moves[0][1])] = True
 
@@ -731,7 +731,7 @@ class TechnologyMixin:
         return [((), 0, ((BLUE, 1),))] if useful else []
 
     def _do_logistik(self, p: int, moves: tuple) -> None:
-        self.dirty |= changes.TECHNOLOGY
+        self.changed(changes.TECHNOLOGY)
         self.logistik = self.carrier if self.tech_use["return_phase"] == Phase.MOVE else self.trader
 
     def _kartografie_options(self, p: int) -> list[tuple]:
@@ -766,11 +766,11 @@ class TechnologyMixin:
         if self.tech_use["window"] == "invade":
             return self._kartografie_defends(p, moves)
         if not moves:
-            self.dirty |= changes.OBJECTS
+            self.changed(changes.OBJECTS)
             self.objs[self.carrier][O_MP] += 1
             return False
         if len(moves) == 2:  # into the battle region: the unit joins the battle, stopped
-            self.dirty |= changes.UNITS
+            self.changed(changes.UNITS)
             x, t, n = moves[0][1], moves[1][1], self.bt.node
             self._add_units(p, x, t, -1)
             self._add_units(p, n, t, 1)
@@ -778,7 +778,7 @@ class TechnologyMixin:
             self._resume_battle_window()
             return True
         # G72: one unit moves without a transport: a completed movement of an army of 1 (the war turn)
-        self.dirty |= changes.TECHNOLOGY | changes.MOVE
+        self.changed(changes.TECHNOLOGY | changes.MOVE)
         n, t, y = moves[0][1], moves[1][1], moves[2][1]
         self.tech_use = None
         self.move_steps = 0
@@ -851,7 +851,7 @@ class TechnologyMixin:
         """G72: the unit is an army of 1 entering the region (stopped) as the controller's or a guest of it;
         the invader will meet it there: one more opponent (the battle of an invasion, W-INVADE of the cards,
         when it is the only one). The next decider's window follows."""
-        self.dirty |= changes.UNITS | changes.TECHNOLOGY
+        self.changed(changes.UNITS | changes.TECHNOLOGY)
         use, self.tech_use = self.tech_use, None
         n = use["node"]
         x, t = moves[0][1], moves[1][1]
@@ -893,7 +893,7 @@ class TechnologyMixin:
         return out
 
     def _do_erlass(self, p: int, moves: tuple) -> None:
-        self.dirty |= changes.TECHNOLOGY
+        self.changed(changes.TECHNOLOGY)
         self.decree_step = True
         self._step(p, moves[0][1])
         self.decree_step = False
@@ -960,7 +960,7 @@ class TechnologyMixin:
                 if self.barb[n * 3 + k] and sup[min(BARB_AS_UNIT[k], 4)] > 0]
 
     def _do_einfluss(self, p: int, moves: tuple) -> bool:
-        self.dirty |= changes.SUPPLY
+        self.changed(changes.SUPPLY)
         in_battle = moves[0][0] == Head.UNIT
         if not in_battle:
             n = moves[0][1]
@@ -986,7 +986,7 @@ class TechnologyMixin:
         p = self.side_owner(side)
         if not self.side_size(side) or not self.side_size(1 - side):
             if self.bt.tech_used:  # an activation wiped a side out: no melee this round
-                self.dirty |= changes.BATTLE
+                self.changed(changes.BATTLE)
                 self.bt.tasks = ["end_round"]
             return False
         if p < 0:
@@ -1002,7 +1002,7 @@ class TechnologyMixin:
 
     def _free_crew(self, side: int, oid: int) -> None:
         """The engine's crew also fights in steps 2-9 of this battle round."""
-        self.dirty |= changes.BATTLE
+        self.changed(changes.BATTLE)
         crew = self.bt.crew[side]
         for t in self.bt.crew_of.pop((self.bt.round, oid)):
             if crew[t]:
@@ -1023,7 +1023,7 @@ class TechnologyMixin:
 
     def _resume_battle_window(self, *tasks) -> None:
         """After a battle activation: its tasks, then the same side's window again."""
-        self.dirty |= changes.TECHNOLOGY | changes.BATTLE
+        self.changed(changes.TECHNOLOGY | changes.BATTLE)
         side = self.tech_use["side"]
         self.tech_use = None
         self.bt.tech_used = True
@@ -1046,7 +1046,7 @@ class TechnologyMixin:
         return [(((Head.UNIT, t),), 0, ((RED, 1),)) for t in self.damage_targets(loser, restricted=False)]
 
     def _do_taktik(self, p: int, moves: tuple) -> bool:
-        self.dirty |= changes.TECHNOLOGY
+        self.changed(changes.TECHNOLOGY)
         use, self.tech_use = self.tech_use, None
         self._hit(use["loser"], moves[0][1])
         self._push(("taktik", use["loser"], use["points"] - 1))
@@ -1098,7 +1098,7 @@ class TechnologyMixin:
 
     def _settled_appointments(self, side: int) -> dict:
         """The side's stored appointments without those no piece backs any more."""
-        self.dirty |= changes.BATTLE
+        self.changed(changes.BATTLE)
         apps = self.bt.appointed[side]
         kept = self._appointments(side, self.side_pieces(side))
         apps.clear()
@@ -1132,7 +1132,7 @@ class TechnologyMixin:
         a = self._appointed_piece(side, t)
         if a < 0:
             return False
-        self.dirty |= changes.BATTLE
+        self.changed(changes.BATTLE)
         bt = self.bt
         down = None if bt.naval else STEP_DOWN.get(t)
         if down is not None:
@@ -1151,7 +1151,7 @@ class TechnologyMixin:
         bt = self.bt
         p, node = bt.owners[side], bt.node
         if p < 0:
-            self.dirty |= changes.SUPPLY
+            self.changed(changes.SUPPLY)
             k = UNIT_AS_BARB[a]
             self._add_barb(node, k, -1)
             self.barb_supply[k] += 1
@@ -1160,7 +1160,7 @@ class TechnologyMixin:
         self._note_loss(side, a, captor, dies=True)  # Chirurg 28 (cards.py)
         self._add_units(p, node, a, -1)
         if captor >= 0:
-            self.dirty |= changes.BATTLE
+            self.changed(changes.BATTLE)
             self.prisoners[captor][p][a] += 1
             bt.taken.append((p, a))
         else:
@@ -1183,7 +1183,7 @@ class TechnologyMixin:
     def _do_ernennung(self, p: int, moves: tuple) -> bool:
         side, a, b = moves[0][1], moves[1][1], moves[2][1]
         if self.bt.appointed is None:
-            self.dirty |= changes.BATTLE
+            self.changed(changes.BATTLE)
             self.bt.appointed = [{}, {}]
         apps = self._settled_appointments(side)
         apps[(a, b)] = apps.get((a, b), 0) + 1
@@ -1220,7 +1220,7 @@ class TechnologyMixin:
         if not any(self._step_targets(p, o[O_KIND], y, armed, mp=1) for armed in loads):
             return False
         if board_again:  # the LOAD allowance of Kriegsfürst 6 (cards.py): stopped units may board
-            self.dirty |= changes.CARD_EFFECTS
+            self.changed(changes.CARD_EFFECTS)
             self.warlord_load = (y, self.army[p][y])
         self.actor = p
         self.phase = Phase.MOVE

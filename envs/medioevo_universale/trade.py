@@ -86,7 +86,7 @@ class TradeMixin:
             self.turn += 1
             self._next_trade_turn()
             return
-        self.dirty |= changes.TRADE
+        self.changed(changes.TRADE)
         self.trader = self.slots[self.actor][move[1]]
         self.bought_at = -1
         self.trade_action = ""
@@ -206,7 +206,7 @@ class TradeMixin:
             if head == Head.CTRL and arg == Ctrl.BUY:
                 self._buy_cube(p, oid, node)
             else:
-                self.dirty |= changes.TRADE
+                self.changed(changes.TRADE)
                 self.trade_action = ""
                 self.bought_at = node  # a trade route may start here now
             self._trade_checkpoint()
@@ -215,10 +215,10 @@ class TradeMixin:
             if head == Head.GOOD:
                 self._sell_cube(p, oid, node, arg)
                 return
-            self.dirty |= changes.TRADE
+            self.changed(changes.TRADE)
             self.trade_action = ""
             if self.route_completing:
-                self.dirty |= changes.ROUTES
+                self.changed(changes.ROUTES)
                 self.route_points_left = self.route_of(p)["points"]
                 self.phase = Phase.ROUTE_POINTS
                 return
@@ -228,17 +228,17 @@ class TradeMixin:
             self._end_trade_turn()
             return
         if head == Head.CTRL and arg == Ctrl.START_ROUTE:
-            self.dirty |= changes.ROUTES
+            self.changed(changes.ROUTES)
             self.route_draft = {"start": node, "kind": self._route_kind(oid), "stages": [], "length": 0}
             self.phase = Phase.ROUTE_LENGTH
             return
         if head == Head.CTRL and arg == Ctrl.ABANDON_ROUTE:
-            self.dirty |= changes.ROUTES
+            self.changed(changes.ROUTES)
             self.route[p] = None
             self._trade_checkpoint()
             return
         if head == Head.CTRL:  # BUY: the first cube costs the MP
-            self.dirty |= changes.OBJECTS | changes.TRADE
+            self.changed(changes.OBJECTS | changes.TRADE)
             o[O_MP] -= 1
             self.cycle_moved = True
             self.trade_action = "buy"
@@ -247,7 +247,7 @@ class TradeMixin:
             self._trade_checkpoint()
             return
         if head == Head.GOOD:
-            self.dirty |= changes.OBJECTS | changes.TRADE
+            self.changed(changes.OBJECTS | changes.TRADE)
             o[O_MP] -= 1
             self.cycle_moved = True
             self.trade_action = "sell"
@@ -262,7 +262,7 @@ class TradeMixin:
                     self.withheld_factor = self.sale_factor
                     self.sale_factor = 0  # G91: no market bonus on the route-completing sale
                 else:
-                    self.dirty |= changes.ROUTES
+                    self.changed(changes.ROUTES)
                     self.route[p] = None  # selling before the destination ends the route
             self._sell_cube(p, oid, node, arg)
             self._charge_sale_fee(p, node)  # a trade treaty's fee per sale action
@@ -272,7 +272,7 @@ class TradeMixin:
         if self.board.inhabited[node] and not self.board.is_sea[node] and sum(self.goods[oid]):
             colours = self.placement_colours(oid, node, [])
             if len(colours) > 1:
-                self.dirty |= changes.TRADE
+                self.changed(changes.TRADE)
                 self.pending_step = arg
                 self.sold_now = []
                 self.phase = Phase.PLACE_CUBE
@@ -283,13 +283,13 @@ class TradeMixin:
         self._trade_checkpoint()
 
     def _trade_step(self, y: int) -> None:
-        self.dirty |= changes.OBJECTS
+        self.changed(changes.OBJECTS)
         o = self.objs[self.trader]
         o[O_MP] -= self.step_cost(o[O_KIND], o[O_NODE], y)
         o[O_NODE] = y
         route = self.route_of(o[0])
         if route is not None and route["vehicle"] == self.trader and y in route["stages"][:-1]:
-            self.dirty |= changes.ROUTES
+            self.changed(changes.ROUTES)
             route["established"][route["stages"].index(y)] = True
 
     # ----------------------------------------------------------------- routes ----
@@ -310,7 +310,7 @@ class TradeMixin:
         if route is not None:
             oid = route["vehicle"]
             if oid not in self.objs or self.objs[oid][0] != p:
-                changes.stamp_at_once(self, changes.ROUTES)  # also a query may find it
+                self.stamp_at_once(changes.ROUTES)  # also a query may find it
                 self.route[p] = route = self._orphaned_route(p, route)  # Verkäufer 30 (cards.py)
         return route
 
@@ -318,7 +318,7 @@ class TradeMixin:
         head, arg = move
         node = self.objs[oid][O_NODE]
         if self.phase == Phase.ROUTE_POINTS:
-            self.dirty |= changes.ROUTES
+            self.changed(changes.ROUTES)
             if arg == Ctrl.POINT_EP:
                 self._gain_ep(p, 1, "trade_route")
             else:
@@ -327,7 +327,7 @@ class TradeMixin:
             self.route_points_left -= 1
             if self.route_points_left:
                 return
-            self.dirty |= changes.SEATS
+            self.changed(changes.SEATS)
             route = self.route[p]
             if (self.config.market_bonus_with_route_ep and self.route_fl_points == 0
                     or self.route_keeps_market_bonus(p)):  # Kameltreiber 64 (cards.py)
@@ -340,17 +340,17 @@ class TradeMixin:
             return
         draft = self.route_draft
         if head == Head.CTRL:  # cancel the declaration
-            self.dirty |= changes.ROUTES
+            self.changed(changes.ROUTES)
             self.route_draft = None
             self.phase = Phase.TRADE
             self._trade_checkpoint()
             return
         if self.phase == Phase.ROUTE_LENGTH:
-            self.dirty |= changes.ROUTES
+            self.changed(changes.ROUTES)
             draft["length"] = ROUTE_LENGTHS[arg]
             self.phase = Phase.ROUTE_STAGE
             return
-        self.dirty |= changes.ROUTES
+        self.changed(changes.ROUTES)
         draft["stages"].append(arg)
         if len(draft["stages"]) < draft["length"]:
             return
@@ -364,7 +364,7 @@ class TradeMixin:
         self._trade_checkpoint()
 
     def _buy_cube(self, p: int, oid: int, node: int) -> None:
-        self.dirty |= changes.OBJECTS | changes.TECHNOLOGY
+        self.changed(changes.OBJECTS | changes.TECHNOLOGY)
         g = self.board.good[node]
         self._bank(p, -self.cube_price)
         self.trade_bonus["bought"] += 1
@@ -372,7 +372,7 @@ class TradeMixin:
         self.goods[oid][g] += 1
 
     def _sell_cube(self, p: int, oid: int, node: int, g: int) -> None:
-        self.dirty |= changes.OBJECTS | changes.TRADE
+        self.changed(changes.OBJECTS | changes.TRADE)
         self.goods[oid][g] -= 1
         self.goods_supply[g] += 1
         self.sold_now.append(g)
@@ -388,7 +388,7 @@ class TradeMixin:
         self._trade_checkpoint()
 
     def _place_cube(self, node: int, g: int) -> None:
-        self.dirty |= changes.MARKET
+        self.changed(changes.MARKET)
         self.goods_supply[g] -= 1
         self.cubes[node][g] = 1
 
@@ -399,7 +399,7 @@ class TradeMixin:
             self._end_trade_turn()
 
     def _end_trade_turn(self) -> None:
-        self.dirty |= changes.TRADE
+        self.changed(changes.TRADE)
         self.trader = -1
         self.trade_action = ""
         self.turn += 1

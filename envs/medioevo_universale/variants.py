@@ -88,7 +88,7 @@ class VariantsMixin:
         self._open_empire_bidding()
 
     def _open_empire_bidding(self) -> None:
-        self.dirty |= changes.VARIANTS
+        self.changed(changes.VARIANTS)
         bidders = [p for p in range(self.num_players) if self.empire_of[p] < 0]
         for p in bidders:
             self.sealed_empire[p] = self.sealed_ep_bid[p] = -1
@@ -107,10 +107,10 @@ class VariantsMixin:
         head, arg = move
         p = self.actor
         if head == Head.EMPIRE:
-            self.dirty |= changes.VARIANTS
+            self.changed(changes.VARIANTS)
             self.sealed_empire[p] = arg
             return
-        self.dirty |= changes.VARIANTS
+        self.changed(changes.VARIANTS)
         self.sealed_ep_bid[p] = arg
         self.turn += 1
         if self.queue:
@@ -121,7 +121,7 @@ class VariantsMixin:
             self._reveal_empire_bids()
 
     def _reveal_empire_bids(self) -> None:
-        self.dirty |= changes.VARIANTS
+        self.changed(changes.VARIANTS)
         wanted: dict[int, list[int]] = {}
         for p in range(self.num_players):
             if self.empire_of[p] < 0:
@@ -138,7 +138,7 @@ class VariantsMixin:
         self._next_empire_tie()
 
     def _next_empire_tie(self) -> None:
-        self.dirty |= changes.VARIANTS
+        self.changed(changes.VARIANTS)
         while self.auction_ties:
             tie = self.auction_ties[0]
             if tie["amount"] >= EP_BID_MAX or tie["rounds"] >= self.max_tie_rounds:
@@ -155,7 +155,7 @@ class VariantsMixin:
         self._empire_bidding_done()
 
     def _settle_empire_tie(self) -> None:
-        self.dirty |= changes.VARIANTS
+        self.changed(changes.VARIANTS)
         tie = self.auction_ties[0]
         tie["rounds"] += 1
         for p in tie["seats"]:
@@ -170,25 +170,25 @@ class VariantsMixin:
         self._next_empire_tie()
 
     def _award_empire(self, p: int, e: int, bid: int) -> None:
-        self.dirty |= changes.SEATS
+        self.changed(changes.SEATS)
         self.empire_of[p] = e
         self._auction_ep(p, -bid)
 
     def _auction_ep(self, p: int, k: int) -> None:
         """Tallied like every EP change; the EP limit counts from round 1 on, not in the setup."""
         if k:
-            self.dirty |= changes.SEATS
+            self.changed(changes.SEATS)
             self.ep[p] += k
             self.ep_events[p]["empire_auction"] = self.ep_events[p].get("empire_auction", 0) + k
 
     def _empire_bidding_done(self) -> None:
         left = [p for p in range(self.num_players) if self.empire_of[p] < 0]
         if left and self.auction_round < EMPIRE_BIDDING_ROUNDS:
-            self.dirty |= changes.VARIANTS
+            self.changed(changes.VARIANTS)
             self.auction_round += 1
             self._open_empire_bidding()
             return
-        self.dirty |= changes.SEATS | changes.VARIANTS
+        self.changed(changes.SEATS | changes.VARIANTS)
         free = [e for e in self.auction_empires if e not in self.empire_of]
         for p, i in zip(left, self.rng.permutation(len(free))):
             self.empire_of[p] = free[int(i)]
@@ -219,7 +219,7 @@ class VariantsMixin:
     # ------------------------------------------------------------- 8.3 blood markers ----
     def _gain_blood(self, p: int) -> None:
         if self.config.blood_markers and p >= 0 and self.blood_supply > 0:
-            self.dirty |= changes.VARIANTS
+            self.changed(changes.VARIANTS)
             self.blood[p] += 1
             self.blood_supply -= 1
 
@@ -234,7 +234,7 @@ class VariantsMixin:
 
     def _add_blood_tasks(self) -> None:
         """Each side may spend markers before its roll (after its LI sacrifices)."""
-        self.dirty |= changes.BATTLE
+        self.changed(changes.BATTLE)
         tasks = self.bt.tasks
         for side in (0, 1):
             tasks.insert(tasks.index(("roll", side)), ("blood", side))
@@ -243,7 +243,7 @@ class VariantsMixin:
         p = self.side_owner(side)
         if p < 0 or not self.blood[p] or not self.side_size(side) or not self.side_size(1 - side):
             return False
-        self.dirty |= changes.BATTLE
+        self.changed(changes.BATTLE)
         self.bt.blood_side = side
         self._decide(side, Phase.BLOOD_SPEND)
         return True
@@ -254,7 +254,7 @@ class VariantsMixin:
     def _apply_blood(self, move: tuple[int, int]) -> None:
         p = self.actor
         if move == (Head.CTRL, Ctrl.SPEND_BLOOD):
-            self.dirty |= changes.VARIANTS | changes.BATTLE
+            self.changed(changes.VARIANTS | changes.BATTLE)
             self.blood[p] -= 1
             self.blood_supply += 1
             self.bt.blood[self.bt.blood_side] += 1
@@ -284,7 +284,7 @@ class VariantsMixin:
         """Pay and take the piece behind the screen (the same prices and supplies as an open purchase)."""
         comp = self.comp
         if cat == Purchase.VEHICLE:
-            self.dirty |= changes.SUPPLY | changes.VARIANTS
+            self.changed(changes.SUPPLY | changes.VARIANTS)
             kind, lvl = divmod(opt[1][1], 3)
             self._pay(p, self.vehicle_cost_per_level * (lvl + 1), GREEN if kind == SIEGE else BLUE, lvl + 1)
             if kind == SIEGE:
@@ -293,7 +293,7 @@ class VariantsMixin:
                 self.vehicle_supply[kind] -= 1
             self.hidden_bought[p].append(("vehicle", kind, lvl + 1))
             return
-        self.dirty |= changes.SEATS | changes.VARIANTS
+        self.changed(changes.SEATS | changes.VARIANTS)
         t = opt[1][1]
         if cat == Purchase.UNIT:
             if t >= CP1:
@@ -307,7 +307,7 @@ class VariantsMixin:
             self.prisoners[captor][p][t] -= 1
             self._transfer(p, captor, 2 * comp.unit_cost[t])
         else:  # REDEPLOY
-            self.dirty |= changes.UNITS
+            self.changed(changes.UNITS)
             self.capitulated[p][t] -= 1
         self.units_bought[p] += 1
         self.hidden_bought[p].append(("unit", t))
@@ -323,7 +323,7 @@ class VariantsMixin:
     def _snapshot_public(self) -> None:
         """At the first purchase turn: the public state the other seats keep seeing of a seat until
         it reveals (technologies, cards, tokens, buildings, control markers, units, transports)."""
-        self.dirty |= changes.VARIANTS
+        self.changed(changes.VARIANTS)
         self.purchase_snapshot = {
             "tech": [list(x) for x in self.tech], "tech_bought": [list(x) for x in self.tech_bought],
             "tokens": [list(x) for x in self.tokens], "tokens_flipped": [list(x) for x in self.tokens_flipped],
@@ -343,7 +343,7 @@ class VariantsMixin:
         self._next_reveal()
 
     def _next_reveal(self) -> None:
-        self.dirty |= changes.VARIANTS
+        self.changed(changes.VARIANTS)
         while True:
             p = self.revealing
             if p >= 0 and self.hidden_bought[p]:
@@ -379,19 +379,19 @@ class VariantsMixin:
 
     def _return_hidden(self, p: int) -> None:
         """No place left (a stationing treaty ended during phase 4): the piece goes back to the supply."""
-        self.dirty |= changes.VARIANTS
+        self.changed(changes.VARIANTS)
         item = self.hidden_bought[p].pop(0)
         if item[0] == "unit":
             self.unit_supply[p][min(item[1], 4)] += 1
         elif item[1] == SIEGE:
-            self.dirty |= changes.SUPPLY
+            self.changed(changes.SUPPLY)
             self.siege_supply[item[2] - 1] += 1
         else:
-            self.dirty |= changes.SUPPLY
+            self.changed(changes.SUPPLY)
             self.vehicle_supply[item[1]] += 1
 
     def _place_hidden(self, p: int, node: int) -> None:
-        self.dirty |= changes.VARIANTS
+        self.changed(changes.VARIANTS)
         item = self.hidden_bought[p].pop(0)
         if item[0] == "unit":
             self._add_units(p, node, item[1], 1)
@@ -402,7 +402,7 @@ class VariantsMixin:
     def _per_unit_abilities(self) -> None:
         """G87 literal reading: each "enable own" slot lets one more unit of a blocked type use its
         ability, each "cancel enemy" slot stops one unit; ``count`` becomes the number of users."""
-        self.dirty |= changes.BATTLE
+        self.changed(changes.BATTLE)
         bt = self.bt
         count = [list(bt.count[0]), list(bt.count[1])]
         # unblocked: the opponent has none of the type, or Kriegsfürst 4 (cards.py) lifts the block

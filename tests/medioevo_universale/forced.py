@@ -1,7 +1,7 @@
 """The loop the forced fuzzes share: seeded random play with the state pushed towards a rare situation."""
 import random
 
-from envs.medioevo_universale import changes
+from envs.medioevo_universale.changes import DOMAINS
 from envs.medioevo_universale.constants import PHASE_NAMES
 
 #: True: every move of the forced games is checked for unreported changes (``check_change_reports``)
@@ -35,14 +35,14 @@ def forced_decisions(env, seed: int, prepare):
 def touched(engine) -> None:
     """Tell observers that the state was edited from outside the rules (see ``MedioevoEngine.apply``)."""
     engine.revision = object()
-    changes.stamp_all(engine)
+    engine.stamp_everything()
 
 
 def assert_reported(before: list, engine, where: str) -> None:
-    """Every domain whose content differs from the ``changes.snapshot`` ``before`` carries the stamp of
+    """Every domain whose content differs from the ``DOMAINS.snapshot`` ``before`` carries the stamp of
     the move just applied."""
-    missing = [name for name in changes.names_of(changes.changed_bits(before, engine))
-               if engine.stamps[changes.NAMES.index(name)] != engine.moves]
+    missing = [name for name in DOMAINS.names_of(DOMAINS.changed_bits(before, engine))
+               if engine.stamps[DOMAINS.names.index(name)] != engine.moves]
     assert not missing, f"{where}: changed but not reported: {', '.join(missing)}"
     assert_stamp_summary(engine, where)
 
@@ -55,7 +55,7 @@ def assert_stamp_summary(engine, where: str) -> None:
     later = sum(1 << i for i, s in enumerate(stamps) if s > engine.stamped_before)
     assert not later & ~engine.stamped_bits, \
         f"{where}: stamped after {engine.stamped_before} but not in stamped_bits: " \
-        f"{', '.join(changes.names_of(later & ~engine.stamped_bits))}"
+        f"{', '.join(DOMAINS.names_of(later & ~engine.stamped_bits))}"
 
 
 def assert_query_reported(before: list, count: int, engine, where: str) -> None:
@@ -63,8 +63,8 @@ def assert_query_reported(before: list, count: int, engine, where: str) -> None:
     that tries a change and undoes it reports nothing (the next move would stamp it). ``count``: the
     ``moves`` of the engine before the query."""
     assert_reported(before, engine, f"{where}: finding the legal moves")
-    assert engine.moves > count or not engine.dirty, \
-        f"{where}: finding the legal moves reported {', '.join(changes.names_of(engine.dirty))}"
+    assert engine.moves > count or not engine.unstamped, \
+        f"{where}: finding the legal moves reported {', '.join(DOMAINS.names_of(engine.unstamped))}"
 
 
 def check_change_reports(engine) -> None:
@@ -77,7 +77,7 @@ def check_change_reports(engine) -> None:
         return f"round {engine.round} phase {PHASE_NAMES[engine.phase]}"
 
     def checked_apply(move):
-        before = changes.snapshot(engine)
+        before = DOMAINS.snapshot(engine)
         here = f"{where()} move {engine.move_name(move)}"
         applying.append(move)
         try:
@@ -89,7 +89,7 @@ def check_change_reports(engine) -> None:
     def checked_legal_moves():
         if applying:  # a rule asking inside a move: the move's own check covers it
             return legal_moves()
-        before, count = changes.snapshot(engine), engine.moves
+        before, count = DOMAINS.snapshot(engine), engine.moves
         moves = legal_moves()
         assert_query_reported(before, count, engine, where())
         return moves
@@ -99,7 +99,7 @@ def check_change_reports(engine) -> None:
 
 
 def exact_stamps(engine) -> None:
-    """Make ``engine`` stamp exactly the domains each move changed, found by content (``changes.changed_bits``),
+    """Make ``engine`` stamp exactly the domains each move changed, found by content (``DOMAINS.changed_bits``),
     and keep its ``revision`` across moves: the engine as it is once every rule reports its changes
     (changes.py), the tightest case for observers that look only at the stamped domains
     (observation/encoder.py). Wraps the instance's ``apply``, so call it after each reset; clones and pickles of
@@ -107,11 +107,14 @@ def exact_stamps(engine) -> None:
     apply = engine.apply
 
     def apply_and_stamp_exactly(move):
-        before, stamps, revision = changes.snapshot(engine), engine.stamps[:], engine.revision
+        before, stamps, revision = DOMAINS.snapshot(engine), engine.stamps[:], engine.revision
+        log = engine.moves, engine.stamped, engine.stamped_bits, engine.stamped_before
         apply(move)
+        # the move's stamping undone, then done again with exactly the domains it changed
         engine.stamps[:] = stamps
-        engine.dirty = changes.changed_bits(before, engine)
-        changes.stamp(engine)
+        engine.moves, engine.stamped, engine.stamped_bits, engine.stamped_before = log
+        engine.unstamped = DOMAINS.changed_bits(before, engine)
+        engine.stamp_changes()
         engine.revision = revision
 
     engine.apply = apply_and_stamp_exactly

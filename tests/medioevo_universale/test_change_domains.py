@@ -1,5 +1,5 @@
 """The rules report every change of a change domain (changes.py): at every move of random games, each
-domain whose content changed (``changes.changed_bits``, a deep comparison) carries the stamp of that
+domain whose content changed (``DOMAINS.changed_bits``, a deep comparison) carries the stamp of that
 move; what finding the legal moves changes (a lazy update) is stamped at once, and it reports nothing
 else. Also with the forced fuzzes of the rare rules."""
 import random
@@ -7,8 +7,8 @@ import random
 import numpy as np
 import pytest
 
-from envs.medioevo_universale import changes
 from envs.medioevo_universale.cards import ABILITY_WINDOWS
+from envs.medioevo_universale.changes import DOMAINS
 from envs.medioevo_universale.constants import PHASE_NAMES
 from envs.medioevo_universale.engine import MedioevoConfig, MedioevoEngine
 
@@ -39,7 +39,7 @@ def play_checked(n: int, seed: int, options: dict, extra_cards: int = 0, rounds:
         for i, c in enumerate(extra):
             e.deck.remove(c)
             e.hand[i % n].append(c)
-    before = changes.snapshot(e)
+    before = DOMAINS.snapshot(e)
     steps = 0
     while not e.is_over:
         count = e.moves
@@ -49,7 +49,7 @@ def play_checked(n: int, seed: int, options: dict, extra_cards: int = 0, rounds:
         move = moves[pick.randrange(len(moves))]
         e.apply(move)
         assert_reported(before, e, f"{where} {e.move_name(move)}")
-        before = changes.snapshot(e)
+        before = DOMAINS.snapshot(e)
         steps += 1
     return steps
 

@@ -178,7 +178,7 @@ def test_changes_made_outside_the_rules_are_seen():
         p, node = step % 4, e.land_nodes[step % len(e.land_nodes)]
         e._add_units(p, node, 0, 1)  # an army appears, changing units, control and the seat rows
         e.ep[(p + 1) % 4] += 1
-        e.dirty = 0  # the edit's own report dropped: the next move stamps only what it changes
+        e.unstamped = 0  # the edit's own report dropped: the next move stamps only what it changes
         for s in range(4):
             assert np.array_equal(env.encoder.encode(e, s), MedioevoEncoder(env.config, 4).encode(e, s)), step
         if e.is_over:

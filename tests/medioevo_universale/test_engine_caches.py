@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import envs
+from envs.core.changes import ChangeLog
 from envs.core.engine import RulesEngine, instance_state
 from envs.medioevo_universale.engine import ENGINE_ATTRIBUTES, MedioevoConfig, MedioevoEngine
 from envs.medioevo_universale.constants import LI, NUM_UNIT_TYPES as NT, O_KIND, O_LEVEL, SIEGE
@@ -184,5 +185,5 @@ def test_engine_attributes_are_listed():
     assert names == set(ENGINE_ATTRIBUTES)
     assert MedioevoEngine.__mro__[1] is RulesEngine
     e = MedioevoEngine(MedioevoConfig(), 4, np.random.default_rng(0))
-    assert not set(vars(e)) & set(ENGINE_ATTRIBUTES)
+    assert not set(vars(e)) & set(ENGINE_ATTRIBUTES + ChangeLog.SLOTS)  # the change log's in slots too
     assert pickle.loads(pickle.dumps(e)).ep == e.ep and instance_state(e.clone()).keys() == instance_state(e).keys()

@@ -26,7 +26,6 @@ oracle, ``forced.exact_stamps``).
 from __future__ import annotations
 
 import copy
-from itertools import compress
 from math import inf
 
 import numpy as np
@@ -61,7 +60,6 @@ BID_SCALE = 2000.0
 EP_OFFSET, EP_SCALE = 50.0, 200.0
 STATIC_FEATURES = 20
 # The domains (changes.py) each block reads, following the engine functions it calls.
-_DOMAIN_BITS = tuple(1 << i for i in range(changes.NUM_DOMAINS))
 _HEAD = ORDER | HORDE | SUPPLY | CARDS | EVENTS  # the decks' sizes
 _CONTROL = UNITS | BARBARIANS | MARKERS | BUILDINGS | DIPLOMACY  # StateMixin.controller, _treaty_controller
 _BOARD = _CONTROL | MARKET | OBJECTS
@@ -69,7 +67,7 @@ _BOARD = _CONTROL | MARKET | OBJECTS
 
 def _with_stamps(groups: tuple) -> tuple:
     """Groups of sources (domain bits, positions) with the indices of their domains in ``engine.stamps``."""
-    return tuple((bits, positions, tuple(i for i in range(changes.NUM_DOMAINS) if bits >> i & 1))
+    return tuple((bits, positions, tuple(i for i in range(len(changes.DOMAINS)) if bits >> i & 1))
                  for bits, positions in groups)
 
 
@@ -89,8 +87,8 @@ _ROW_GROUPS = _with_stamps(((SEATS, tuple(range(11)) + (13, 14, 15, 16)), (UNITS
                             (CARDS, (18, 19))))
 # the domains goal_value reads per goal template (GOAL_KEYS)
 # pseudo-domains past the domains' bits: what some blocks read besides their domains (see encode)
-_ROUTE_POINTS, _TREATY_ROUND, _LOCK, _CARD_TURN, _MULTI_WAR_ON = (1 << (changes.NUM_DOMAINS + k) for k in range(5))
-_EVERYTHING = (1 << (changes.NUM_DOMAINS + 5)) - 1
+_ROUTE_POINTS, _TREATY_ROUND, _LOCK, _CARD_TURN, _MULTI_WAR_ON = (1 << (len(changes.DOMAINS) + k) for k in range(5))
+_EVERYTHING = (1 << (len(changes.DOMAINS) + 5)) - 1
 _GOAL_DOMAINS = (
     _CONTROL, _CONTROL, BUILDINGS, BUILDINGS, BUILDINGS, BUILDINGS, BUILDINGS, SEATS, SEATS, SEATS, OBJECTS, OBJECTS,
     OBJECTS, UNITS | OBJECTS, UNITS, MONEY | SEATS, OBJECTS, _CONTROL | MARKET, SEATS, SEATS, SEATS,
@@ -168,7 +166,7 @@ _SEEN_KEYS = tuple(name.lower() for name in vars(_Seen) if name.isupper())  # th
 _FIRST_SEEN = [None] * len(_SEEN_KEYS)
 _FIRST_SEEN[_Seen.PENDING] = ()
 _FIRST_SEEN[_Seen.INVADED] = -1
-_FIRST_SEEN[_Seen.GOAL_DOMAINS] = changes.ALL
+_FIRST_SEEN[_Seen.GOAL_DOMAINS] = changes.DOMAINS.all
 _FIRST_SEEN[_Seen.PHASE_BLOCKS] = False
 _SEEN_INDEX = {k: i for i, k in enumerate(_SEEN_KEYS)}  # the blocks written by _put, by field name
 
@@ -541,13 +539,7 @@ class MedioevoEncoder(ObservationEncoder):
             seen[_Seen.REVISION] = e.revision
             fresh = _EVERYTHING
         else:
-            stamps = e.stamps
-            if e.stamped <= last:
-                fresh = 0
-            elif e.stamped_before <= last:  # one stamping since (mostly: the seat moved last)
-                fresh = e.stamped_bits
-            else:
-                fresh = sum(compress(_DOMAIN_BITS, [s > last for s in stamps]))
+            fresh = e.changed_since(last)
             # the pseudo-domains (_ROUTE_POINTS ..) of the blocks that read more than their domains, whenever that
             # more may have changed (the last: _card_turn)
             if phase == Phase.ROUTE_POINTS or seen[_Seen.ROUTES][2]:
@@ -930,7 +922,7 @@ class MedioevoEncoder(ObservationEncoder):
         compared = checked[1]
         # between two moves the copies compared now stay the engine's content until a domain is stamped again;
         # within a move (rules changing the state) they are not taken as compared
-        now = e.moves if not e.dirty else -1
+        now = e.moves if not e.unstamped else -1
         trust = fresh != _EVERYTHING  # else the seat looks again with no move since: everything by content
         stamps = e.stamps
         for g, (bits, positions, stamp_at) in enumerate(groups):
@@ -1057,7 +1049,7 @@ class MedioevoEncoder(ObservationEncoder):
         if checked is None or checked[0] is not e.revision:
             checked = self._checked["rows"] = (e.revision, [-1] * len(_ROW_GROUPS))
         compared = checked[1]
-        now = e.moves if not e.dirty else -1
+        now = e.moves if not e.unstamped else -1
         trust = fresh != _EVERYTHING
         stamps = e.stamps
         for g, (bits, positions, stamp_at) in enumerate(_ROW_GROUPS):
