@@ -74,3 +74,17 @@ def test_check_reported_finds_an_unreported_change():
     assert check_reported(toy, DOMAINS, lambda: toy.put(1, 7)) == 0
     assert check_reported(toy, DOMAINS, lambda: toy.put(3, 7, report=False)) == BOARD
     assert DOMAINS.names_of(BOARD | MONEY) == ["board", "money"]
+
+
+def test_an_undo_within_one_move_forgets_its_items():
+    toy = Toy()
+    toy.put(1, 7)
+    mark = toy.item_mark(BOARD)
+    toy.cells[2] = 5
+    toy.changed_in(BOARD, 2)
+    toy.cells[2] = 0  # put back within the same move: the log drops the item
+    assert toy.forget_items(BOARD, mark) and toy.item_log(BOARD) == [1]
+    toy.stamp_changes()
+    # a mark of an earlier move: observers may have read the items since, nothing is dropped
+    toy.put(3, 4)
+    assert not toy.forget_items(BOARD, mark) and toy.item_log(BOARD) == [1, 3]
