@@ -1341,7 +1341,7 @@ class SeventhStoneEngine(ChangeLog, RulesEngine):
                 self.discard[k] += 1
             self.discard[keep] -= 1
             a.stones = [keep]
-            self.changed_in(CELLS, next(c for c, here in enumerate(self.armies) if a in here))
+            self.changed_in(CELLS, next(c for c, here in enumerate(self.armies) if a in here))  # the army's cell
             self.changed(PUBLIC)  # the discard pile
             if self._double_stone_army(p) is not None:
                 return True
@@ -1951,8 +1951,8 @@ class SeventhStoneEngine(ChangeLog, RulesEngine):
         self.fight = None
         self.conflicts.pop(cell, None)
         self.changed_in(CELLS, cell)  # the conflict, the buildings; the supporters that withdraw below
-        self.changed(PUBLIC)  # captured stones to a hand or the discard pile
         if f.captured:
+            self.changed(PUBLIC)  # to the winner's hand or the discard pile
             if winner >= 0:
                 for k in f.captured:
                     self.hands[winner][k] += 1
