@@ -83,3 +83,17 @@ def test_a_copied_engine_shares_the_domains():
     toy.pay(2)
     twin = copy.deepcopy(toy)
     assert twin.change_domains is DOMAINS and twin.stamps == toy.stamps and twin.stamps is not toy.stamps
+
+
+def test_an_undo_within_one_move_forgets_its_items():
+    toy = Toy()
+    toy.put(1, 7)
+    mark = toy.item_mark(BOARD)
+    toy.cells[2] = 5
+    toy.changed_in(BOARD, 2)
+    toy.cells[2] = 0  # put back within the same move: the log drops the item
+    assert toy.forget_items(BOARD, mark) and toy.item_log(BOARD) == [1]
+    toy.stamp_changes()
+    # a mark of an earlier move: observers may have read the items since, nothing is dropped
+    toy.put(3, 4)
+    assert not toy.forget_items(BOARD, mark) and toy.item_log(BOARD) == [1, 3]

@@ -13,7 +13,8 @@ reset of what was already reset is allowed), never less. The engine mixes in ``C
   (``changed_since``); one that looked after ``stamped_before`` reads ``stamped_bits`` without a scan.
 * ``item_log(bit)`` lists the items reported with ``changed_in`` in order; an observer remembers how far it read
   (a position) and the log's ``item_log_epoch``, which moves when the logs restart (every item may have
-  changed: look at all of them).
+  changed: look at all of them). A move that puts items back as they were earlier in the same move (an undo)
+  may drop what it logged since (``item_mark``, ``forget_items``).
 
 Two more kinds of stamp: ``stamp_at_once`` for a lazy update a query makes between two moves, and
 ``stamp_everything`` for an edit from outside the rules (tests, a loaded position).
@@ -154,6 +155,20 @@ class ChangeLog:
 
     def item_log(self, bit: int) -> list:
         return self.item_logs[bit]
+
+    def item_mark(self, bit: int) -> tuple[int, int, int]:
+        """Where the item log of ``bit`` stands in the move in progress (for ``forget_items``)."""
+        return self.moves, self.item_log_epoch, len(self.item_logs[bit])
+
+    def forget_items(self, bit: int, mark: tuple[int, int, int]) -> bool:
+        """The move in progress put every item it named since ``mark`` back as it was then (an undo within one
+        move): the log drops them, as no observer has read them, and True is returned. False, with nothing
+        dropped, for a mark of an earlier move: the caller reports what it puts back."""
+        moves, epoch, length = mark
+        if moves != self.moves or epoch != self.item_log_epoch:
+            return False
+        del self.item_logs[bit][length:]
+        return True
 
     def changed_since(self, moves: int) -> int:
         """The bits of the domains stamped after move ``moves`` (an observer's last look)."""

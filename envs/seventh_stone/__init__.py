@@ -19,8 +19,8 @@ SPEC = GameSpec(
     new_encoder=SeventhStoneEncoder,
     check_config=validate_config,
     default_max_turns=30,  # a turn is a year here: G41's year limit, a truncation
-    state_version=5,  # 3: the encoder's cached frames and the undo stack; 4: the shared public part's pieces;
-    # 5: the engine keeps its attributes in slots
+    state_version=6,  # 3: the encoder's cached frames and the undo stack; 4: the shared public part's pieces;
+    # 5: the engine keeps its attributes in slots; 6: the change log (changes.py), the encoder's caches in itself
 )
 
 __all__ = ["SPEC", "Op", "Phase", "SeventhStoneCodec", "SeventhStoneConfig", "SeventhStoneEncoder",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.encoder import Field, ObservationEncoder, ObsLayout
+from .changes import CELLS, DOMAINS
 from .data import ALLOC_FIELDS, EVENTS, NUM_CELLS, PORTALS, PRINTED, TERRAINS, UNIT_TYPES
 from .engine import (
     ITEM_STONE, KINDS, MAX_AMOUNT, NUM_KINDS, NUM_PHASES, PHASE_NAMES, BARRACKS, MANUFACTORY, Phase,
@@ -23,7 +24,7 @@ YEARS = 60
 TS_MAX = 15
 STONES_MAX = 63
 KIND_TOTAL = sum(k.count for k in KINDS)
-PER_PLAYER = (  # public, cached per public version
+PER_PLAYER = (  # public, kept until the public domains change
     ("permanent_ts", TS_MAX, "tournament wins + bought tear stone"),
     ("budget", BIG, "B = P - U at this year's regeneration"), ("tournament_stones", STONES_MAX, "tournament stones"),
     ("tournament_wins", TS_MAX, "tournament wins"), ("tear_bought", 1, "bought the tear stone"),
@@ -37,7 +38,7 @@ PER_PLAYER = (  # public, cached per public version
 )
 _HIDDEN = (0,) * 8  # other seats' allocations before the reveal
 _NO_ALLOCS = ((),) * 4  # per seat the allocation in a row's inputs before the reveal
-PER_PLAYER_BOARD = (  # from the map, cached per board version
+PER_PLAYER_BOARD = (  # from the map, kept until the map or the permanent TS change
     ("ts", TS_MAX, "tear stones"),
     ("production", BIG, "P, resource stones owned (clipped at 255)"), ("upkeep", BIG, "U, living military units"),
     *[(f"armies_{t}", 15, f"{t} armies on the board (clipped; more than 5 only mid-movement)") for t in UNIT_TYPES],
@@ -51,38 +52,40 @@ _MEMO_MAX = 1 << 13  # entries per seat of the rotated-block memo (all full hold
 # per observer seat: absolute cell block -> the block from that seat's view (keyed by the shared block
 # itself, whose hash bytes keep, rather than by a new block + seat key)
 _ROTATED: list[dict[bytes, bytes]] = [{} for _ in range(8)]
+# the order of the change domains in ``engine.stamps`` (each read as a plain int at every look): the board part
+# shows the cells and the permanent TS, the public part the public domain and the permanent TS
+assert DOMAINS.names == ("cells", "permanent_ts", "public", "allocations"), DOMAINS.names
 
 
 class _SeatView:
     """One seat's observation as raw values (one byte each, unscaled), without the live part (zero there
-    but for the seat's own allocation), and what of the engine it shows: versions, position in the log of
-    changed cells, cells."""
+    but for the seat's own allocation), and what of the engine it shows: the engine's move count at the last
+    look, the position in the log of changed cells, cells."""
 
-    __slots__ = ("raw", "version", "pversion", "rev_all", "logged", "shown", "stats", "alloc")
+    __slots__ = ("raw", "moves", "epoch", "logged", "shown", "stats")
 
     def __init__(self, size: int):
         self.raw = bytearray(size)
-        self.version = self.pversion = self.rev_all = -1
+        self.moves = self.epoch = -1  # no look yet: every domain is new
         self.logged = 0  # entries of the engine's log of changed cells already shown
         self.shown: list = []  # per cell the shared block entry shown
         self.stats: bytes | None = None  # the shared per-seat map stats shown
-        self.alloc: list[int] = []  # the seat's own allocation shown
 
 
 class _SharedBoard:
     """The board part's pieces that do not depend on the observer, kept up to date from the engine's log of
-    changed cells (one per engine, in its ``obs_cache``): per cell its ``_cell_block`` (absolute seats)
+    changed cells: per cell its ``_cell_block`` (absolute seats)
     and its share of the per-seat totals (``engine.cell_holdings``); per seat TS from control, P, U and
     armies per type (``control_stats`` and ``army_stats``); the per-seat stats as raw bytes, per seat (None
     when stale) and all together (None when a seat's are stale), with the tournament wins and tear stones
     they show."""
 
-    __slots__ = ("rev_all", "logged", "blocks", "held", "cts", "prod", "upk", "types", "seat_stats", "stats",
+    __slots__ = ("epoch", "logged", "blocks", "held", "cts", "prod", "upk", "types", "seat_stats", "stats",
                  "wins", "tear")
 
     def __init__(self, e, blocks: list):
-        self.rev_all = e.rev_all
-        self.logged = len(e.touched)
+        self.epoch = e.item_log_epoch
+        self.logged = len(e.item_log(CELLS))
         self.blocks = blocks
         self.held = [e.cell_holdings(c) for c in range(NUM_CELLS)]
         self.cts, self.prod = e.control_stats()
@@ -119,13 +122,13 @@ class _SharedBoard:
 
 class _SharedPublic:
     """The public part's pieces that do not depend on the observer, as raw values with per-seat pieces in
-    absolute seat order (one per engine, in its ``obs_cache``), with the inputs each piece shows."""
+    absolute seat order, with the inputs each piece shows."""
 
-    __slots__ = ("pversion", "head_key", "head", "order_shown", "mover_shown", "order", "row_keys", "rows",
+    __slots__ = ("moves", "head_key", "head", "order_shown", "mover_shown", "order", "row_keys", "rows",
                  "offer_shown", "offer", "piles_shown", "piles", "status_shown", "status")
 
     def __init__(self, num_players: int):
-        self.pversion = -1
+        self.moves = -1  # the engine's move count when brought up to date
         self.head_key: tuple | None = None
         self.order_shown: list[int] | None = None
         self.mover_shown = -1
@@ -164,7 +167,7 @@ class SeventhStoneEncoder(ObservationEncoder):
             Field("my_allocation", 8, "my sealed allocation so far (private) / 255"),
             Field("my_budget_left", 1, "my budget left while allocating (private) / 255"),
         ]
-        fields += [  # cached part: changes only with the engine's version
+        fields += [  # cached part: changes only with the public domains
             Field("year", 1, f"year / {YEARS} (capped)"),
             Field("round_counter", 3, "one-hot marks on the round counter (2 = tournament this year)"),
             Field("unit_max", 1, f"unit maximum / {UNITS}"),
@@ -233,6 +236,17 @@ class SeventhStoneEncoder(ObservationEncoder):
                             (7 + 2 * n, 7 + 10 * n, 8, 8 + 10 * n), (8 + 10 * n, 8 + 11 * n, 1, 8 + 11 * n))
         self._rules_raw = bytes(self._rules)
         self._new_scratch()
+        self._follow(None)
+
+    def _follow(self, engine) -> None:
+        """Start the caches anew for ``engine``: they hold one engine's frames (another engine, a clone or a copy,
+        starts them again): per seat its frame, the board and public pieces shared by all seats, the map's
+        static block."""
+        self._engine = engine
+        self._views: list[_SeatView | None] = [None] * self.num_players
+        self._shared_board: _SharedBoard | None = None
+        self._shared_pub: _SharedPublic | None = None
+        self._static_block: bytes | None = None
 
     def _new_scratch(self) -> None:
         """The buffer an observation's raw values are put together in, and a uint8 array over it (one numpy
@@ -243,18 +257,21 @@ class SeventhStoneEncoder(ObservationEncoder):
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()  # a copied array would no longer show the buffer: made anew
         del state["_scratch"], state["_scratch_values"]
+        for name in ("_engine", "_views", "_shared_board", "_shared_pub", "_static_block"):
+            del state[name]  # the caches: a copy builds its own
         return state
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self._new_scratch()
+        self._follow(None)
 
     def unscale(self, observation: np.ndarray) -> np.ndarray:
         """Raw integer values (counts, flags) of an observation, e.g. for rule-based agents."""
         return np.rint(observation / self._scale).astype(np.int64)
 
     def _static(self, board) -> bytes:
-        block = getattr(board, "static_bytes", None)
+        block = self._static_block
         if block is None:
             v = []
             for c in range(NUM_CELLS):
@@ -267,18 +284,17 @@ class SeventhStoneEncoder(ObservationEncoder):
                 if board.portal[c]:
                     po[board.portal[c] - 1] = 1
                 v += t + pr + po
-            block = bytes(v)
-            board.static_bytes = block  # the map never changes during a game
+            block = self._static_block = bytes(v)  # the map never changes during a game
         return block
 
     def _board(self, e) -> "_SharedBoard":
         """The shared board pieces brought up to date: every cell logged as changed since the last call is
         encoded anew (its block replaced only when its content changed), and the per-seat totals follow
         the changed cells' holdings."""
-        board = e.obs_cache.get("board")
-        log = e.touched
-        if board is None or board.rev_all != e.rev_all:
-            board = e.obs_cache["board"] = _SharedBoard(e, [self._cell_block(e, c) for c in range(NUM_CELLS)])
+        board = self._shared_board
+        log = e.item_log(CELLS)
+        if board is None or board.epoch != e.item_log_epoch:  # new, or the log restarted: every cell anew
+            board = self._shared_board = _SharedBoard(e, [self._cell_block(e, c) for c in range(NUM_CELLS)])
         elif board.logged < len(log):
             blocks, held = board.blocks, board.held
             holdings = e.cell_holdings
@@ -384,12 +400,12 @@ class SeventhStoneEncoder(ObservationEncoder):
         blocks and stone kinds of the cells whose shared block changed since seat's frame showed them."""
         raw = view.raw
         board = self._board(e)
-        if view.rev_all != board.rev_all:
+        if view.epoch != board.epoch:
             changed = range(NUM_CELLS)
-            view.rev_all = board.rev_all
+            view.epoch = board.epoch
             view.shown = [None] * NUM_CELLS
         elif view.logged < board.logged:
-            changed = set(e.touched[view.logged:board.logged])
+            changed = set(e.item_log(CELLS)[view.logged:board.logged])
         else:
             changed = ()
         view.logged = board.logged
@@ -420,17 +436,19 @@ class SeventhStoneEncoder(ObservationEncoder):
             cut = len(PER_PLAYER_BOARD) * seat  # rotated: the observer first
             o = self._stats_at
             raw[o:o + len(stats)] = stats[cut:] + stats[:cut]
-        view.version = e.version
 
     def _shared_public(self, e) -> "_SharedPublic":
-        """The public part's pieces that do not depend on the observer, checked once per public version: each
-        piece is rebuilt only when its inputs differ from the ones it shows."""
-        pub = e.obs_cache.get("public")
+        """The public part's pieces that do not depend on the observer, checked when a public domain changed:
+        each piece is rebuilt only when its inputs differ from the ones it shows."""
+        pub = self._shared_pub
         if pub is None:
-            pub = e.obs_cache["public"] = _SharedPublic(self.num_players)
-        elif pub.pversion == e.pversion:
+            pub = self._shared_pub = _SharedPublic(self.num_players)
+        elif e.stamped <= pub.moves:  # nothing stamped since the last look
             return pub
-        pub.pversion = e.pversion
+        _, permanent_ts, public, _ = e.stamps
+        last, pub.moves = pub.moves, e.moves
+        if public <= last and permanent_ts <= last:
+            return pub
         n = self.num_players
         key = (e.year, e.round_counter, e.unit_max, e.event)
         if key != pub.head_key:
@@ -514,32 +532,37 @@ class SeventhStoneEncoder(ObservationEncoder):
             *pub.rows[seat:], *pub.rows[:seat], pub.offer, status, pub.piles,
             bytes(e.hands[seat])))
 
-    def _view(self, e, seat: int) -> "_SeatView":
-        """Seat's frame brought up to date: the parts whose versions changed are rewritten."""
-        view = e.obs_cache.get(seat)
-        if view is None:
-            view = e.obs_cache[seat] = _SeatView(self.layout.size)
-            static = self._static(e.board)
-            view.raw[self._static_at:self._static_at + len(static)] = static
-        if view.version != e.version:
+    def _new_view(self, e, seat: int) -> "_SeatView":
+        """Seat's frame before its first look: the map's static block only."""
+        view = self._views[seat] = _SeatView(self.layout.size)
+        static = self._static(e.board)
+        view.raw[self._static_at:self._static_at + len(static)] = static
+        return view
+
+    def _update(self, e, seat: int, view: "_SeatView") -> None:
+        """Seat's frame brought up to date: the parts that show a domain stamped since its last look are
+        rewritten."""
+        cells, permanent_ts, public, allocations = e.stamps  # the move that last changed each domain
+        last, view.moves = view.moves, e.moves
+        if cells > last or permanent_ts > last:
             self._refresh_board(e, seat, view)
-        if view.pversion != e.pversion:
-            public = self._public(e, seat)
-            view.raw[self._head:self._head + len(public)] = public
-            view.pversion = e.pversion
-        alloc = e.alloc[seat]
-        if view.alloc != alloc:  # private, changes only while allocating and at the year's start
+        if public > last or permanent_ts > last:
+            part = self._public(e, seat)
+            view.raw[self._head:self._head + len(part)] = part
+        if allocations > last:  # the seat's own allocation (private until the reveal)
+            alloc = e.alloc[seat]
             o = self._alloc_at
             view.raw[o:o + 8] = bytes(alloc) if max(alloc) < BIG else bytes([x if x < BIG else BIG for x in alloc])
-            view.alloc = alloc[:]
-        return view
 
     def encode(self, engine, seat: int) -> np.ndarray:
         e = engine
-        view = e.obs_cache.get(seat)
-        if (view is None or view.version != e.version or view.pversion != e.pversion
-                or view.alloc != e.alloc[seat]):
-            view = self._view(e, seat)
+        if e is not self._engine:
+            self._follow(e)
+        view = self._views[seat]
+        if view is None:
+            view = self._new_view(e, seat)
+        if e.stamped > view.moves:  # a domain stamped since this seat's last look
+            self._update(e, seat, view)
         # the live part is set value by value into a copy of the frame (mostly zero there), then every
         # value is scaled at once
         f = e.fight

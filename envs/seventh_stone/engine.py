@@ -12,14 +12,15 @@ A year runs through stages (``Stage``); a stage hands decisions out by setting `
 """
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.changes import ChangeLog
 from ..core.engine import RulesEngine
 from ..core.config import check_range
 from ..core.errors import ConfigError, IllegalActionError
+from .changes import ALLOCATIONS, CELLS, DOMAINS, PERMANENT_TS, PUBLIC
 from .board import P_DESERT, P_FOREST, P_MOUNTAIN, P_PLAIN, Board, build_board
 from .data import (
     BARRACKS, CAVALRY, E_AGILITY, E_BRIBERY, E_EXPLOSIVE, E_MASTER, E_POWER, E_PRECISION, E_SHIELD,
@@ -124,12 +125,6 @@ class Stage:
         range(13)
 
 
-# decisions that change at most the map and unobserved choices (their other public effects bump pversion
-# where they happen)
-_NO_PUBLIC_CHANGE_PHASES = frozenset((
-    Phase.MOVE_SELECT, Phase.MOVE_TYPE, Phase.MOVE_COUNT_MIL, Phase.MOVE_COUNT_MERC, Phase.MOVE_TAKE_STONE,
-    Phase.MOVE_DEST, Phase.POST_OVERRUN, Phase.SUPPORT_ARMY, Phase.SUPPORT_TARGET, Phase.FIGHT_PICK,
-    Phase.CASUALTY, Phase.DISBAND, Phase.USE_WALL, Phase.DICE_ALLOC, Phase.ORDER_PICK, Phase.ORDER_ASSIGN))
 _MOVEMENT_PHASES = frozenset((
     Phase.MOVE_SELECT, Phase.MOVE_TYPE, Phase.MOVE_COUNT_MIL, Phase.MOVE_COUNT_MERC, Phase.MOVE_TAKE_STONE,
     Phase.MOVE_DEST, Phase.KEEP_STONE))
@@ -193,6 +188,14 @@ class Army:
     def size(self) -> int:
         return len(self.mil) + len(self.merc)
 
+    def __eq__(self, other) -> bool:
+        # by content: the change log's test compares the map with a copy of it
+        return (isinstance(other, Army) and self.owner == other.owner and self.utype == other.utype
+                and self.mil == other.mil and self.merc == other.merc and self.stones == other.stones
+                and self.teleport == other.teleport and self.agile == other.agile and self.support == other.support)
+
+    __hash__ = None  # mutable
+
     def copy(self) -> "Army":
         a = _new_army(Army)  # every slot is set below: no __init__ call (undo checkpoints copy armies often)
         a.owner, a.utype, a.mil, a.merc, a.stones = self.owner, self.utype, self.mil[:], self.merc[:], self.stones[:]
@@ -234,7 +237,7 @@ class Fight:
         self.aim_left = 0  # dice of the head of aim_queue not yet assigned
 
 
-class SeventhStoneEngine(RulesEngine):
+class SeventhStoneEngine(ChangeLog, RulesEngine):
     # every attribute in a slot: faster reads than the instance dict, which its size keeps from sharing keys
     __slots__ = (
         "config", "num_players", "rng", "board", "gap_rows", "win_ts", "merc_key", "tourn_key", "offer_size",
@@ -252,9 +255,9 @@ class SeventhStoneEngine(RulesEngine):
         "stage", "phase", "actor", "current_player", "is_over", "setup_order", "idx", "ranking", "draft_step", "order_slots", "assignee",
         "sel_item", "sel_cell", "sel_type", "sel_mil", "sel_merc", "sel_stone", "placed_at", "checkpoints",
         "broken_depth", "undos", "pending_control", "moved_done", "debt_queue", "fight", "fight_picker", "keep_cell",
-        # versions and caches
-        "version", "apply_count", "touched", "rev_all", "pversion", "manufactory_rev", "_legal", "_open_nbr",
-        "_reach", "_crossed", "_select_moves", "_undone_moves", "obs_cache",
+        # caches of the rules
+        "_legal", "_open_nbr", "_reach", "_crossed", "_select_moves", "_undone_moves",
+        *ChangeLog.SLOTS,
     )
 
     def __init__(self, config: SeventhStoneConfig, num_players: int, rng: np.random.Generator,
@@ -354,19 +357,12 @@ class SeventhStoneEngine(RulesEngine):
         self.fight: Fight | None = None
         self.fight_picker = -1
         self.keep_cell = -1
-        self.version = 0  # bumped whenever the board changes (observation cache key)
-        self.apply_count = 0  # calls of apply() (no observation happens within one)
-        self.touched: list[int] = []  # cells whose contents changed, in order (the observation caches; a
-        # change undone within the same apply() is dropped)
-        self.rev_all = 0  # bumped when any number of cells may have changed (and the log restarts)
-        self.pversion = 0  # bumped whenever other public data may change (markets, hands, ...)
-        self.manufactory_rev = 0  # bumped whenever a manufactory may be built or destroyed
         self._legal: list | None = None
         self._open_nbr: tuple | None = None  # (lava, per cell: a free land neighbour)
-        self._reach: tuple | None = None  # (state key, steps per destination, water-crossing ends) of a move order
+        self._reach: tuple | None = None  # (key, steps per destination, water-crossing ends) of the move order
         self._select_moves: list | None = None  # MOVE_SELECT's legal moves where the current move order began
-        self._undone_moves: tuple | None = None  # (version, MOVE_SELECT's legal moves) of the state UNDO went back to
-        self.obs_cache: dict = {}  # the encoder's per-seat frames and shared blocks, tagged with the versions
+        self._undone_moves: tuple | None = None  # (map mark, MOVE_SELECT's legal moves) of the state UNDO went back to
+        self.start_change_log(DOMAINS)
         self._run()
 
     # ---------------------------------------------------------------- RulesEngine protocol ----
@@ -379,11 +375,6 @@ class SeventhStoneEngine(RulesEngine):
 
     def scores(self) -> list[int]:
         return self.all_ts()
-
-    def clone(self) -> "SeventhStoneEngine":
-        twin = copy.deepcopy(self)
-        twin.obs_cache = {}
-        return twin
 
     # ---------------------------------------------------------------------------- queries ----
     def production(self, p: int) -> int:
@@ -405,7 +396,7 @@ class SeventhStoneEngine(RulesEngine):
 
     def control_stats(self) -> tuple[list[int], list[int]]:
         """One pass over the controlled fields: per seat TS from control and P. Depends only on
-        control, capitals and manufactories (``manufactory_rev`` counts the changes of the latter)."""
+        control, capitals and manufactories."""
         n = self.num_players
         cts, prod = [0] * n, [0] * n
         cap_rs, cap_ts, man = R["capital_rs"], R["capital_ts"], R["manufactory_rs"]
@@ -631,7 +622,6 @@ class SeventhStoneEngine(RulesEngine):
 
     def apply(self, move: tuple[int, int]) -> None:
         """Apply a move known to be legal, then every forced or automatic step after it."""
-        self.apply_count += 1
         self._apply_one(move)
         self._legal = None
         while self.phase != _GAME_OVER:
@@ -640,14 +630,12 @@ class SeventhStoneEngine(RulesEngine):
                 break
             self._apply_one(legal[0])  # a forced decision (spec 13.1.3)
             self._legal = None
+        self.stamp_changes()
 
     def _apply_one(self, move: tuple[int, int]) -> None:
         op, arg = move
         ph = self.phase
         p = self.actor
-        if not (ph in _NO_PUBLIC_CHANGE_PHASES or op == _OP_ALLOC1 or op == _OP_ALLOC5
-                or (op == _OP_ITEM and ph == _PLACE_ITEM)):
-            self.pversion += 1  # these may change the observation's cached public part
         if ph in _MOVEMENT_PHASES:  # the most frequent decisions first
             if not self._apply_movement(p, op, arg):
                 self._run()
@@ -655,21 +643,21 @@ class SeventhStoneEngine(RulesEngine):
         if ph == _ALLOC:  # the next most frequent decisions
             if op == _OP_DONE:
                 self.committed[p] = True
+                self.changed(PUBLIC)
                 self.idx += 1
             else:
                 self.alloc[p][arg] += 1 if op == _OP_ALLOC1 else 5
+                self.changed(ALLOCATIONS)
                 return
         elif ph == Phase.SETUP_CAPITAL:
-            self.version += 1
-            self.touched.append(arg)
             self.controller[arg] = p
             self.capital_of[arg] = p
+            self.changed_in(CELLS, arg)
             self.idx += 1
         elif ph == Phase.SETUP_BARRACKS:
-            self.version += 1
-            self.touched.append(arg)
             self.controller[arg] = p
             self.buildings[arg].append([BARRACKS, 1])  # G30: ready in year 1
+            self.changed_in(CELLS, arg)
             self.idx += 1
         elif ph == Phase.DRAFT_PICK:
             self._take_offer(p, arg)
@@ -683,6 +671,7 @@ class SeventhStoneEngine(RulesEngine):
         elif ph == Phase.DRAFT_DISCARD:
             self.offer_status[arg] = 2
             self.discard[self.offer[arg]] += 1
+            self.changed(PUBLIC)
             self.idx += 1
         elif ph == Phase.ORDER_PICK:
             self.order_slots[arg] = p
@@ -719,8 +708,7 @@ class SeventhStoneEngine(RulesEngine):
         elif ph == Phase.SUPPORT_TARGET:
             # DONE declines: that army supports nobody this year (so declaring always ends)
             self.army_at(self.sel_cell, p).support = arg if op != _OP_DONE else -2
-            self.version += 1
-            self.touched.append(self.sel_cell)
+            self.changed_in(CELLS, self.sel_cell)
         elif ph == Phase.FIGHT_PICK:
             self._start_fight(arg, overrun=False, invoker=p)
         elif ph == Phase.USE_EQUIPMENT:
@@ -851,30 +839,25 @@ class SeventhStoneEngine(RulesEngine):
 
     # ---------------------------------------------------------------- year start (6.1, 6.2) ----
     def _start_year(self) -> None:
-        self.pversion += 1
+        self.changed(PUBLIC | ALLOCATIONS)
         self.year += 1
-        if len(self.touched) > 4096:  # bounds the log; the observation caches then rebuild every cell
-            self.touched = []
-            self.rev_all += 1
-        touch = self.touched.append  # only the cells that change are logged (observation caches)
         for c in range(NUM_CELLS):
             if self.lava[c]:
-                touch(c)
+                self.changed_in(CELLS, c)
             for bld in self.buildings[c]:
                 if not bld[1]:
                     bld[1] = 1
-                    touch(c)
+                    self.changed_in(CELLS, c)
             for a in self.armies[c]:
                 if a.support != -1:
                     a.support = -1
-                    touch(c)
+                    self.changed_in(CELLS, c)
         self.lava = [False] * NUM_CELLS
-        self.version += 1
         self.event = int(self.rng.integers(6))  # G04
         ev = self.event
         if ev == VOLCANO_ERUPTION:
             for cell in self.board.eruption_targets(self.rng, R["lava_counters"]):
-                touch(cell)
+                self.changed_in(CELLS, cell)
                 self.lava[cell] = True
                 for a in self.armies[cell]:
                     for k in a.stones:
@@ -883,7 +866,7 @@ class SeventhStoneEngine(RulesEngine):
         elif ev == QUICKSAND:
             for cell in range(NUM_CELLS):
                 if self.board.terrain[cell] == 6 and self.armies[cell]:  # desert fields only
-                    touch(cell)
+                    self.changed_in(CELLS, cell)
                     kept = []
                     for a in self.armies[cell]:
                         agility = [k for k in a.stones if KINDS[k].effect == E_AGILITY]
@@ -902,7 +885,7 @@ class SeventhStoneEngine(RulesEngine):
                 for a in here:
                     if a.merc:
                         a.merc = []
-                        touch(c)
+                        self.changed_in(CELLS, c)
         # A) regeneration: budget B = P - U
         n = self.num_players
         for p in range(n):
@@ -946,10 +929,12 @@ class SeventhStoneEngine(RulesEngine):
         ranking = sorted(bidders, key=keys.__getitem__)
         for r, p in enumerate(ranking):
             self.market_rank[p][field - F_MERC] = r
+        self.changed(PUBLIC)
         return ranking
 
     def _reveal_and_mercenaries(self) -> None:
         self.revealed = True
+        self.changed(PUBLIC)
         n = self.num_players
         for p in range(n):
             a = self.alloc[p]
@@ -964,9 +949,10 @@ class SeventhStoneEngine(RulesEngine):
         kind = self.offer[slot]
         self.offer_status[slot] = 1
         self.offer_taker[slot] = p
+        self.changed(PUBLIC)
         if kind == TEAR_KIND:
             self.tear_bought[p] = True  # revealed at once: +1 permanent TS
-            self.version += 1  # TS sits in the observation's board part
+            self.changed(PERMANENT_TS)
         else:
             self.hands[p][kind] += 1
 
@@ -982,6 +968,7 @@ class SeventhStoneEngine(RulesEngine):
             if st == 0:
                 self.offer_status[i] = 2
                 self.discard[self.offer[i]] += 1
+        self.changed(PUBLIC)  # the offer's rest discarded; the movement market ranked, the double mover
         self.stage, self.idx = Stage.ORDER, 0
         self.ranking = self._rank(F_MOVE)
         self.order_slots = [-1] * self.num_players
@@ -1009,8 +996,8 @@ class SeventhStoneEngine(RulesEngine):
                 self.actor = self.current_player = self.ranking[0]
                 return True
         self.assignee = -1
-        self.pversion += 1  # the turn order, the tournament ranking and stones are public
         self.order = list(self.order_slots)
+        self.changed(PUBLIC)  # the turn order, the tournament ranking and stones
         for r, p in enumerate(self._rank(F_TOURN)):
             if r < len(self.tourn_key):
                 self.tstones[p] += self.tourn_key[r]
@@ -1119,15 +1106,14 @@ class SeventhStoneEngine(RulesEngine):
         return out
 
     def _place(self, p: int, item: int, cell: int, replace: int) -> None:
-        self.version += 1
-        self.touched.append(cell)
+        self.changed_in(CELLS, cell)
+        self.changed(PUBLIC)  # what p has left to place
         if item < ITEM_UNIT:
             self.pend_build[p] -= 1
             blds = self.buildings[cell]
             if replace >= 0:
                 blds.pop(replace)  # G16: a replaced manufactory costs its production (debt below)
             blds.append([item - ITEM_BUILDING, 1 if item - ITEM_BUILDING == MANUFACTORY else 0])
-            self.manufactory_rev += 1
             if self.upkeep(p) > self.production(p):
                 self.debt_queue.append(p)
         elif item < ITEM_MERC:
@@ -1152,6 +1138,7 @@ class SeventhStoneEngine(RulesEngine):
         self.pend_build[p] = 0
         self.pend_units[p] = [0, 0, 0]
         self.pend_mercs[p] = 0
+        self.changed(PUBLIC)
         self.placed_at = [0] * NUM_CELLS
         self.idx += 1
 
@@ -1163,11 +1150,10 @@ class SeventhStoneEngine(RulesEngine):
 
     def _reset_mp(self, p: int) -> None:
         mult = 2 if p == self.double_mover else 1  # G39
-        self.version += 1
         for c, cell in enumerate(self.armies):
             for a in cell:
                 if a.owner == p:
-                    self.touched.append(c)
+                    self.changed_in(CELLS, c)
                     mp = MOVE[a.utype] * mult
                     a.mil = [mp] * len(a.mil)
                     a.merc = [mp] * len(a.merc)
@@ -1184,7 +1170,7 @@ class SeventhStoneEngine(RulesEngine):
         undone = self._undone_moves
         if undone is not None:
             self._undone_moves = None
-            if undone[0] == self.version and self.undos < UNDO_LIMIT:
+            if undone[0] == self._map_mark() and self.undos < UNDO_LIMIT:
                 return list(undone[1])  # UNDO restored the state they were computed for
         if self.undos >= UNDO_LIMIT:  # bounds a movement phase: back to a legal state, then DONE
             return [DONE] if self.capacity_ok(p, stones_too=False) else [UNDO]
@@ -1263,35 +1249,31 @@ class SeventhStoneEngine(RulesEngine):
 
     def _snapshot(self, cells: tuple[int, int], select_moves: list | None = None) -> tuple:
         """What one move order can change: the armies of its two cells, control, conflicts; with the legal
-        MOVE_SELECT moves of this state when known."""
+        MOVE_SELECT moves of this state when known, and the place in the cells' change log."""
         return ([(c, [a.copy() for a in self.armies[c]]) for c in cells], self.controller[:], dict(self.conflicts),
-                set(self.pending_control), self.broken_depth, select_moves,
-                (self.apply_count, self.rev_all, len(self.touched)))
+                set(self.pending_control), self.broken_depth, select_moves, self.item_mark(CELLS))
 
-    def _restore(self, snap: tuple) -> list | None:
-        """Undo to a snapshot (consumed: its armies are put back, not copied); returns its MOVE_SELECT moves."""
-        armies, controller, conflicts, pending, self.broken_depth, select_moves, logged_at = snap
-        touch = self.touched.append  # the cells that may differ are logged (observation caches)
-        apply_count, rev_all, logged = logged_at
-        if apply_count == self.apply_count and rev_all == self.rev_all:
-            # taken in this apply() (nothing observed since): every cell logged after it is as it was then
-            del self.touched[logged:]
-            touch = _ignore
+    def _restore(self, snap: tuple, report: bool = True) -> list | None:
+        """Undo to a snapshot (consumed: its armies are put back, not copied); returns its MOVE_SELECT moves.
+        ``report``: the cells that may differ are reported (not after a trial whose changes were never reported);
+        for a snapshot of the move in progress, the cells named since are forgotten instead (all put back)."""
+        armies, controller, conflicts, pending, self.broken_depth, select_moves, mark = snap
+        if report and not self.forget_items(CELLS, mark):
+            for c, _ in armies:
+                self.changed_in(CELLS, c)
+            if controller != self.controller:
+                for c in range(NUM_CELLS):
+                    if controller[c] != self.controller[c]:
+                        self.changed_in(CELLS, c)
+            if conflicts != self.conflicts:
+                for c in set(conflicts) | set(self.conflicts):
+                    if conflicts.get(c) != self.conflicts.get(c):
+                        self.changed_in(CELLS, c)
         for c, saved in armies:
             self.armies[c] = saved
-            touch(c)
-        if controller != self.controller:
-            for c in range(NUM_CELLS):
-                if controller[c] != self.controller[c]:
-                    touch(c)
-        if conflicts != self.conflicts:
-            for c in set(conflicts) | set(self.conflicts):
-                if conflicts.get(c) != self.conflicts.get(c):
-                    touch(c)
         self.controller = controller
         self.conflicts = conflicts
         self.pending_control = pending
-        self.version += 1
         return select_moves
 
     def _apply_movement(self, p: int, op: int, arg: int) -> bool:
@@ -1308,7 +1290,7 @@ class SeventhStoneEngine(RulesEngine):
                 moves = self._restore(self.checkpoints.pop())
                 self.undos += 1
                 if moves is not None:  # the state is again the one where these moves were legal
-                    self._undone_moves = (self.version, moves)
+                    self._undone_moves = (self._map_mark(), moves)
                 return False
             if op == _OP_REVEAL:
                 self._reveal(p, arg)
@@ -1320,6 +1302,7 @@ class SeventhStoneEngine(RulesEngine):
                 return False
             self.sel_cell = arg
             self._select_moves = self._legal  # computed for this state (None if apply() came first)
+            self._reach = None  # a new move order
             types = [a.utype for a in self.armies[arg] if a.owner == p and self._movable(a)]
             if len(types) > 1:
                 self.phase = _MOVE_TYPE
@@ -1358,9 +1341,8 @@ class SeventhStoneEngine(RulesEngine):
                 self.discard[k] += 1
             self.discard[keep] -= 1
             a.stones = [keep]
-            self.version += 1
-            self.rev_all += 1
-            self.pversion += 1
+            self.changed_in(CELLS, next(c for c, here in enumerate(self.armies) if a in here))  # the army's cell
+            self.changed(PUBLIC)  # the discard pile
             if self._double_stone_army(p) is not None:
                 return True
             self._end_movement(p)
@@ -1376,7 +1358,6 @@ class SeventhStoneEngine(RulesEngine):
 
     def _reveal(self, p: int, cell: int) -> None:
         """Section 6.4.5: reveal the movement stone under an own army; it is discarded at once."""
-        self.pversion += 1
         for a in self.armies[cell]:
             if a.owner != p:
                 continue
@@ -1392,8 +1373,8 @@ class SeventhStoneEngine(RulesEngine):
                     elif kind.effect == E_SPEED:
                         a.mil = [mp + kind.value for mp in a.mil]
                         a.merc = [mp + kind.value for mp in a.merc]
-                    self.version += 1
-                    self.touched.append(cell)
+                    self.changed_in(CELLS, cell)
+                    self.changed(PUBLIC)  # the discard pile
                     return
 
     def _group_mp(self, a: Army, k_mil: int, k_merc: int) -> int:
@@ -1412,12 +1393,18 @@ class SeventhStoneEngine(RulesEngine):
         merc = sorted(a.merc, reverse=True)[k_merc - 1]
         return min(sorted(a.mil, reverse=True)[k_mil - 1], merc) if k_mil else merc
 
+    def _map_mark(self) -> tuple[int, int]:
+        """The map's place in the change log: every change of a cell is named there, so the mark moves with each
+        (and goes back with an undo within one move); the key of the legal moves an UNDO goes back to."""
+        return self.item_log_epoch, len(self.item_logs[CELLS])
+
     def _reach_of_selection(self, p: int) -> tuple[dict[int, int], set[int]]:
         """Destinations of the selected move order (steps used) and the water-crossing ends among them;
-        computed once per state for the mask and the move itself."""
+        computed once for the mask, its capacity trials and the move itself (the map stays as it is from the
+        selection on, where the cache is cleared)."""
         a = self._sel_army()
         mp = self._group_mp(a, self.sel_mil, self.sel_merc)
-        key = (self.version, p, self.sel_cell, mp, a.teleport, a.agile, a.utype)
+        key = (p, self.sel_cell, mp, a.teleport, a.agile, a.utype)
         if self._reach is None or self._reach[0] != key:
             dests = self._destinations(p, self.sel_cell, mp, a.teleport, a.agile, a.utype, False)
             self._reach = (key, dests, self._crossed)
@@ -1495,17 +1482,17 @@ class SeventhStoneEngine(RulesEngine):
         return value > margin
 
     def _capacity_after_move(self, p: int, c: int) -> bool:
+        """Whether the capacity rules hold after the selected move order to c: tried and taken back (no change)."""
         snap = self._snapshot((self.sel_cell, c))
         self._move_units(p, c)
         ok = self.capacity_ok(p)
-        self._restore(snap)
+        self._restore(snap, report=False)
         return ok
 
     def _move_units(self, p: int, dest: int) -> Army:
+        """The selected units go from the selected cell to dest (the caller reports the change)."""
         a = self._sel_army()
         src = self.sel_cell
-        self.touched.append(src)
-        self.touched.append(dest)
         dests, crossed = self._reach_of_selection(p)
         dist = dests[dest]
         water_end = dest in crossed
@@ -1541,8 +1528,9 @@ class SeventhStoneEngine(RulesEngine):
     def _move(self, p: int, dest: int) -> None:
         self.checkpoints.append(self._snapshot((self.sel_cell, dest), self._select_moves))
         self._move_units(p, dest)
+        self.changed_in(CELLS, self.sel_cell)
+        self.changed_in(CELLS, dest)
         self.broken_depth = 0 if self.capacity_ok(p, stones_too=False) else self.broken_depth + 1
-        self.version += 1
         conflict = self.enemy_army(dest, p) or (self.capital_of[dest] >= 0 and self.controller[dest] not in (-1, p))
         if conflict:
             if dest not in self.conflicts:
@@ -1564,8 +1552,7 @@ class SeventhStoneEngine(RulesEngine):
         """p takes control of cell; returns whether that leaves its former controller in debt (queued)."""
         q = self.controller[cell]
         self.controller[cell] = p
-        self.version += 1
-        self.touched.append(cell)
+        self.changed_in(CELLS, cell)
         if q >= 0 and q != p and self.upkeep(q) > self.production(q):
             self.debt_queue.append(q)
             return True
@@ -1580,12 +1567,11 @@ class SeventhStoneEngine(RulesEngine):
                 if a.owner == p:
                     a.mil = [0] * len(a.mil)
                     a.merc = [0] * len(a.merc)
-                    self.touched.append(c)
+                    self.changed_in(CELLS, c)
         self.pending_control = set()
         self.checkpoints = []
         self.moved_done = False
         self.idx += 1
-        self.version += 1
 
     # ------------------------------------------------------------------------ debt (4.2) ----
     def _disband_cells(self, p: int) -> list[int]:
@@ -1593,8 +1579,7 @@ class SeventhStoneEngine(RulesEngine):
 
     def _disband_one(self, p: int, cell: int) -> None:
         """G31: one military unit per RS of shortfall; surplus mercenaries leave too."""
-        self.pversion += 1  # an emptied army's stone goes to the public discard pile
-        self.touched.append(cell)
+        self.changed_in(CELLS, cell)
         for a in self.armies[cell]:
             if a.owner == p and a.mil:
                 a.mil.pop()
@@ -1603,9 +1588,9 @@ class SeventhStoneEngine(RulesEngine):
                 if a.size == 0:
                     for k in a.stones:
                         self.discard[k] += 1
+                    self.changed(PUBLIC)  # the discard pile
                     self.armies[cell].remove(a)
                 break
-        self.version += 1
 
     # ---------------------------------------------------------------------- combat (6.5) ----
     def _support_targets(self, cell: int, a: Army) -> list[int]:
@@ -1661,7 +1646,6 @@ class SeventhStoneEngine(RulesEngine):
         defender = self.conflicts.get(cell, -1)
         f = Fight(cell, overrun, invoker, defender)
         self.fight = f
-        self.version += 1
         if self.capital_of[cell] >= 0 and self.controller[cell] >= 0:
             present = [a for a in self.armies[cell] if a.owner != self.controller[cell] and a.size]
             if present:  # city guard (6.5.8) only against attackers
@@ -1747,8 +1731,8 @@ class SeventhStoneEngine(RulesEngine):
         self.discard[k] += 1
         f.used[p] = k
         eff = KINDS[k].effect
-        self.version += 1
-        self.touched.append(f.cell)
+        self.changed_in(CELLS, f.cell)  # the stone; what bribery and explosives take
+        self.changed(PUBLIC)  # the discard pile
         if eff == E_BRIBERY:
             for other in self.armies[f.cell]:
                 if other.owner != p:
@@ -1931,16 +1915,15 @@ class SeventhStoneEngine(RulesEngine):
         f = self.fight
         for c, a in self._casualty_armies(p):
             a.mil, a.merc = [], []
-            self.touched.append(c)
             self._army_destroyed(c, a)
         if f.guard_owner == p:
             f.guard = 0
         f.hits_pending.pop(0)
-        self.version += 1
 
     def _remove_casualty(self, p: int, cell: int, merc: bool, auto: bool = False) -> None:
         f = self.fight
         a = next((x for c, x in self._casualty_armies(p) if c == cell), None)
+        self.changed_in(CELLS, cell)
         if a is None or (not a.size):
             f.guard -= 1  # the city guard
         elif merc:
@@ -1952,11 +1935,9 @@ class SeventhStoneEngine(RulesEngine):
         f.hits_pending[0][1] -= 1
         if f.hits_pending[0][1] <= 0:
             f.hits_pending.pop(0)
-        self.version += 1
-        self.touched.append(cell)
 
     def _army_destroyed(self, cell: int, a: Army) -> None:
-        self.touched.append(cell)
+        self.changed_in(CELLS, cell)
         if a in self.armies[cell]:
             self.armies[cell].remove(a)
         self.fight.captured += a.stones  # G14: unused stones go to the fight's winner
@@ -1969,10 +1950,9 @@ class SeventhStoneEngine(RulesEngine):
         winner = next(iter(alive)) if len(alive) == 1 else f.defender
         self.fight = None
         self.conflicts.pop(cell, None)
-        self.version += 1
-        self.pversion += 1  # captured stones, discards
-        self.touched.append(cell)  # the field and its buildings; the supporters that withdraw below
+        self.changed_in(CELLS, cell)  # the conflict, the buildings; the supporters that withdraw below
         if f.captured:
+            self.changed(PUBLIC)  # to the winner's hand or the discard pile
             if winner >= 0:
                 for k in f.captured:
                     self.hands[winner][k] += 1
@@ -2002,7 +1982,6 @@ class SeventhStoneEngine(RulesEngine):
                 if int(self.rng.integers(1, 7)) > self.config.destruction_roll:
                     survivors.append(bl)
             self.buildings[cell] = survivors
-            self.manufactory_rev += 1
             owner = self.controller[cell]
             if owner >= 0 and self.upkeep(owner) > self.production(owner):
                 self.debt_queue.append(owner)
@@ -2010,19 +1989,18 @@ class SeventhStoneEngine(RulesEngine):
             for a in self.armies[c]:
                 if a.support == cell:
                     a.support = -1
-                    self.touched.append(c)
+                    self.changed_in(CELLS, c)
         if f.overrun and self.stage == Stage.MOVE:
             self.checkpoints = []  # dice were rolled: hard checkpoint (13.4)
 
     # ------------------------------------------------------------------ end of year (6.6, 8) ----
     def _end_year(self) -> None:
-        self.pversion += 1
         self.round_counter += 1
+        self.changed(PUBLIC)
         if self.round_counter >= R["tournament_every"]:
             self.round_counter = 0
             self._tournament()
         self.turn += 1
-        self.version += 1
         ts = self.all_ts()
         rich = [p for p in range(self.num_players) if ts[p] >= self.win_ts]
         if rich:
@@ -2053,8 +2031,8 @@ class SeventhStoneEngine(RulesEngine):
         else:
             champion = self._duel(ranked[0], ranked[1])
         self.tourn_wins[champion] += 1
-        self.version += 1
         self.tstones = [0] * n
+        self.changed(PERMANENT_TS | PUBLIC)
 
     def _duel(self, a: int, b: int) -> int:
         """Section 6.6.3: 5 LE each; hit on 1-3; damage 1 + floor(diff / 2) for the richer (G43)."""
@@ -2102,10 +2080,6 @@ class SeventhStoneEngine(RulesEngine):
         if self.winners:
             lines.append(f"winner(s): {self.winners}")
         return "\n".join(lines)
-
-
-def _ignore(cell: int) -> None:
-    """A log of changed cells that keeps nothing."""
 
 
 _LEGAL_BY_PHASE = {

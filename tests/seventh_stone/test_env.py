@@ -125,7 +125,7 @@ def _shuffle_hidden(engine, seat, rng):
         for p in range(e.num_players):
             if p != seat:
                 e.alloc[p] = [int(x) for x in rng.integers(0, 9, size=8)]
-    e.obs_cache = {}
+    e.stamp_everything()  # edited from outside the rules
     return e
 
 
@@ -161,7 +161,7 @@ def test_own_hand_and_stones_are_visible_to_their_owner_only():
     env.reset(seed=3)
     e = env.engine
     e.hands[0][5] = 1
-    e.pversion += 1
+    e.stamp_everything()
     hand = env.observation_layout["my_hand"]
     assert env.observe("player_0")["observation"][hand][5] > 0
     assert env.observe("player_1")["observation"][hand].sum() == 0

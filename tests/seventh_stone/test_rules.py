@@ -76,8 +76,7 @@ def place(e, item, at):
 
 def add(e, at, p, utype, mil, merc=0, stones=()):
     e.armies[at].append(Army(p, utype, [0] * mil, [0] * merc, list(stones)))
-    e.version += 1
-    e.touched.append(at)
+    e.stamp_everything()
 
 
 def start(e, stage, order=None):
