@@ -49,6 +49,16 @@ def test_a_move_stamps_what_it_reported_and_nothing_else():
     assert toy.item_log(BOARD) == [2]
 
 
+def test_a_move_stamps_every_domain_it_reported():
+    toy = Toy()
+    toy.changed(MONEY | SEATS)
+    toy.changed_in(BOARD, 4)
+    toy.stamp_changes()
+    assert toy.stamps == [1, 1, 1] and toy.stamped_bits == DOMAINS.all
+    toy.pay(2)
+    assert toy.stamps == [1, 2, 1] and toy.changed_since(1) == MONEY
+
+
 def test_a_move_without_a_report_advances_the_count_only():
     toy = Toy()
     toy.stamp_changes()
@@ -69,6 +79,18 @@ def test_stamp_at_once_and_stamp_everything():
     assert toy.moves == 1 and toy.changed_since(0) == SEATS
     toy.stamp_everything()
     assert toy.changed_since(1) == DOMAINS.all and toy.item_log_epoch == 1
+
+
+def test_changed_in_all_sends_observers_to_every_item():
+    toy = Toy()
+    toy.put(1, 7)
+    read, epoch = len(toy.item_log(BOARD)), toy.item_log_epoch
+    toy.cells[:] = [9] * 8
+    toy.changed_in_all(BOARD)
+    toy.stamp_changes()
+    assert toy.changed_since(1) == BOARD
+    # the items are not named: the epoch moved, so an observer that read the log looks at every cell
+    assert toy.item_log_epoch == epoch + 1 and toy.item_log(BOARD) == [] and read == 1
 
 
 def test_check_reported_finds_an_unreported_change():

@@ -3,9 +3,10 @@
 A game declares its state domains once, as a ``Domains`` table (domain name -> the engine attributes it covers,
 each attribute in one domain only). Its rules report a change with one call at their choke points:
 ``self.changed(UNITS)`` (a domain's bit, or several or-ed together), or ``self.changed_in(BOARD, cell)`` when
-observers want to know which item of a domain changed (a cell, a seat). A rule reports what it may change (a
-reset of what was already reset is allowed), never less. The engine mixes in ``ChangeLog``, calls
-``start_change_log(domains)`` when it is built and ``stamp_changes()`` at the end of every move:
+observers want to know which item of a domain changed (a cell, a seat), or ``self.changed_in_all(BOARD)`` when a
+rule changes every item of it. A rule reports what it may change (a reset of what was already reset is allowed),
+never less. The engine mixes in ``ChangeLog``, calls ``start_change_log(domains)`` when it is built and
+``stamp_changes()`` at the end of every move:
 
 * ``moves`` counts the stamped moves; ``stamps[i]`` is the move that last changed domain ``i``, ``stamped`` the
   latest stamp, ``stamped_bits`` the domains stamped then and ``stamped_before`` the stamp before it. An observer
@@ -112,18 +113,31 @@ class ChangeLog:
         self.unstamped |= bit
         self.item_logs[bit].append(item)
 
+    def changed_in_all(self, bit: int) -> None:
+        """The rule in progress changed (or may have changed) every item of the itemized domain ``bit``: the item
+        logs restart (``item_log_epoch`` moves), so observers look at every item."""
+        self.unstamped |= bit
+        for log in self.item_logs.values():  # restart_item_logs, inline: some rules do this at every step
+            log.clear()
+        self.item_log_epoch += 1
+
     def stamp_changes(self) -> None:
         """End of a move: count it and stamp the domains reported during it."""
-        self.moves += 1
+        self.moves = now = self.moves + 1
         bits = self.unstamped
         if bits:
             self.unstamped = 0
-            now, stamps = self.moves, self.stamps
-            self.stamped_before, self.stamped, self.stamped_bits = self.stamped, now, bits
-            while bits:
-                low = bits & -bits
-                stamps[low.bit_length() - 1] = now
-                bits ^= low
+            self.stamped_before = self.stamped
+            self.stamped = now
+            self.stamped_bits = bits
+            stamps = self.stamps
+            if bits & (bits - 1) == 0:  # one domain (the usual move): no loop
+                stamps[bits.bit_length() - 1] = now
+            else:
+                while bits:
+                    low = bits & -bits
+                    stamps[low.bit_length() - 1] = now
+                    bits ^= low
             for log in self.item_logs.values():
                 if len(log) > ITEM_LOG_LIMIT:  # bounds the logs; observers then look at every item
                     self.restart_item_logs()

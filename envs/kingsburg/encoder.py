@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.encoder import Field, ObservationEncoder, ObsLayout
+from .changes import PUBLIC, SEATS
 from .data import BARRACKS, NUM_SLOTS, tables
 from .engine import DECISION_NAMES, NUM_DECISIONS, Decision
 
@@ -33,6 +34,7 @@ _DICE_BLOCKS: dict = {}
 _BUILDING_BLOCKS: dict = {}
 _ADVISOR_BLOCKS: dict = {}
 _CONTEXT_BLOCKS: dict = {}
+_PUBLIC_STAMP = PUBLIC.bit_length() - 1  # index of the public domain in the engine's stamps
 
 
 class KingsburgEncoder(ObservationEncoder):
@@ -41,7 +43,8 @@ class KingsburgEncoder(ObservationEncoder):
         "num_players", "tables", "config", "max_enemy", "per_seat", "layout", "_scale", "_seat_orders", "_zeros_gov",
         "_zeros_val", "_zeros_enemy", "_enemy_cache", "_own_decision", "_other_decision", "_year_phase_bytes",
         "_envoy_bytes", "_order_parts", "_neutral", "_enemy_shared", "_zeros_enemy_bytes", "_zeros_battle",
-        "_private_parts", "_zeros_decision_part", "_cached_engine", "_seat_blocks", "_built_rows", "_enemy_parts",
+        "_private_parts", "_zeros_decision_part", "_cached_engine", "_seat_blocks", "_seat_log", "_seat_log_read",
+        "_seat_log_epoch", "_built_rows", "_enemy_parts",
         "_zeros_val2", "_zeros_modules", "_values", "_per_value", "_unit", "_vp_floats", "_count_floats", "_flag_floats",
         "_context_start", "_zeros_context", "_enemy_start", "_enemy_floats", "_neutral_floats", "_order_floats",
         "_advisors_start", "_buildings_start", "_dice_start", "_modules_start")
@@ -143,7 +146,10 @@ class KingsburgEncoder(ObservationEncoder):
         self._private_parts = config.module_governors or config.module_army_tokens
         self._zeros_decision_part = bytes(8 + 5 + PICK_SOURCES + ngov + nval)
         self._cached_engine = None
-        self._seat_blocks: list = []
+        self._seat_blocks: list = []  # per seat: its block, None once the engine reported the seat changed
+        self._seat_log: list = []  # the engine's log of changed seats, read up to _seat_log_read
+        self._seat_log_read = 0
+        self._seat_log_epoch = -1
         self._built_rows: list = []  # per seat: (copy of its rows, buildings block)
         self._enemy_parts: list = []
         self._zeros_val2 = (0,) * (2 * nval)
@@ -230,12 +236,13 @@ class KingsburgEncoder(ObservationEncoder):
     def _enemy_part(self, e, seat: int) -> bytes:
         """Card back, the card if visible to ``seat``, peeks, King's aid, battle outcomes.
 
-        Cached per observer until the engine's ``public_version`` changes (see ``encode``); the
-        observer-independent pieces are built once per version."""
+        Cached per observer until the engine stamps a change of its public domain (see ``encode``); the
+        observer-independent pieces are built once per such change."""
+        stamp = e.stamps[_PUBLIC_STAMP]
         shared = self._enemy_shared
-        if shared[0] != e.public_version:
+        if shared[0] != stamp:
             shared = self._enemy_shared = (
-                e.public_version, bytes(self.tables.year_range[e.year - 1]),
+                stamp, bytes(self.tables.year_range[e.year - 1]),
                 bytes(self._enemy_block(e.enemy_card())), b"\x01" if e.revealed else b"\x00",
                 bytes((e.kings_aid if not self.config.module_army_tokens else 0,)))
         _, back, card, revealed, aid = shared
@@ -255,7 +262,7 @@ class KingsburgEncoder(ObservationEncoder):
             if len(self._enemy_floats) > 100_000:
                 self._enemy_floats.clear()
             rest = self._enemy_floats[raw] = self._as_floats(raw, self._enemy_start + 18)
-        self._enemy_parts[seat] = (e.public_version, rest)
+        self._enemy_parts[seat] = (stamp, rest)
         return rest
 
     def _neutral_part(self, e) -> tuple:
@@ -404,12 +411,13 @@ class KingsburgEncoder(ObservationEncoder):
         acting = e.current_player
         mine = acting == seat
         decision = e.decision
-        # Blocks are reused while the engine's versions are unchanged. The caches belong to one
+        # Blocks are reused until the engine's change log reports them changed. The caches belong to one
         # engine object (held, so its id cannot be reused); any other engine starts afresh.
         if self._cached_engine is not e:
             n = self.num_players
             self._cached_engine = e
-            self._seat_blocks = [(-1, -1, b"")] * n
+            self._seat_blocks = [None] * n
+            self._seat_log_epoch = -1  # read the log from its start (below)
             self._built_rows = [(None, b"")] * n
             self._enemy_parts = [(-1, b"")] * n
             self._enemy_shared = (-1,)
@@ -419,8 +427,8 @@ class KingsburgEncoder(ObservationEncoder):
         neutral = self._neutral
         if neutral[0] is not e.neutral:
             neutral = self._neutral_part(e)
-        rare = self._enemy_parts[seat]  # the enemy, peeks, aid and battles: change with public_version
-        rare = rare[1] if rare[0] == e.public_version else self._enemy_part(e, seat)
+        rare = self._enemy_parts[seat]  # the enemy, peeks, aid and battles: the engine's public domain
+        rare = rare[1] if rare[0] == e.stamps[_PUBLIC_STAMP] else self._enemy_part(e, seat)
         if self._private_parts:
             context = self._as_floats(self._decision_part(e, seat, mine, acting), self._context_start)
         elif decision in _CONTEXT_DECISIONS:
@@ -445,14 +453,24 @@ class KingsburgEncoder(ObservationEncoder):
         parts = [self._own_decision[decision] if mine else self._other_decision[seat][acting],
                  self._year_phase_bytes[e.year * 9 + e.phase], order[1][seat], self._envoy_bytes[seat][e.envoy],
                  neutral[1], rare, context]
+        # seat blocks: forget those of the seats logged as changed since the last look, or all of them when
+        # the log restarted (every seat may have changed)
         blocks = self._seat_blocks
-        versions = e.seat_version
-        epoch = e.epoch
+        log = self._seat_log
+        read = self._seat_log_read
+        if self._seat_log_epoch != e.item_log_epoch:
+            self._seat_log_epoch = e.item_log_epoch
+            log = self._seat_log = e.item_log(SEATS)
+            blocks[:] = [None] * self.num_players
+            self._seat_log_read = len(log)
+        elif len(log) != read:
+            for p in log[read:]:
+                blocks[p] = None
+            self._seat_log_read = len(log)
         for p in self._seat_orders[seat]:
-            block_epoch, version, block = blocks[p]
-            if version != versions[p] or block_epoch != epoch:
-                block = self.seat_block(e, p)
-                blocks[p] = (epoch, versions[p], block)
+            block = blocks[p]
+            if block is None:
+                block = blocks[p] = self.seat_block(e, p)
             parts.append(block)
         # the parts are scaled float32 bytes; a bytearray keeps the observation writable (a positional
         # dtype: numpy parses keyword arguments of frombuffer slowly)

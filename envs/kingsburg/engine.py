@@ -18,8 +18,10 @@ from operator import add, itemgetter
 
 import numpy as np
 
+from ..core.changes import ChangeLog
 from ..core.engine import RulesEngine
 from ..core.errors import IllegalActionError
+from .changes import DOMAINS, PUBLIC, SEATS
 from .data import (BARRACKS, CATHEDRAL, CHAPEL, CRANE, EMBASSY, FARMS, FORTRESS, GOLD, GOODS, INN, MARKET,
                    MERCHANTS_GUILD, MILITARY_ACADEMY, MINT, NUM_COLS, NUM_ROWS, RECRUITING_OFFICE, ROWS, STABLES,
                    STATUE, STONE_WALL, TOWN_HALL, TRAINING_CAMP, Tables, tables)
@@ -224,14 +226,14 @@ def _strength_by_row(key: tuple, t: Tables, card) -> tuple:
 _PLACES = tuple(divmod(slot, NUM_COLS) if slot >= 0 else (0, NUM_COLS) for slot in tables(True).slot_of)
 
 
-class KingsburgEngine(RulesEngine):
+class KingsburgEngine(RulesEngine, ChangeLog):
     # Every attribute is a slot: Python reads and writes slots faster than the entries of an
     # instance dict this large (about 70 attributes), which the engine and encoder do
     # hundreds of times per step. Attributes not listed still go to the instance's __dict__.
     __slots__ = (
         "config", "num_players", "rng", "tables", "_dice", "enemy_deck", "order", "year", "phase",
         "season", "vp", "goods", "plus2", "soldiers", "rows", "num_buildings", "envoy", "favour_die", "farms_die",
-        "log", "seat_version", "epoch", "public_version", "peeked", "revealed", "kings_aid", "strengths", "outcomes",
+        "log", "peeked", "revealed", "kings_aid", "strengths", "outcomes",
         "army_tokens", "army_choice", "army_revealed", "governor_hand", "governor", "governors_revealed",
         "turn", "winners", "winner", "actor", "current_player", "is_over", "decision", "_moves", "pending_dice",
         "pending_sum", "_sums", "picks_left", "pick_from", "pick_min", "pick_source", "cursor", "sub",
@@ -239,7 +241,7 @@ class KingsburgEngine(RulesEngine):
         "active_count",
         # per season (see _reset_season)
         "pdice", "bdice", "pplaced", "bplaced", "season_flags", "prince_done", "occupied", "placements",
-        "advisor_mask", "neutral", "envoy_rank")
+        "advisor_mask", "neutral", "envoy_rank", *ChangeLog.SLOTS)
 
     def __init__(self, config: KingsburgConfig, num_players: int, rng: np.random.Generator):
         if not 2 <= num_players <= 5:
@@ -268,10 +270,7 @@ class KingsburgEngine(RulesEngine):
         self.favour_die = [0] * n
         self.farms_die = [0] * n
         self.log: list[tuple[int, int, int]] = []
-        # bumped whenever a seat's public per-seat state changes (lets encoders reuse blocks)
-        self.seat_version = [0] * n
-        self.epoch = 0  # bumped when every seat may have changed
-        self.public_version = 0  # bumped when peeks, the reveal, the King's aid or the year change
+        self.start_change_log(DOMAINS)  # what the rules change, for observers (see changes.py)
         self.peeked = [False] * n
         self.revealed = False
         self.kings_aid = 0
@@ -389,6 +388,7 @@ class KingsburgEngine(RulesEngine):
         self.turn += 1
         self._resolve(move)
         self._advance()
+        self.stamp_changes()
 
     # ------------------------------------------------------------------------ the machine ----
     def _decide(self, p: int, kind: int, moves: list | tuple) -> bool:
@@ -425,7 +425,7 @@ class KingsburgEngine(RulesEngine):
         self.decision = Decision.NONE
         if kind == Decision.DICE:
             if op == Op.PASS:
-                self.seat_version[p] += 1
+                self.changed_in(SEATS, p)
                 self.season_flags[p] |= PASSED
                 self.active_count -= 1
                 return False
@@ -434,12 +434,13 @@ class KingsburgEngine(RulesEngine):
             self.pending_sum = self._sums[arg]
             moves = self._modifier_moves(p, arg)
             if len(moves) == 1:  # one way to place these dice is no decision (spec 10): place them now
-                self.seat_version[p] += 1
+                self.changed_in(SEATS, p)
                 self._place(p, arg, moves[0][1])
                 return False
             return self._decide(p, Decision.MODIFIERS, moves)
-        if op != Op.PASS or kind == Decision.FARMS_DIE:  # other passes change none of the seat's state
-            self.seat_version[p] += 1
+        # a decision changes its seat's state (a build, a pick, a payment, ...); other passes change nothing
+        if op != Op.PASS or kind == Decision.FARMS_DIE:
+            self.changed_in(SEATS, p)
         # kinds by how often they come up in play
         if kind == Decision.BUILD:
             if op == Op.PASS:
@@ -565,11 +566,8 @@ class KingsburgEngine(RulesEngine):
         del pool[len(pool) - k:]
         return dice
 
-    def _touch_all(self) -> None:
-        self.epoch += 1
-
     def _add_vp(self, p: int, delta: int, event: int, arg: int) -> None:
-        self.seat_version[p] += 1
+        """Seat p's VP and the history log (the step that gives or takes the VP reports the seat's change)."""
         self.vp[p] += delta
         self.log.append((p, event, arg))
 
@@ -600,7 +598,7 @@ class KingsburgEngine(RulesEngine):
     def _reset_season(self) -> None:
         """The season's flags (the dice are already back: see _clear_dice)."""
         n = self.num_players
-        self.epoch += 1
+        self.changed_in_all(SEATS)
         self.season_flags = [0] * n  # per seat: PLUS2_USED, MARKET_USED, STATUE_USED, CHAPEL_USED, PASSED
         self.prince_done = [False] * n
         # ranks blocked by neutral dice (2 players): a shared tuple, so that observers can tell a
@@ -638,9 +636,10 @@ class KingsburgEngine(RulesEngine):
             p = self.order[self.cursor]
             return self._decide(p, Decision.GOVERNOR, [(Op.GOVERNOR, i) for i in range(len(self.governor_hand[p]))])
         self.governors_revealed = True
-        self._touch_all()
+        self.changed_in_all(SEATS)  # every seat's block shows its governor now
         for p in self.order:
             if self._has_gov(p, "start"):  # Thief: start with goods and negative VP
+                self.changed_in(SEATS, p)
                 params = self._gov(p)
                 gain = params.get("gain", {})
                 for k, good in enumerate(GOODS):
@@ -657,13 +656,14 @@ class KingsburgEngine(RulesEngine):
         self.phase = 1
         self.peeked = [False] * n
         self.revealed = False
-        self.public_version += 1
+        self.changed(PUBLIC)  # a new year: its enemy card, neither peeked at nor revealed
         for p in self.order if self.config.module_governors else ():
             # Magician (A42 reconstruction): free column-I buildings, no VP
             if self._has_gov(p, "free_column_builds") and self._gov(p)["year"] == self.year:
                 params = self._gov(p)
                 col = params["column"]
                 built = 0
+                self.changed_in(SEATS, p)
                 for r in range(NUM_ROWS):
                     if built < params["max"] and r in self.tables.rows and self.rows[p][r] == col:
                         slot = r * NUM_COLS + col
@@ -681,10 +681,10 @@ class KingsburgEngine(RulesEngine):
             tied = [p for p in tied if sum(self.goods[p]) == least]
         if len(tied) == 1:
             self.favour_die[tied[0]] = 1
+            self.changed_in(SEATS, tied[0])
             self.favour_list = []
         else:
             self.favour_list = tied  # each receives 1 good of choice, in turn order
-        self._touch_all()
         self.cursor = 0
         self.stage = ST_FAVOUR
         return False
@@ -731,7 +731,7 @@ class KingsburgEngine(RulesEngine):
             pdice[p] = dice[i:i + 3]
             bdice[p] = dice[i + 3:j]
             i = j
-        self._touch_all()
+        self.changed_in_all(SEATS)
         self.cursor = 0
         self.stage = ST_REROLL
         return False
@@ -783,7 +783,7 @@ class KingsburgEngine(RulesEngine):
             pd.sort()
         for bd in bdice:
             bd.sort()
-        self._touch_all()
+        self.changed_in_all(SEATS)
         self.active_count = n
         self.cursor = 0
         self.stage = ST_INFLUENCE
@@ -865,7 +865,7 @@ class KingsburgEngine(RulesEngine):
                 continue
             moves = self._dice_moves(p)
             if not moves:  # no dice or no legal placement: must pass
-                self.seat_version[p] += 1
+                self.changed_in(SEATS, p)
                 flags[p] |= PASSED
                 self.active_count -= 1
                 continue
@@ -890,7 +890,7 @@ class KingsburgEngine(RulesEngine):
         self._clear_dice()
         n = self.num_players
         self.favour_die = [0] * n
-        self._touch_all()
+        self.changed_in_all(SEATS)
         self.cursor = 0
         self.sub = 0
         self.built_this_step = [False] * self.num_players
@@ -908,7 +908,7 @@ class KingsburgEngine(RulesEngine):
             self.pick_source = rank
             return self._decide(p, Decision.ALCHEMIST, moves)
         gold, wood, stone, vp, soldiers, plus2 = adv.gain
-        self.seat_version[p] += 1
+        self.changed_in(SEATS, p)
         g = self.goods[p]
         g[0] += gold
         g[1] += wood
@@ -920,7 +920,7 @@ class KingsburgEngine(RulesEngine):
         self.plus2[p] += plus2
         if adv.peek:
             self.peeked[p] = True
-            self.public_version += 1
+            self.changed(PUBLIC)
         return self._start_picks(p, adv.picks, adv.pick_from, rank) if adv.picks else False
 
     # -------------------------------------------------------------------- step d: build ----
@@ -960,7 +960,6 @@ class KingsburgEngine(RulesEngine):
 
     def _build(self, p: int, row: int, pay: bool = True) -> None:
         slot = row * NUM_COLS + self.rows[p][row]
-        self.seat_version[p] += 1
         if pay:
             cg, cw, cs = self.cost_of(p, slot)
             g = self.goods[p]
@@ -994,6 +993,7 @@ class KingsburgEngine(RulesEngine):
         if self.config.module_governors and not all(self.built_this_step):
             for p in self.order:  # Preacher (A42 reconstruction)
                 if self._has_gov(p, "no_build_vp"):
+                    self.changed_in(SEATS, p)
                     self._add_vp(p, int(self._gov(p)["vp"]), EV_PREACHER, 0)
         self.cursor = 0
         self.sub = 0
@@ -1010,12 +1010,12 @@ class KingsburgEngine(RulesEngine):
             p = self.order[self.cursor]
             if self.sub == 0:
                 if season == 1 and self.owns(p, INN):  # a +2 token after summer (spec 2.4 C-I)
-                    self.seat_version[p] += 1
+                    self.changed_in(SEATS, p)
                     self.plus2[p] += 1
                 elif season == 2 and self.owns(p, TRAINING_CAMP):  # after autumn (spec 2.6 G-III, A38)
                     params = self.tables.building(TRAINING_CAMP).params
                     if self.soldiers[p] <= params.get("max_soldiers", 1):
-                        self.seat_version[p] += 1
+                        self.changed_in(SEATS, p)
                         self.soldiers[p] += params.get("soldiers", 1)
                 self.sub = 2
             while 2 <= self.sub < 2 + len(conversions):  # row A: after summer, or every season with the Mint (A49)
@@ -1036,6 +1036,7 @@ class KingsburgEngine(RulesEngine):
                     if len(moves) > 1:
                         return self._decide(p, Decision.TOWN_HALL, moves)
             if self.owns(p, EMBASSY):  # +1 VP (spec 2.4 F-IV)
+                self.changed_in(SEATS, p)
                 self._add_vp(p, 1, EV_EMBASSY, 0)
             self.sub = 0
             self.cursor += 1
@@ -1049,6 +1050,7 @@ class KingsburgEngine(RulesEngine):
             most = max(self.num_buildings)
             for p in self.order:
                 if self.num_buildings[p] == most:
+                    self.changed_in(SEATS, p)
                     self._add_vp(p, 1, EV_HONOUR, 0)
             self._start_season(1)
         elif season == 1:  # phase 5: the King's envoy (spec 5.8)
@@ -1097,11 +1099,11 @@ class KingsburgEngine(RulesEngine):
         if self.config.module_army_tokens:
             self.army_choice = [-1] * n
             self.army_revealed = [-1] * n
-            self._touch_all()
+            self.changed_in_all(SEATS)
             self.stage = ST_TOKENS
         else:
             self.kings_aid = self._die()  # the start player rolls for everybody
-            self.public_version += 1
+            self.changed(PUBLIC)
             self._winter_soldiers([self.kings_aid] * n)
         return False
 
@@ -1117,7 +1119,7 @@ class KingsburgEngine(RulesEngine):
             self.army_tokens[p].remove(v)
             self.army_revealed[p] = v
         self.army_choice = [-1] * n
-        self._touch_all()
+        self.changed_in_all(SEATS)
         self._winter_soldiers(list(self.army_revealed))
         return False
 
@@ -1133,10 +1135,10 @@ class KingsburgEngine(RulesEngine):
                 if roll > gain:
                     gain = roll
             self.soldiers[p] += gain
-        self._touch_all()
+        self.changed_in_all(SEATS)
         card = self.enemy_card()
         self.revealed = True
-        self.public_version += 1
+        self.changed(PUBLIC)
         n = self.num_players
         self.strengths = [self.battle_strength(p, card) for p in range(n)]
         outcomes = []
@@ -1161,7 +1163,7 @@ class KingsburgEngine(RulesEngine):
             p = self.order[self.cursor]
             if self.sub == 0:
                 self.sub = 1
-                self.seat_version[p] += 1
+                self.changed_in(SEATS, p)  # the battle's outcome: goods, VP, buildings
                 outcome = self.outcomes[p]
                 if outcome > 0:
                     gold, wood, stone, vp, choice, builds = card.reward
@@ -1196,9 +1198,10 @@ class KingsburgEngine(RulesEngine):
             best = max(self.strengths[p] for p in winners)
             for p in self.order:
                 if self.outcomes[p] > 0 and self.strengths[p] == best:
+                    self.changed_in(SEATS, p)
                     self._add_vp(p, 1, EV_TOP_STRENGTH, 0)
         self.soldiers = [0] * n
-        self._touch_all()
+        self.changed_in_all(SEATS)
         self._end_year()
         return False
 
@@ -1209,7 +1212,6 @@ class KingsburgEngine(RulesEngine):
         if best == 0:
             return
         r = rows.index(best)
-        self.seat_version[p] += 1
         rows[r] -= 1
         self.num_buildings[p] -= 1
         slot = r * NUM_COLS + best - 1
@@ -1217,10 +1219,10 @@ class KingsburgEngine(RulesEngine):
 
     def _end_year(self) -> None:
         year = self.year
-        self._touch_all()
         for p in self.order if self.config.module_governors else ():  # Miner (A37: gold)
             if self._has_gov(p, "year_end"):
                 params = self._gov(p)
+                self.changed_in(SEATS, p)
                 self.goods[p][GOODS.index(params["good"])] += int(params["per_year"][year - 1])
         if year < 5:
             self.year += 1
@@ -1229,11 +1231,13 @@ class KingsburgEngine(RulesEngine):
         # spec 6.2 / A8: Cathedral (1 VP per 2 goods, spec 2.4 B-IV), then the unused King's-army token
         for p in self.order:
             if self.owns(p, CATHEDRAL):
+                self.changed_in(SEATS, p)
                 goods = sum(self.goods[p])
                 self._add_vp(p, goods // self.tables.building(CATHEDRAL).params.get("goods_per_vp", 2),
                              EV_CATHEDRAL, goods)
         if self.config.module_army_tokens:
             for p in self.order:
+                self.changed_in(SEATS, p)
                 for v in self.army_tokens[p]:
                     self._add_vp(p, v, EV_ARMY_TOKEN, v)
         placement = self.placement_scores()

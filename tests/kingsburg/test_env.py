@@ -208,7 +208,7 @@ def test_vp_and_counts_are_clipped_to_their_fields():
         e.goods = [[count, 0, count], [0, 0, 0]]
         e.plus2 = [count, 0]
         e.soldiers = [count, 0]
-        e.seat_version[0] += 1
+        e.stamp_everything()  # edited from outside the rules
         o = env.encoder.encode(e, 0)
         assert o[layout["seat0_vp"]][0] == np.float32(min(max(vp + 20, 0), 120)) * np.float32(1 / 120)
         capped = np.float32(min(count, 30)) * np.float32(1 / 30)

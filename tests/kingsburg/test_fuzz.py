@@ -1,9 +1,13 @@
 """Random-play fuzz with the game's invariants checked after every step."""
+import copy
+
 import numpy as np
 import pytest
 
 import envs
 from envs.core import testing
+from envs.core.changes import check_reported
+from envs.kingsburg.changes import DOMAINS, PUBLIC, SEATS
 from envs.kingsburg.data import BUILDING_EFFECTS, CATHEDRAL, NUM_COLS, tables
 from envs.kingsburg import encoder as encoder_module
 from envs.kingsburg import engine as engine_module
@@ -164,6 +168,86 @@ def test_cached_observation_blocks_equal_fresh_encoding():
                         assert np.array_equal(env.encoder.encode(env.engine, seat), _fresh_encoding(env, seat))
                     legal = env.legal_actions()
                     env.step(int(legal[pick.integers(len(legal))]))
+
+
+def _seat_parts(e) -> list:
+    """Per seat, a copy of its part of the seats domain: its entries of the per-seat lists, and the flags that
+    every seat's block shows."""
+    values = [getattr(e, a) for a in DOMAINS.attributes["seats"]]
+    n = e.num_players
+    return [copy.deepcopy([v[p] if isinstance(v, list) else v for v in values]) for p in range(n)]
+
+
+def _endow(e, pick) -> None:
+    """Every seat starts with random buildings, goods and +2 tokens, so that the effects of buildings that random
+    play seldom builds (Inn, Training camp, Embassy, Statue, Chapel, Mint, ...) come up in every game."""
+    for p in range(e.num_players):
+        e.rows[p] = [int(pick.integers(5)) if r in e.tables.rows else 0 for r in range(len(e.rows[p]))]
+        e.num_buildings[p] = sum(e.rows[p])
+        e.goods[p] = [int(v) for v in pick.integers(6, size=3)]
+        e.plus2[p] = int(pick.integers(3))
+    e.stamp_everything()
+
+
+def _unreported_changes(n: int, options: dict, games: int, endowed: bool = False) -> list:
+    """Seeded random games, every move checked against the change log: the domains it changed without a report,
+    and the seats whose part changed while the seats' log neither named them nor restarted."""
+    env = envs.make("kingsburg", num_players=n, **options)
+    missed = []
+    for g in range(games):
+        env.reset(seed=g)
+        pick = np.random.default_rng(g)
+        e = env.engine
+        if endowed:
+            _endow(e, pick)
+        while not e.is_over:
+            legal = env.legal_actions()
+            action = int(legal[pick.integers(len(legal))])
+            seats = _seat_parts(e)
+            read, epoch = len(e.item_log(SEATS)), e.item_log_epoch
+            bits = check_reported(e, DOMAINS, lambda: env.step(action))
+            if bits:
+                missed.append((g, e.turn, DOMAINS.names_of(bits)))
+            if e.item_log_epoch == epoch:
+                named = set(e.item_log(SEATS)[read:])
+                unnamed = [p for p, part in enumerate(_seat_parts(e)) if part != seats[p] and p not in named]
+                if unnamed:
+                    missed.append((g, e.turn, "seats", unnamed))
+    return missed
+
+
+@pytest.mark.parametrize("options", ({}, MODULE_SETS[-1]))
+@pytest.mark.parametrize("n", (2, 5))
+def test_rules_report_every_change(n, options):
+    """The encoder rebuilds only what the change log reports: at every step, every domain whose content changed
+    was reported, and every seat whose part changed was named (or the log restarted: every seat changed). Half
+    the games start with buildings on every sheet, so that the rarer building effects are checked too."""
+    assert _unreported_changes(n, options, games=5) == []
+    assert _unreported_changes(n, options, games=5, endowed=True) == []
+
+
+@pytest.mark.parametrize("dropped", ("public", "every seat", "seat 0"))
+def test_the_change_check_finds_a_dropped_report(dropped, monkeypatch):
+    """The check above is a real one: with reports of the public domain, of every seat at once, or of seat 0
+    alone dropped, it finds unreported changes."""
+    report = {"public": "changed", "every seat": "changed_in_all", "seat 0": "changed_in"}[dropped]
+    keep = getattr(engine_module.KingsburgEngine, report)
+
+    def forgetful(self, bit, *item):
+        if not (bit == PUBLIC or report == "changed_in_all" or item == (0,)):
+            keep(self, bit, *item)
+
+    monkeypatch.setattr(engine_module.KingsburgEngine, report, forgetful)
+    missed = _unreported_changes(2, MODULE_SETS[-1], games=1)
+    assert missed and all(miss[2] == ["public"] if dropped == "public" else "seats" in miss[2] for miss in missed)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", sorted(DEFAULT_GAMES))
+def test_rules_report_every_change_long(n):
+    for options in ({}, *MODULE_SETS):
+        assert _unreported_changes(n, options, games=40) == []
+        assert _unreported_changes(n, options, games=40, endowed=True) == []
 
 
 def test_cached_legal_moves_equal_moves_computed_afresh():

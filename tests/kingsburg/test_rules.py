@@ -59,7 +59,7 @@ def give(e, p, *building_ids):
         r, c = ROWS.index(row), ("I", "II", "III", "IV").index(col)
         e.rows[p][r] = max(e.rows[p][r], c + 1)
     e.num_buildings[p] = sum(e.rows[p])
-    e._touch_all()
+    e.stamp_everything()
 
 
 def clear(e):
