@@ -31,6 +31,8 @@ def test_domains_refuse_an_attribute_in_two_domains():
         Domains({"a": ("x",), "b": ("x", "y")})
     with pytest.raises(ValueError, match="not declared"):
         Domains({"a": ("x",)}, itemized=("b",))
+    with pytest.raises(ValueError, match="not declared"):
+        Domains({"a": ("x",)}, counted=("b",))
 
 
 def test_a_move_stamps_what_it_reported_and_nothing_else():
@@ -67,6 +69,24 @@ def test_stamp_at_once_and_stamp_everything():
     assert toy.moves == 1 and toy.changed_since(0) == SEATS
     toy.stamp_everything()
     assert toy.changed_since(1) == DOMAINS.all and toy.item_log_epoch == 1
+
+
+def test_a_counted_domain_moves_its_revision_at_once():
+    """A rules cache keyed on a revision sees a change made earlier in the same move (the stamps wait for its
+    end); only the counted domains have a revision."""
+    toy = Toy()
+    toy.start_change_log(Domains(DOMAINS.attributes, itemized=("board",), counted=("board", "money")))
+    assert toy.revisions == {BOARD: 0, MONEY: 0}
+    toy.changed(MONEY | SEATS)
+    assert toy.revisions == {BOARD: 0, MONEY: 1} and toy.moves == 0
+    toy.changed_in(BOARD, 3)
+    toy.changed(BOARD | MONEY)
+    assert toy.revisions == {BOARD: 2, MONEY: 2}
+    toy.stamp_changes()
+    assert toy.revisions == {BOARD: 2, MONEY: 2}
+    toy.stamp_at_once(BOARD)
+    toy.stamp_everything()
+    assert toy.revisions == {BOARD: 4, MONEY: 3}
 
 
 def test_check_reported_finds_an_unreported_change():

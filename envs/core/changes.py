@@ -14,6 +14,8 @@ reset of what was already reset is allowed), never less. The engine mixes in ``C
 * ``item_log(bit)`` lists the items reported with ``changed_in`` in order; an observer remembers how far it read
   (a position) and the log's ``item_log_epoch``, which moves when the logs restart (every item may have
   changed: look at all of them).
+* ``revisions[bit]`` counts the reports of a domain declared ``counted``, at once: a rules cache that must see a
+  change made earlier in the same move (the stamps move only at its end) keys on the revisions it reads.
 
 Two more kinds of stamp: ``stamp_at_once`` for a lazy update a query makes between two moves, and
 ``stamp_everything`` for an edit from outside the rules (tests, a loaded position).
@@ -34,9 +36,10 @@ ITEM_LOG_LIMIT = 4096
 class Domains:
     """A game's state domains: name -> the engine attributes it covers; bit ``1 << i`` for the i-th name."""
 
-    __slots__ = ("attributes", "names", "bit", "bits", "all", "itemized")
+    __slots__ = ("attributes", "names", "bit", "bits", "all", "itemized", "counted")
 
-    def __init__(self, attributes: dict[str, tuple[str, ...]], itemized: tuple[str, ...] = ()):
+    def __init__(self, attributes: dict[str, tuple[str, ...]], itemized: tuple[str, ...] = (),
+                 counted: tuple[str, ...] = ()):
         seen: set[str] = set()
         for name, attrs in attributes.items():
             if seen & set(attrs):
@@ -52,6 +55,11 @@ class Domains:
             raise ValueError(f"itemized domains {sorted(unknown)} are not declared")
         #: the bits of the domains whose changes name their items (``ChangeLog.changed_in``)
         self.itemized = tuple(self.bit[name] for name in itemized)
+        unknown = set(counted) - set(self.names)
+        if unknown:
+            raise ValueError(f"counted domains {sorted(unknown)} are not declared")
+        #: the bits of the domains whose reports also move their revision at once (``ChangeLog.revisions``)
+        self.counted = sum(self.bit[name] for name in set(counted))
 
     def __len__(self) -> int:
         return len(self.names)
@@ -84,7 +92,7 @@ class ChangeLog:
 
     __slots__ = ()
     SLOTS = ("change_domains", "unstamped", "moves", "stamps", "stamped", "stamped_bits", "stamped_before",
-             "item_logs", "item_log_epoch")
+             "item_logs", "item_log_epoch", "counted", "revisions")
 
     def start_change_log(self, domains: Domains) -> None:
         """A new engine: nothing reported yet (observers look at everything first)."""
@@ -95,15 +103,32 @@ class ChangeLog:
         self.stamped = self.stamped_bits = self.stamped_before = 0
         self.item_logs = {bit: [] for bit in domains.itemized}
         self.item_log_epoch = 0
+        self.counted = domains.counted
+        self.revisions = {bit: 0 for bit in domains.bits if bit & domains.counted}
 
     def changed(self, bits: int) -> None:
         """The rule in progress changed (or may have changed) the domains ``bits``."""
         self.unstamped |= bits
+        counted = bits & self.counted
+        while counted:  # the loop of count_revisions, inline: reports are frequent
+            low = counted & -counted
+            self.revisions[low] += 1
+            counted ^= low
 
     def changed_in(self, bit: int, item) -> None:
         """The rule in progress changed ``item`` (a cell, a seat) of the itemized domain ``bit``."""
         self.unstamped |= bit
         self.item_logs[bit].append(item)
+        if bit & self.counted:
+            self.count_revisions(bit)
+
+    def count_revisions(self, bits: int) -> None:
+        """Move the revisions of the counted domains ``bits`` at once."""
+        revisions = self.revisions
+        while bits:
+            low = bits & -bits
+            revisions[low] += 1
+            bits ^= low
 
     def stamp_changes(self) -> None:
         """End of a move: count it and stamp the domains reported during it."""
@@ -126,6 +151,8 @@ class ChangeLog:
         """A lazy update, which a query between two moves may make: stamped at once as a move of its own
         (observers look again before the next move), and again at the end of the move in progress, if any."""
         self.unstamped |= bits
+        if bits & self.counted:
+            self.count_revisions(bits & self.counted)
         self.moves += 1
         self.stamped_before, self.stamped_bits = self.stamped, bits
         self.stamped = self.moves
@@ -139,6 +166,7 @@ class ChangeLog:
         self.moves += 1
         self.stamps[:] = [self.moves] * len(self.stamps)
         self.stamped_before, self.stamped, self.stamped_bits = self.stamped, self.moves, self.change_domains.all
+        self.count_revisions(self.counted)
         self.restart_item_logs()
 
     def restart_item_logs(self) -> None:
