@@ -110,10 +110,11 @@ class ChangeLog:
         """The rule in progress changed (or may have changed) the domains ``bits``."""
         self.unstamped |= bits
         counted = bits & self.counted
-        while counted:  # the loop of count_revisions, inline: reports are frequent
-            low = counted & -counted
-            self.revisions[low] += 1
-            counted ^= low
+        if counted:
+            if counted & (counted - 1):
+                self.count_revisions(counted)
+            else:  # one domain, the usual case: its revision at once
+                self.revisions[counted] += 1
 
     def changed_in(self, bit: int, item) -> None:
         """The rule in progress changed ``item`` (a cell, a seat) of the itemized domain ``bit``."""

@@ -361,7 +361,8 @@ class MythotopiaEncoder(ObservationEncoder):
         """Drop the cached blocks whose domains the engine stamped since the last look (all of them for
         another engine)."""
         if e is self._engine:
-            fresh = e.changed_since(self._seen_moves)
+            seen = self._seen_moves  # one stamp since: its bits (changed_since without the call)
+            fresh = e.stamped_bits if e.stamped_before <= seen else e.changed_since(seen)
         else:
             self._engine = e
             fresh = DOMAINS.all
@@ -378,7 +379,8 @@ class MythotopiaEncoder(ObservationEncoder):
             self._card_cache = [None] * self.num_players
 
     def encode(self, e, seat: int) -> np.ndarray:
-        self._look(e)
+        if e is not self._engine or e.stamped > self._seen_moves:  # else nothing was stamped since the last look
+            self._look(e)
         o = self._o
         v = bytearray(self._o["provinces"])  # the decision context; the cached blocks follow it
         rel = self._rel[seat]
