@@ -406,7 +406,7 @@ class MythotopiaEngine(RulesEngine, ChangeLog):
 
     _STATIC = ("T", "SYM_COLUMN", "FREE_CARDS", "ACTION_CARDS", "REACH_BY_CLASS", "SYM", "RES_ANY", "KIND",
                "CARD_PROV", "NEIGH", "ROUTE_CLASSES", "ISLANDS", "SHIP_TITLED", "BUILD_CARDS", "ARMY_UPTO",
-               "ARMY_FIRST", "CONVERTER", "ID", "config", "pieces", "change_domains")
+               "ARMY_FIRST", "CONVERTER", "ID", "config", "pieces")
 
     def _copy(self) -> "MythotopiaEngine":
         """Deep copy that shares the immutable static tables (much faster than a plain deepcopy)."""
