@@ -3,7 +3,7 @@ import copy
 
 import pytest
 
-from envs.core.changes import ITEM_LOG_LIMIT, ChangeLog, Domains, check_reported
+from envs.core.changes import ITEM_LOG_LIMIT, ChangeLog, CountedChangeLog, Domains, check_reported
 
 DOMAINS = Domains({"board": ("cells",), "money": ("money",), "seats": ("names",)}, itemized=("board",))
 BOARD, MONEY, SEATS = DOMAINS.bits
@@ -28,11 +28,17 @@ class Toy(ChangeLog):
         self.stamp_changes()
 
 
+class CountedToy(CountedChangeLog, Toy):
+    pass
+
+
 def test_domains_refuse_an_attribute_in_two_domains():
     with pytest.raises(ValueError, match="already belong"):
         Domains({"a": ("x",), "b": ("x", "y")})
     with pytest.raises(ValueError, match="not declared"):
         Domains({"a": ("x",)}, itemized=("b",))
+    with pytest.raises(ValueError, match="not declared"):
+        Domains({"a": ("x",)}, counted=("b",))
 
 
 def test_a_move_stamps_what_it_reported_and_nothing_else():
@@ -91,6 +97,29 @@ def test_changed_in_all_sends_observers_to_every_item():
     assert toy.changed_since(1) == BOARD
     # the items are not named: the epoch moved, so an observer that read the log looks at every cell
     assert toy.item_log_epoch == epoch + 1 and toy.item_log(BOARD) == [] and read == 1
+
+
+def test_a_counted_domain_moves_its_revision_at_once():
+    """A rules cache keyed on a revision sees a change made earlier in the same move (the stamps wait for its
+    end); only the counted domains have a revision."""
+    counted = Domains(DOMAINS.attributes, itemized=("board",), counted=("board", "money"))
+    with pytest.raises(TypeError, match="CountedChangeLog"):
+        Toy().start_change_log(counted)
+    toy = CountedToy()
+    toy.start_change_log(counted)
+    assert toy.revisions == {BOARD: 0, MONEY: 0}
+    toy.changed(MONEY | SEATS)
+    assert toy.revisions == {BOARD: 0, MONEY: 1} and toy.moves == 0
+    toy.changed_in(BOARD, 3)
+    toy.changed(BOARD | MONEY)
+    assert toy.revisions == {BOARD: 2, MONEY: 2}
+    toy.stamp_changes()
+    assert toy.revisions == {BOARD: 2, MONEY: 2}
+    toy.changed_in_all(BOARD)
+    assert toy.revisions == {BOARD: 3, MONEY: 2}
+    toy.stamp_at_once(BOARD)
+    toy.stamp_everything()
+    assert toy.revisions == {BOARD: 5, MONEY: 3}
 
 
 def test_check_reported_finds_an_unreported_change():

@@ -16,6 +16,8 @@ never less. The engine mixes in ``ChangeLog``, calls ``start_change_log(domains)
   (a position) and the log's ``item_log_epoch``, which moves when the logs restart (every item may have
   changed: look at all of them). A move that puts items back as they were earlier in the same move (an undo)
   may drop what it logged since (``item_mark``, ``forget_items``).
+* ``revisions[bit]`` counts the reports of a domain declared ``counted``, at once: a rules cache that must see a
+  change made earlier in the same move (the stamps move only at its end) keys on the revisions it reads.
 
 Two more kinds of stamp: ``stamp_at_once`` for a lazy update a query makes between two moves, and
 ``stamp_everything`` for an edit from outside the rules (tests, a loaded position).
@@ -36,9 +38,10 @@ ITEM_LOG_LIMIT = 4096
 class Domains:
     """A game's state domains: name -> the engine attributes it covers; bit ``1 << i`` for the i-th name."""
 
-    __slots__ = ("attributes", "names", "bit", "bits", "all", "itemized")
+    __slots__ = ("attributes", "names", "bit", "bits", "all", "itemized", "itemized_bits", "counted")
 
-    def __init__(self, attributes: dict[str, tuple[str, ...]], itemized: tuple[str, ...] = ()):
+    def __init__(self, attributes: dict[str, tuple[str, ...]], itemized: tuple[str, ...] = (),
+                 counted: tuple[str, ...] = ()):
         seen: set[str] = set()
         for name, attrs in attributes.items():
             if seen & set(attrs):
@@ -54,6 +57,12 @@ class Domains:
             raise ValueError(f"itemized domains {sorted(unknown)} are not declared")
         #: the bits of the domains whose changes name their items (``ChangeLog.changed_in``)
         self.itemized = tuple(self.bit[name] for name in itemized)
+        self.itemized_bits = sum(set(self.itemized))
+        unknown = set(counted) - set(self.names)
+        if unknown:
+            raise ValueError(f"counted domains {sorted(unknown)} are not declared")
+        #: the bits of the domains whose reports also move their revision at once (``ChangeLog.revisions``)
+        self.counted = sum(self.bit[name] for name in set(counted))
 
     def __len__(self) -> int:
         return len(self.names)
@@ -92,10 +101,12 @@ class ChangeLog:
 
     __slots__ = ()
     SLOTS = ("change_domains", "unstamped", "moves", "stamps", "stamped", "stamped_bits", "stamped_before",
-             "item_logs", "item_log_epoch")
+             "item_logs", "item_log_epoch", "counted", "revisions")
 
     def start_change_log(self, domains: Domains) -> None:
         """A new engine: nothing reported yet (observers look at everything first)."""
+        if domains.counted and not isinstance(self, CountedChangeLog):
+            raise TypeError(f"{type(self).__name__} declares counted domains: mix in CountedChangeLog")
         self.change_domains = domains
         self.unstamped = 0  # the domains reported since the last stamp
         self.moves = 0
@@ -103,6 +114,8 @@ class ChangeLog:
         self.stamped = self.stamped_bits = self.stamped_before = 0
         self.item_logs = {bit: [] for bit in domains.itemized}
         self.item_log_epoch = 0
+        self.counted = domains.counted
+        self.revisions = {bit: 0 for bit in domains.bits if bit & domains.counted}
 
     def changed(self, bits: int) -> None:
         """The rule in progress changed (or may have changed) the domains ``bits``."""
@@ -121,6 +134,15 @@ class ChangeLog:
             log.clear()
         self.item_log_epoch += 1
 
+    def count_revisions(self, bits: int) -> None:
+        """Move the revisions of the counted domains among ``bits`` at once."""
+        bits &= self.counted
+        revisions = self.revisions
+        while bits:
+            low = bits & -bits
+            revisions[low] += 1
+            bits ^= low
+
     def stamp_changes(self) -> None:
         """End of a move: count it and stamp the domains reported during it."""
         self.moves = now = self.moves + 1
@@ -138,15 +160,17 @@ class ChangeLog:
                     low = bits & -bits
                     stamps[low.bit_length() - 1] = now
                     bits ^= low
-            for log in self.item_logs.values():
-                if len(log) > ITEM_LOG_LIMIT:  # bounds the logs; observers then look at every item
-                    self.restart_item_logs()
-                    break
+            if bits & self.change_domains.itemized_bits:
+                for log in self.item_logs.values():
+                    if len(log) > ITEM_LOG_LIMIT:  # bounds the logs; observers then look at every item
+                        self.restart_item_logs()
+                        break
 
     def stamp_at_once(self, bits: int) -> None:
         """A lazy update, which a query between two moves may make: stamped at once as a move of its own
         (observers look again before the next move), and again at the end of the move in progress, if any."""
         self.unstamped |= bits
+        self.count_revisions(bits)
         self.moves += 1
         self.stamped_before, self.stamped_bits = self.stamped, bits
         self.stamped = self.moves
@@ -160,6 +184,7 @@ class ChangeLog:
         self.moves += 1
         self.stamps[:] = [self.moves] * len(self.stamps)
         self.stamped_before, self.stamped, self.stamped_bits = self.stamped, self.moves, self.change_domains.all
+        self.count_revisions(self.counted)
         self.restart_item_logs()
 
     def restart_item_logs(self) -> None:
@@ -191,6 +216,33 @@ class ChangeLog:
         if self.stamped_before <= moves:
             return self.stamped_bits
         return sum(compress(self.change_domains.bits, [s > moves for s in self.stamps]))
+
+
+class CountedChangeLog(ChangeLog):
+    """The change log of an engine that declares counted domains: a report moves their revisions at once.
+    Apart from ``ChangeLog`` so that the games without counted domains pay nothing for them."""
+
+    __slots__ = ()
+
+    def changed(self, bits: int) -> None:
+        self.unstamped |= bits
+        counted = bits & self.counted
+        if counted:
+            if counted & (counted - 1):
+                self.count_revisions(counted)
+            else:  # one domain, the usual case
+                self.revisions[counted] += 1
+
+    def changed_in(self, bit: int, item) -> None:
+        self.unstamped |= bit
+        self.item_logs[bit].append(item)
+        if bit & self.counted:
+            self.revisions[bit] += 1
+
+    def changed_in_all(self, bit: int) -> None:
+        ChangeLog.changed_in_all(self, bit)
+        if bit & self.counted:
+            self.revisions[bit] += 1
 
 
 def check_reported(engine, domains: Domains, play_one_move) -> int:

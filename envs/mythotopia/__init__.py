@@ -18,7 +18,7 @@ SPEC = GameSpec(
     codecs=(MythotopiaCodec,),
     new_encoder=MythotopiaEncoder,
     default_max_turns=1000,
-    state_version=2,  # 2: pay_then holds the engine method, not its name; never-read fields dropped
+    state_version=3,  # 3: the change log replaces the version counters; 2: pay_then holds the engine method
 )
 
 __all__ = ["SPEC", "MythotopiaCodec", "MythotopiaConfig", "MythotopiaEncoder", "MythotopiaEngine", "Phase"]

@@ -6,6 +6,10 @@ deck's order, the province stack's order and other seats' pending secret setup c
 the board, supplies, VP counters, reserves, discard piles (A-32), set-aside cards, the display.
 Every raw value is a small count packed with ``bytes`` and multiplied by a float32 scale vector so
 that all values lie in [0, 1]; ``MythotopiaEncoder(...).layout`` names every slice.
+
+The blocks that change only with the board, the VP counters or the cards are cached in the encoder and rebuilt
+when the engine's change log stamps their domains (envs/mythotopia/changes.py); another engine object is
+looked at afresh.
 """
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ import numpy as np
 
 from ..core.encoder import Field, ObservationEncoder, ObsLayout
 from . import moves as M
+from .changes import BOARD, CARDS, CITIES, DOMAINS, MAP, VP
 from .data import NUM_BORDERS, NUM_CARDS, NUM_PROVINCES, NUM_SEAS, VP_CARD_NAMES, tables
 from .engine import (
     NUM_PHASES, NUM_VP_CARDS, PHASE_NAMES, Phase, Z_ASIDE, Z_DISCARD, Z_DISPLAY, Z_DRAW, Z_HAND, Z_IMPDECK,
@@ -25,6 +30,10 @@ NZ = len(CARD_ZONES)
 DECISIONS = NUM_PHASES - 1  # GAME_OVER is never a decision; its slot means "not my decision"
 TURN_SCALE = 250
 VP_SCALE = 150
+# the domains a cached block shows: the public block (board, roads, supplies, VP cards), the pile sizes with
+# the card locations (a reserve's capacity counts cities and the citadel); the VP cards block shows VP only
+PUBLIC_DOMAINS = MAP | BOARD | CITIES | VP
+CARD_DOMAINS = CARDS | CITIES
 
 
 class MythotopiaEncoder(ObservationEncoder):
@@ -111,9 +120,12 @@ class MythotopiaEncoder(ObservationEncoder):
         assert names[start:start + len(order)] == order
         self._public_size = sum(f.size for f in fields[start:start + len(order)])
         self._rel = [[(q - seat) % n for q in range(n)] for seat in range(n)]
-        self._vp_cache = (None, None, b"")
-        self._abs_cache = (None, None, None, None)
-        self._last_board = (None,)  # (engine uid, province state key, block, armies and mercenaries it shows)
+        # the engine last looked at, and its move count then: the caches below hold its blocks as they were
+        self._engine = None
+        self._seen_moves = 0
+        self._vp_cache = None  # the VP cards block
+        self._abs_cache = None  # the public block for seat 0 (absolute seats), as a numpy array
+        self._last_board = (None,)  # (province state key, block, armies and mercenaries it shows)
         self._no_armies = [0] * n
         pats = []
         for code in range((n + 1) * 32):
@@ -126,11 +138,11 @@ class MythotopiaEncoder(ObservationEncoder):
             pat[n + 5], pat[n + 6], pat[n + 7] = (flags >> 2) & 1, (flags >> 1) & 1, flags & 1
             pats.append(bytes(pat))
         self._prov_patterns = pats
-        self._public_cache = [(None,)] * n  # per seat: (engine uid, bver, vp_ver, block)
+        self._public_cache = [None] * n  # per seat: the public block
         assert self._o["cards"] == self._o["piles"] + 5 * n
         self._seat_orders = [[(seat + d) % n for d in range(n)] for seat in range(n)]
         assert self._o["seat0"] == self._o["ships"] + NUM_SEAS * n
-        self._card_cache = [(None,)] * n  # per seat: (engine uid, cver, block)
+        self._card_cache = [None] * n  # per seat: the pile sizes and the card block
         perms = []
         for seat in range(n):
             perm = [0]  # neutral
@@ -236,13 +248,13 @@ class MythotopiaEncoder(ObservationEncoder):
     def _board_block_absolute(self, e) -> bytearray:
         """The same block for seat 0's view. One precomputed pattern per province state (controller,
         settlement, castle, dragon, runestone), joined when one of those lists changed; otherwise
-        the last block of this engine is patched where armies or mercenaries changed (most board
-        changes move a few armies)."""
+        the last block (of the engine last looked at) is patched where armies or mercenaries changed
+        (most board changes move a few armies)."""
         key = (tuple(e.controller), tuple(e.settle), tuple(e.castle), tuple(e.dragon), tuple(e.rune))
         armies, mercs = e.armies, e.mercs
         last = self._last_board
-        if last[0] == e.uid and last[1] == key:
-            v, seen_armies, seen_mercs = last[2], last[3], last[4]
+        if last[0] == key:
+            v, seen_armies, seen_mercs = last[1], last[2], last[3]
             if armies != seen_armies or mercs != seen_mercs:
                 for x, a in enumerate(armies):
                     if a != seen_armies[x] or mercs[x] != seen_mercs[x]:
@@ -257,7 +269,7 @@ class MythotopiaEncoder(ObservationEncoder):
         for x, a in enumerate(armies):
             if a != zero:
                 self._patch_armies(v, x, a, mercs[x], ctrl[x])
-        self._last_board = (e.uid, key, v, [a[:] for a in armies], [m[:] for m in mercs])
+        self._last_board = (key, v, [a[:] for a in armies], [m[:] for m in mercs])
         return v
 
     def _patch_armies(self, v: bytearray, x: int, armies, mercs, controller: int) -> None:
@@ -270,26 +282,25 @@ class MythotopiaEncoder(ObservationEncoder):
 
     def _public_block(self, e, seat) -> bytes:
         """Provinces, static map data, roads, ships, seats, VP cards and tokens from seat's view:
-        built once per board / VP version for seat 0 (absolute seats) and rotated for the others
-        by one index permutation."""
+        built once per change for seat 0 (absolute seats) and rotated for the others by one index
+        permutation."""
         absolute = self._abs_cache
-        if absolute[0] != e.uid or absolute[1] != e.bver or absolute[2] != e.vp_ver:
-            absolute = self._abs_cache = (e.uid, e.bver, e.vp_ver,
-                                          np.frombuffer(self._public_block_absolute(e), np.uint8))
+        if absolute is None:
+            absolute = self._abs_cache = np.frombuffer(self._public_block_absolute(e), np.uint8)
         if seat == 0:
-            return absolute[3].tobytes()
-        return absolute[3].take(self._public_perm[seat]).tobytes()
+            return absolute.tobytes()
+        return absolute.take(self._public_perm[seat]).tobytes()
 
     def _public_block_absolute(self, e) -> bytes:
         roads = bytearray(NUM_BORDERS)
         for k in e.roads_built:
             roads[k] = 1
         vp = self._vp_cache
-        if vp[0] != e.uid or vp[1] != e.vp_ver:
-            vp = self._vp_cache = (e.uid, e.vp_ver, self._vp_block(e))
+        if vp is None:
+            vp = self._vp_cache = self._vp_block(e)
         sc = e.sea_claimed
         tokens = bytes((e.castles_left, e.roads_left, e.mercs_left, (sc[0] >= 0) + (sc[1] >= 0)))
-        block = b"".join((self._board_block_absolute(e), self._static, roads, self._seats_block(e), vp[2], tokens))
+        block = b"".join((self._board_block_absolute(e), self._static, roads, self._seats_block(e), vp, tokens))
         assert len(block) == self._public_size
         return block
 
@@ -346,7 +357,30 @@ class MythotopiaEncoder(ObservationEncoder):
         codes = e.loc.translate(self._translate[seat])
         return self._patterns_np.take(np.frombuffer(codes, np.uint8), 0).tobytes()  # positional: keywords cost
 
+    def _look(self, e) -> None:
+        """Drop the cached blocks whose domains the engine stamped since the last look (all of them for
+        another engine)."""
+        if e is self._engine:
+            seen = self._seen_moves  # one stamp since: its bits (changed_since without the call)
+            fresh = e.stamped_bits if e.stamped_before <= seen else e.changed_since(seen)
+        else:
+            self._engine = e
+            fresh = DOMAINS.all
+            self._last_board = (None,)
+        self._seen_moves = e.moves
+        if not fresh:
+            return
+        if fresh & PUBLIC_DOMAINS:
+            self._abs_cache = None
+            self._public_cache = [None] * self.num_players
+        if fresh & VP:
+            self._vp_cache = None
+        if fresh & CARD_DOMAINS:
+            self._card_cache = [None] * self.num_players
+
     def encode(self, e, seat: int) -> np.ndarray:
+        if e is not self._engine or e.stamped > self._seen_moves:  # else nothing was stamped since the last look
+            self._look(e)
         o = self._o
         v = bytearray(self._o["provinces"])  # the decision context; the cached blocks follow it
         rel = self._rel[seat]
@@ -385,17 +419,16 @@ class MythotopiaEncoder(ObservationEncoder):
             v[b + NUM_VP_CARDS] = value
         # everything that changes only with the board or the VP counters: one cached block
         public = self._public_cache[seat]
-        if public[0] != e.uid or public[1] != e.bver or public[2] != e.vp_ver:
-            public = self._public_cache[seat] = (e.uid, e.bver, e.vp_ver, self._public_block(e, seat))
-        # pile sizes, capacities and card locations: the engine bumps cver whenever one of them changes
+        if public is None:
+            public = self._public_cache[seat] = self._public_block(e, seat)
+        # pile sizes, capacities and card locations
         cards = self._card_cache[seat]
-        if cards[0] != e.uid or cards[1] != e.cver:
-            cards = self._card_cache[seat] = (e.uid, e.cver, self._piles_bytes(e, seat)
-                                              + self._card_block_bytes(e, seat))
+        if cards is None:
+            cards = self._card_cache[seat] = self._piles_bytes(e, seat) + self._card_block_bytes(e, seat)
         tail = bytearray(NUM_PROVINCES + 1)  # my setup choice, turn
         if phase == Phase.SETUP_DISCARD or phase == Phase.SETUP_CITADEL:
             for x in e.setup_choice[seat]:
                 tail[x] = 1
         tail[NUM_PROVINCES] = e.turn if e.turn < TURN_SCALE else TURN_SCALE
-        v = b"".join((v, public[3], cards[2], tail))
+        v = b"".join((v, public, cards, tail))
         return np.frombuffer(v, np.uint8) * self._scale  # a new float32 array; v is not kept

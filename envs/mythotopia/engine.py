@@ -12,14 +12,15 @@ docs/rules/mythotopia.md section 9; docs/games/mythotopia.md lists them.
 from __future__ import annotations
 
 import copy
-import itertools
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.changes import CountedChangeLog
 from ..core.engine import RulesEngine
 from ..core.errors import ConfigError, IllegalActionError
 from . import moves as M
+from .changes import BOARD, CARDS, CITIES, DOMAINS, MAP, VP
 from .data import (
     ARMY, FIRST_IMPROVEMENT, FOOD, GOLD, HILLS, KIND_IMPROVEMENT, KIND_PROVINCE, KIND_STARTING, MOUNTAINS,
     NUM_BORDERS, NUM_CARDS, NUM_IMPROVEMENTS, NUM_PROVINCES, NUM_SEAS, OPEN, SHIP, STONE,
@@ -124,7 +125,6 @@ ZONE_NAMES = ("hand", "draw", "discard", "reserve", "set_aside", "display", "imp
 CITY_T, CASTLE_T, ROAD_T = range(3)  # build types, offered as OPTION 0..2
 # settlement in a province
 NONE_S, VILLAGE_S, CITY_S, CITADEL_S = range(4)
-_UIDS = itertools.count()
 _NO_ARRIVALS = (0,) * NUM_PROVINCES
 _SINGLETONS = tuple((x,) for x in range(NUM_PROVINCES))
 # the sub-decision context of an action and its empty values
@@ -141,10 +141,11 @@ V_CITADEL, V_DEFENDER, V_GUILDED, V_DRAGONS, V_ISLES, V_SEA, V_PATRONAGE, V_INNS
 NUM_VP_CARDS = len(VP_CARD_NAMES)
 
 
-class MythotopiaEngine(RulesEngine):
+class MythotopiaEngine(RulesEngine, CountedChangeLog):
     def __init__(self, config: MythotopiaConfig, num_players: int, rng: np.random.Generator):
         if num_players not in (2, 3, 4):
             raise ConfigError(f"mythotopia supports 2-4 players, got {num_players!r}")
+        self.start_change_log(DOMAINS)
         self.config = config
         self.num_players = n = num_players
         self.rng = rng
@@ -180,14 +181,11 @@ class MythotopiaEngine(RulesEngine):
         self.mercs = [[0] * n for _ in range(NUM_PROVINCES)]
         self.road = [False] * NUM_BORDERS
         self.roads_built: list[int] = []
-        self.bver = 0  # bumped on every change of the per-province board state (caches)
-        self.map_ver = 0  # bumped on every change of a controller or a road (road network and coast caches)
+        # the rules' caches (war list, road networks, coasts, ...): the legal-move checks ask for them many
+        # times between two changes; keyed on the revisions of the domains they read (see changes.py)
         self._cache: dict = {}
         self._no_armies = [0] * n
         self.loc = bytearray(NUM_CARDS)  # location code per card: zone * 5 + owner + 1 (observation)
-        self.cver = 0  # bumped on every card movement (observation cache)
-        self.vp_ver = 0  # bumped on every change of the VP cards or the spare stock (observation cache)
-        self.uid = next(_UIDS)
         self.ships = [[0] * n for _ in range(NUM_SEAS)]
         self.prov_count = [0] * n
         # --- cards
@@ -358,23 +356,22 @@ class MythotopiaEngine(RulesEngine):
             self._finish_setup()
 
     def _place_village(self, p, prov):
-        self.bver += 1
-        self.map_ver += 1
+        self.changed(MAP | BOARD)
         self.controller[prov] = p
         self.settle[prov] = VILLAGE_S
         self.villages[p] -= 1
         self.prov_count[p] += 1
 
     def _finish_setup(self):
-        self.cver += 1
+        self.changed(CARDS)  # the decks are formed and the first hands drawn
         n, rng, raw = self.num_players, self.rng, self.T.raw
         if self.vp_cards[V_CITADEL] is not None:
+            self.changed(BOARD | CITIES)
             for p in range(n):
                 prov = self.setup_choice[p][0]
                 self.settle[prov] = CITADEL_S
                 self.villages[p] += 1
                 self.citadel_state[p] = 1
-                self.bver += 1
                 self.setup_choice[p] = []
         self.start_player = int(rng.integers(n)) if self.config.random_start_player else 0
         for p in range(n):
@@ -417,9 +414,7 @@ class MythotopiaEngine(RulesEngine):
         return copy.deepcopy(self, memo)
 
     def clone(self) -> "MythotopiaEngine":
-        other = self._copy()
-        other.uid = next(_UIDS)
-        return other
+        return self._copy()
 
     # ----------------------------------------------------------------------------- queries ----
     def vp(self, p: int) -> int:
@@ -510,15 +505,18 @@ class MythotopiaEngine(RulesEngine):
     def __getstate__(self):
         state = self.__dict__.copy()
         state.pop("_cache", None)  # derived data only: never part of the state
+        del state["change_domains"]  # the game's declaration (DOMAINS), not part of the state
         return state
 
     def __setstate__(self, state):
         self.__dict__.update(state)
         self._cache = {}
+        self.change_domains = DOMAINS
 
     def war_provinces(self) -> list[int]:
-        """Provinces with a war, ascending (cached per board version)."""
-        key = ("wars", self.bver)
+        """Provinces with a war, ascending (cached: asked for many times between two changes)."""
+        revisions = self.revisions
+        key = ("wars", revisions[BOARD], revisions[MAP])
         got = self._cache.get(key)
         if got is None:
             if len(self._cache) > 64:
@@ -530,8 +528,9 @@ class MythotopiaEngine(RulesEngine):
         return got
 
     def road_components(self, p: int) -> list[int]:
-        """Component id per province of p's road network (A-19); -1 where p has no control."""
-        key = ("comp", p, self.map_ver)
+        """Component id per province of p's road network (A-19); -1 where p has no control (cached: the build
+        checks read it for every location card)."""
+        key = ("comp", p, self.revisions[MAP])
         got = self._cache.get(key)
         if got is None:
             if len(self._cache) > 64:
@@ -540,8 +539,9 @@ class MythotopiaEngine(RulesEngine):
         return got
 
     def road_members(self, p: int) -> list:
-        """Per province, the provinces of its component in p's road network (cached)."""
-        key = ("members", p, self.map_ver)
+        """Per province, the provinces of its component in p's road network (cached: the invasion and build
+        checks read it for every location card)."""
+        key = ("members", p, self.revisions[MAP])
         got = self._cache.get(key)
         if got is None:
             ctrl, borders = self.controller, self.T.borders
@@ -572,8 +572,9 @@ class MythotopiaEngine(RulesEngine):
         return got
 
     def road_hubs(self, p: int) -> list[int]:
-        """Provinces of p joined by a road to another of p's provinces, ascending (cached)."""
-        key = ("hubs", p, self.map_ver)
+        """Provinces of p joined by a road to another of p's provinces, ascending (cached: road movement is
+        checked at every CHOOSE)."""
+        key = ("hubs", p, self.revisions[MAP])
         got = self._cache.get(key)
         if got is None:
             got = self._cache[key] = [x for x, m in enumerate(self.road_members(p)) if len(m) > 1]
@@ -730,7 +731,7 @@ class MythotopiaEngine(RulesEngine):
     def _rebuild_loc(self):
         """Recompute every card's location code from the piles (setup; the invariant tests)."""
         self.loc = self.locations_from_piles()
-        self.cver += 1
+        self.changed(CARDS)
 
     def locations_from_piles(self) -> bytearray:
         loc = bytearray(NUM_CARDS)
@@ -739,7 +740,7 @@ class MythotopiaEngine(RulesEngine):
         return loc
 
     def _draw(self, p: int, k: int):
-        self.cver += 1
+        self.changed(CARDS)
         hand, draw, loc = self.hand[p], self.draw[p], self.loc
         in_hand = Z_HAND * 5 + p + 1
         for _ in range(k):
@@ -758,7 +759,7 @@ class MythotopiaEngine(RulesEngine):
 
     def _play(self, p: int, c: int):
         """Play card c from hand or reserve: it goes onto the discard pile (spec 5.1)."""
-        self.cver += 1
+        self.changed(CARDS)
         h = self.hand[p]
         if c in h:
             h.remove(c)
@@ -770,7 +771,7 @@ class MythotopiaEngine(RulesEngine):
 
     def _take(self, p: int, c: int, zone: int, owner: int):
         """Take card c out of p's hand or reserve; the caller puts it into (zone, owner)."""
-        self.cver += 1
+        self.changed(CARDS)
         self.loc[c] = zone * 5 + owner + 1
         h = self.hand[p]
         if c in h:
@@ -803,7 +804,7 @@ class MythotopiaEngine(RulesEngine):
         """Take a counter of VP card k (spec 5.7). With Scribe from the spare stock if the card cannot
         give one; if both can, the counter is taken from the card now and the owner decides after
         the action whether it comes from the spare stock instead (Phase.SCRIBE_SOURCE)."""
-        self.vp_ver += 1
+        self.changed(VP)
         vals = self.vp_cards[k]
         if vals is None:
             return False
@@ -842,11 +843,11 @@ class MythotopiaEngine(RulesEngine):
     def _apply_scribe_source(self, move: int):
         p, k, v, at, cond = self.scribe_queue.pop(0)
         if move == M.OPTION + 1:
-            self.vp_ver += 1
+            self.changed(VP)
             self.vp_cards[k].insert(at, v)  # the counter goes back onto the card, in its place
             self.spare[v] -= 1
             if cond >= 0:  # Master of the Sea: the condition stays open for the others; p marks it
-                self.bver += 1  # the village supply is shown with the board
+                self.changed(BOARD)  # a village of p's supply
                 self.sea_claimed[cond] = -1
                 self.scribe_marks[p][cond] = True
                 self.villages[p] -= 1
@@ -875,6 +876,7 @@ class MythotopiaEngine(RulesEngine):
     def _check_isles(self, p: int):
         if self.vp_cards[V_ISLES] is None:
             return
+        self.changed(VP)
         for i, isle in enumerate(self.ISLANDS):
             complete = all(self.controller[x] == p for x in isle)
             if complete and not self.isle_complete[p][i]:
@@ -882,9 +884,9 @@ class MythotopiaEngine(RulesEngine):
             self.isle_complete[p][i] = complete
 
     def _check_sea(self, p: int):
-        self.vp_ver += 1
         if self.vp_cards[V_SEA] is None:
             return
+        self.changed(VP)
         seas = sum(1 for s in range(NUM_SEAS) if self.ships[s][p] > 0)
         for cond, need in enumerate((3, 4)):
             if seas < need:
@@ -898,6 +900,7 @@ class MythotopiaEngine(RulesEngine):
                     self.scribe_queue.append((p, V_SEA, 2, len(self.vp_cards[V_SEA]), cond))
             elif (self.sea_claimed[cond] != p and not self.scribe_marks[p][cond]
                   and self.ID["Scribe"] in self.reserve[p] and self.villages[p] > 0 and self.spare[2] > 0):
+                self.changed(BOARD)  # a village of p's supply
                 self.spare[2] -= 1
                 self._give(p, 2)
                 self.scribe_marks[p][cond] = True
@@ -907,7 +910,7 @@ class MythotopiaEngine(RulesEngine):
     # --------------------------------------------------------------------------- wars ----
     def resolve_war(self, prov: int, winner: int, counts_defence: bool = True):
         """Spec 5.8 steps B and C."""
-        self.bver += 1
+        self.changed(BOARD)
         n = self.num_players
         d = self.controller[prov]
         att = self.attackers(prov)
@@ -928,15 +931,15 @@ class MythotopiaEngine(RulesEngine):
             if s == VILLAGE_S:
                 self.villages[d] += 1
             elif s == CITY_S:
+                self.changed(CITIES)
                 self.cities[d] += 1
-                self.cver += 1  # the reserve capacity is shown with the pile sizes
             elif s == CITADEL_S:
+                self.changed(CITIES)
                 self.citadel_state[d] = 2
-                self.cver += 1
             self.prov_count[d] -= 1
+        self.changed(MAP)
         self.settle[prov] = NONE_S
         self.controller[prov] = -1
-        self.map_ver += 1
         if self.villages[w] == 0:  # C1 (A-18)
             self.dragon[prov] = self.rune[prov] = False
             if d >= 0:
@@ -961,7 +964,7 @@ class MythotopiaEngine(RulesEngine):
         self._check_isles(w)
 
     def _move_province_card(self, prov: int, d: int, w: int):
-        self.cver += 1
+        self.changed(CARDS)
         c = prov
         if c in self.pstack:
             self.pstack.remove(c)
@@ -987,8 +990,8 @@ class MythotopiaEngine(RulesEngine):
             self.loc[c] = Z_PSTACK * 5
 
     def _drop_mercs_if_alone(self, prov: int, q: int):
-        self.bver += 1
         if self.armies[prov][q] == 0 and self.mercs[prov][q]:
+            self.changed(BOARD)
             self.mercs_left += self.mercs[prov][q]
             self.mercs[prov][q] = 0
 
@@ -999,6 +1002,7 @@ class MythotopiaEngine(RulesEngine):
         sim = copy.copy(self)
         sim.dry = True
         sim._cache = {}
+        sim.revisions = dict(self.revisions)  # its own: the copy's changes must not move the engine's
         sim.armies = [a[:] for a in self.armies]
         sim.mercs = [m[:] for m in self.mercs]
         for name in ("armies_pers", "villages", "cities", "citadel_state", "prov_count", "settle", "controller",
@@ -1048,6 +1052,7 @@ class MythotopiaEngine(RulesEngine):
         """Apply a move known to be legal."""
         _, apply = PHASE_HANDLERS[self.phase]
         apply(self, move)
+        self.stamp_changes()
 
     # --- CHOOSE
     def _free_actions_legal(self) -> bool:
@@ -1186,9 +1191,9 @@ class MythotopiaEngine(RulesEngine):
             self.phase = Phase.MERC_PROV
         elif move == M.V_MILITIA:
             self._play(p, ID["Militia"])
+            self.changed(BOARD)
             self.armies_gen[p] -= 1
             self.armies_pers[p] += 1
-            self.bver += 1
             self._free_done()
         elif move == M.V_MYSTIC:
             self._play(p, ID["Mystic"])
@@ -1342,7 +1347,7 @@ class MythotopiaEngine(RulesEngine):
             self.m_conv = True
             return
         if move == M.DONE:
-            self.bver += 1
+            self.changed(BOARD)
             k = min(self.army_syms, self.armies_pers[p])  # the symbols, or the 1 army left after an Army card
             self.armies_pers[p] -= k
             self.armies[self.army_dest][p] += k
@@ -1417,7 +1422,8 @@ class MythotopiaEngine(RulesEngine):
 
     def _ra_blocks(self, p: int) -> list[bool]:
         """Per seat c: Reserve Army forbids p to invade c's provinces now (A-28)."""
-        key = ("ra", p, self.bver, self.cver)
+        revisions = self.revisions
+        key = ("ra", p, revisions[BOARD], revisions[MAP], revisions[CARDS])
         got = self._cache.get(key)
         if got is None:
             ra = self.RESERVE_ARMY
@@ -1629,7 +1635,8 @@ class MythotopiaEngine(RulesEngine):
 
     # --- Remove armies (spec 5.3.3)
     def _remove_provinces(self, p):
-        key = ("rem", p, self.bver)
+        revisions = self.revisions
+        key = ("rem", p, revisions[BOARD], revisions[MAP])
         got = self._cache.get(key)
         if got is None:
             armies = self.armies
@@ -1638,8 +1645,9 @@ class MythotopiaEngine(RulesEngine):
         return got
 
     def _any_remove(self, p) -> bool:
-        """Remove armies is possible somewhere (fast check for the verb, cached per board version)."""
-        key = ("any_remove", p, self.bver)
+        """Remove armies is possible somewhere (fast check for the verb, cached like the war list)."""
+        revisions = self.revisions
+        key = ("any_remove", p, revisions[BOARD], revisions[MAP])
         got = self._cache.get(key)
         if got is None:
             wars = self.war_provinces()
@@ -1685,7 +1693,7 @@ class MythotopiaEngine(RulesEngine):
         self._remove_armies(self.number, move - M.NUMBER)
 
     def _remove_armies(self, k, mercs):
-        self.bver += 1
+        self.changed(BOARD)
         p, t = self.active, self.target
         self.armies[t][p] -= k
         self.armies_pers[p] += k
@@ -1696,8 +1704,8 @@ class MythotopiaEngine(RulesEngine):
 
     # --- ships (spec 5.3.4, 5.3.5)
     def _ship_seas(self, p):
-        """Seas next to a province of p (cached per board version)."""
-        key = ("seas", p, self.map_ver)
+        """Seas next to a province of p (cached: the action menu asks at every CHOOSE)."""
+        key = ("seas", p, self.revisions[MAP])
         got = self._cache.get(key)
         if got is None:
             if len(self._cache) > 64:
@@ -1726,10 +1734,10 @@ class MythotopiaEngine(RulesEngine):
     def _apply_ship_cards(self, move):
         p = self.active
         if move == M.DONE:
+            self.changed(BOARD)
             k = min(self.army_syms, self.ships_pers[p])
             self.ships_pers[p] -= k
             self.ships[self.target][p] += k
-            self.bver += 1
             self._check_sea(p)
             self._action_done()
             return
@@ -1755,7 +1763,7 @@ class MythotopiaEngine(RulesEngine):
         self._remove_ships(move - M.NUMBER)
 
     def _remove_ships(self, k):
-        self.bver += 1
+        self.changed(BOARD)
         p = self.active
         self.ships[self.target][p] -= k
         self.ships_pers[p] += k
@@ -1841,7 +1849,7 @@ class MythotopiaEngine(RulesEngine):
         self._pay(GOLD, cost, MythotopiaEngine._buy_paid)
 
     def _buy_paid(self):
-        self.bver += 1  # supplies are part of the board observation
+        self.changed(BOARD)
         p = self.active
         self.armies_gen[p] -= self.number
         self.armies_pers[p] += self.number
@@ -1867,7 +1875,7 @@ class MythotopiaEngine(RulesEngine):
         self._pay(GOLD, self.T.raw["costs"]["draft_gold"], MythotopiaEngine._draft_paid)
 
     def _draft_paid(self):
-        self.cver += 1
+        self.changed(CARDS)
         p, c = self.active, self.target
         for zone in (self.display, self.aside[p], self.pstack):
             if c in zone:
@@ -1888,11 +1896,11 @@ class MythotopiaEngine(RulesEngine):
         return out
 
     def _apply_reserve_cards(self, move):
-        self.cver += 1
         p = self.active
         if move == M.DONE:
             self._action_done()
             return
+        self.changed(CARDS)
         c = move - M.CARD
         self.hand[p].remove(c)
         self.reserve[p].append(c)
@@ -2135,13 +2143,13 @@ class MythotopiaEngine(RulesEngine):
             self._do_build()
 
     def _do_build(self):
-        self.bver += 1
+        self.changed(BOARD)
         p, t = self.active, self.target
         if self.build_type == CITY_T:
+            self.changed(CITIES)
             self.settle[t] = CITY_S
             self.villages[p] += 1
             self.cities[p] -= 1
-            self.cver += 1  # the reserve capacity is shown with the pile sizes
             self.award(p, V_CITY)
             if self.extra:
                 self.award(p, V_GUILDED)
@@ -2150,8 +2158,8 @@ class MythotopiaEngine(RulesEngine):
             self.castles_left -= 1
             self.award(p, V_CASTLE)
         else:
+            self.changed(MAP)
             self.road[t] = True
-            self.map_ver += 1
             self.roads_built.append(t)
             self.roads_left -= 1
             self.award(p, V_ROADS)
@@ -2171,7 +2179,7 @@ class MythotopiaEngine(RulesEngine):
         self._alchemy(move - M.OPTION)
 
     def _alchemy(self, k):
-        self.vp_ver += 1
+        self.changed(VP)
         p = self.active
         v = k + 1
         self.counters[p][v] -= 1
@@ -2219,7 +2227,7 @@ class MythotopiaEngine(RulesEngine):
         return out
 
     def _apply_counsel_cards(self, move):
-        self.cver += 1
+        self.changed(CARDS)
         p = self.active
         if move == M.DONE:
             # spec 4.4: draw first, so a reshuffle cannot bring back the Counsellor or its discards
@@ -2252,7 +2260,7 @@ class MythotopiaEngine(RulesEngine):
         self._maraud(move - M.PLAYER)
 
     def _maraud(self, q):
-        self.bver += 1
+        self.changed(BOARD)
         t = self.target
         self.armies[t][q] -= 1
         self.armies_pers[q] += 1
@@ -2281,7 +2289,7 @@ class MythotopiaEngine(RulesEngine):
         self._pay(GOLD, self.T.raw["costs"]["mercenary_gold"], MythotopiaEngine._merc_paid)
 
     def _merc_paid(self):
-        self.bver += 1
+        self.changed(BOARD)
         p = self.active
         self.mercs[self.target][p] += self.number
         self.mercs_left -= self.number
@@ -2299,7 +2307,7 @@ class MythotopiaEngine(RulesEngine):
         return sorted(M.CARD + c for c in self.discard[p] if c not in self.played)  # A-27
 
     def _apply_mystic_card(self, move):
-        self.cver += 1
+        self.changed(CARDS)
         p = self.active
         c = move - M.CARD
         self.discard[p].remove(c)
@@ -2311,7 +2319,7 @@ class MythotopiaEngine(RulesEngine):
         return sorted(M.CARD + c for c in self.impdeck[-3:])
 
     def _apply_philo_card(self, move):
-        self.cver += 1
+        self.changed(CARDS)
         c = move - M.CARD
         self.impdeck.remove(c)  # A-26: the others stay on top in order
         self.hand[self.active].append(c)
@@ -2322,7 +2330,7 @@ class MythotopiaEngine(RulesEngine):
         return sorted(M.CARD + c for c in self.hand[self.active])
 
     def _apply_warehouse_card(self, move):
-        self.cver += 1
+        self.changed(CARDS)
         p = self.active
         c = move - M.CARD
         self.hand[p].remove(c)
@@ -2334,7 +2342,8 @@ class MythotopiaEngine(RulesEngine):
     def _road_move_sources(self, p):
         if not self.roads_built or self.armies_pers[p] + self.armies_gen[p] == self.armies_total:
             return []
-        key = ("rms", p, self.bver, self.moved)  # armies moved this action are in `arrived`
+        revisions = self.revisions
+        key = ("rms", p, revisions[BOARD], revisions[MAP], self.moved)  # armies moved this action: `arrived`
         got = self._cache.get(key)
         if got is None:
             got = self._cache[key] = self._road_move_sources_uncached(p)
@@ -2382,7 +2391,7 @@ class MythotopiaEngine(RulesEngine):
         self._road_move(move - M.NUMBER)
 
     def _road_move(self, k):
-        self.bver += 1
+        self.changed(BOARD)
         p = self.active
         self.armies[self.from_prov][p] -= k
         self.armies[self.target][p] += k
@@ -2415,15 +2424,13 @@ class MythotopiaEngine(RulesEngine):
             self._finish_setup()
 
     def _reveal_discards(self):
-        self.cver += 1
-        self.bver += 1
+        self.changed(MAP | BOARD | CARDS)
         for p in range(self.num_players):
             for prov in self.setup_choice[p]:
                 self.discard[p].remove(prov)
                 self.pstack.append(prov)
                 self.controller[prov] = -1
                 self.settle[prov] = NONE_S
-                self.map_ver += 1
                 self.villages[p] += 1
                 self.prov_count[p] -= 1
             self.setup_choice[p] = []

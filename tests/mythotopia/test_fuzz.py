@@ -118,6 +118,7 @@ def test_random_games_end_by_the_rules_when_the_end_is_near():
                 e.vp_cards[k] = vals[:1]
         e.counter_total = [0] + [e.spare[v] + sum(vals.count(v) for vals in e.vp_cards if vals is not None)
                                  for v in (1, 2, 3)]
+        e.stamp_everything()  # edited from outside the rules
         pick = np.random.default_rng(g)
         while not e.is_over and e.turn < 300:
             legal = env.legal_actions()
@@ -149,6 +150,7 @@ def test_random_play_with_a_scribe_in_a_reserve():
                 pile.remove(scribe)
         e.reserve[g % 3].append(scribe)
         e._rebuild_loc()
+        e.stamp_everything()
         pick = np.random.default_rng(g)
         while not e.is_over and e.turn < 150:
             legal = env.legal_actions()

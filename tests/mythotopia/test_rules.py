@@ -71,8 +71,7 @@ def S(p, slot):
 
 def play(e, *names):
     from envs.mythotopia.codec import MythotopiaCodec
-    e.bver += 1  # the tests edit the board directly: drop derived caches
-    e.map_ver += 1
+    e.stamp_everything()  # the tests edit the position directly: every cache looks again
     codec = MythotopiaCodec(e.config, e.num_players)
     for name in names:
         idx = codec.index(name)
@@ -81,8 +80,7 @@ def play(e, *names):
 
 def legal_names(e):
     from envs.mythotopia.codec import MythotopiaCodec
-    e.bver += 1  # the tests edit the board directly: drop derived caches
-    e.map_ver += 1
+    e.stamp_everything()  # the tests edit the position directly: every cache looks again
     codec = MythotopiaCodec(e.config, e.num_players)
     return {codec.action_name(i) for i in codec.legal_actions(e)}
 
@@ -472,8 +470,7 @@ def test_reserve_army_blocks_a_second_conflict():
     assert P["Blore"] in e._invade_targets(0)
     e.armies[P["Trogle"]][0] = 1  # already at war with seat 1 over Trogle
     e.armies_pers[0] -= 1
-    e.bver += 1  # direct board edit: drop derived caches
-    e.map_ver += 1
+    e.stamp_everything()  # direct board edit: every cache looks again
     assert P["Blore"] not in e._invade_targets(0) and P["Iracund"] not in e._invade_targets(0)
 
 
