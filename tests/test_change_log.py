@@ -3,7 +3,7 @@ import copy
 
 import pytest
 
-from envs.core.changes import ITEM_LOG_LIMIT, ChangeLog, CountedChangeLog, Domains, check_reported
+from envs.core.changes import ITEM_LOG_CHECK, ITEM_LOG_LIMIT, ChangeLog, CountedChangeLog, Domains, check_reported
 
 DOMAINS = Domains({"board": ("cells",), "money": ("money",), "seats": ("names",)}, itemized=("board",))
 BOARD, MONEY, SEATS = DOMAINS.bits
@@ -75,6 +75,9 @@ def test_the_item_log_restarts_beyond_its_limit():
     toy = Toy()
     for i in range(ITEM_LOG_LIMIT + 1):
         toy.changed_in(BOARD, i % 8)
+    for _ in range(ITEM_LOG_CHECK - 1):  # checked every ITEM_LOG_CHECK moves only
+        toy.stamp_changes()
+        assert toy.item_log_epoch == 0
     toy.stamp_changes()
     assert toy.item_log(BOARD) == [] and toy.item_log_epoch == 1
 

@@ -31,14 +31,16 @@ from __future__ import annotations
 import copy
 from itertools import compress
 
-#: the item logs restart (and ``item_log_epoch`` moves) when one grows beyond this many entries
+#: the item logs restart (and ``item_log_epoch`` moves) when one has grown beyond ITEM_LOG_LIMIT entries at a
+#: move that is a multiple of ITEM_LOG_CHECK (checking at every move costs a step about 1 %)
 ITEM_LOG_LIMIT = 4096
+ITEM_LOG_CHECK = 256
 
 
 class Domains:
     """A game's state domains: name -> the engine attributes it covers; bit ``1 << i`` for the i-th name."""
 
-    __slots__ = ("attributes", "names", "bit", "bits", "all", "itemized", "itemized_bits", "counted")
+    __slots__ = ("attributes", "names", "bit", "bits", "all", "itemized", "counted")
 
     def __init__(self, attributes: dict[str, tuple[str, ...]], itemized: tuple[str, ...] = (),
                  counted: tuple[str, ...] = ()):
@@ -57,7 +59,6 @@ class Domains:
             raise ValueError(f"itemized domains {sorted(unknown)} are not declared")
         #: the bits of the domains whose changes name their items (``ChangeLog.changed_in``)
         self.itemized = tuple(self.bit[name] for name in itemized)
-        self.itemized_bits = sum(set(self.itemized))
         unknown = set(counted) - set(self.names)
         if unknown:
             raise ValueError(f"counted domains {sorted(unknown)} are not declared")
@@ -130,8 +131,7 @@ class ChangeLog:
         """The rule in progress changed (or may have changed) every item of the itemized domain ``bit``: the item
         logs restart (``item_log_epoch`` moves), so observers look at every item."""
         self.unstamped |= bit
-        for log in self.item_logs.values():  # restart_item_logs, inline: some rules do this at every step
-            log.clear()
+        self.item_logs[bit].clear()  # the epoch sends observers of every log to every item; this one may go
         self.item_log_epoch += 1
 
     def count_revisions(self, bits: int) -> None:
@@ -152,19 +152,19 @@ class ChangeLog:
             self.stamped_before = self.stamped
             self.stamped = now
             self.stamped_bits = bits
-            stamps = self.stamps
-            if bits & (bits - 1) == 0:  # one domain (the usual move): no loop
-                stamps[bits.bit_length() - 1] = now
-            else:
+            if bits & (bits - 1):
+                stamps = self.stamps
                 while bits:
                     low = bits & -bits
                     stamps[low.bit_length() - 1] = now
                     bits ^= low
-            if bits & self.change_domains.itemized_bits:
-                for log in self.item_logs.values():
-                    if len(log) > ITEM_LOG_LIMIT:  # bounds the logs; observers then look at every item
-                        self.restart_item_logs()
-                        break
+            else:  # one domain, the usual move: no loop
+                self.stamps[bits.bit_length() - 1] = now
+        if not now % ITEM_LOG_CHECK:  # bounds the item logs; observers then look at every item
+            for log in self.item_logs.values():
+                if len(log) > ITEM_LOG_LIMIT:
+                    self.restart_item_logs()
+                    break
 
     def stamp_at_once(self, bits: int) -> None:
         """A lazy update, which a query between two moves may make: stamped at once as a move of its own
