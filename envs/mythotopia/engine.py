@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.changes import CountedChangeLog
-from ..core.engine import RulesEngine
+from ..core.engine import RulesEngine, flat_class, instance_state
 from ..core.errors import ConfigError, IllegalActionError
 from . import moves as M
 from .changes import BOARD, CARDS, CITIES, DOMAINS, MAP, VP
@@ -141,7 +141,7 @@ V_CITADEL, V_DEFENDER, V_GUILDED, V_DRAGONS, V_ISLES, V_SEA, V_PATRONAGE, V_INNS
 NUM_VP_CARDS = len(VP_CARD_NAMES)
 
 
-class MythotopiaEngine(RulesEngine, CountedChangeLog):
+class MythotopiaEngine(CountedChangeLog, RulesEngine):
     def __init__(self, config: MythotopiaConfig, num_players: int, rng: np.random.Generator):
         if num_players not in (2, 3, 4):
             raise ConfigError(f"mythotopia supports 2-4 players, got {num_players!r}")
@@ -220,6 +220,7 @@ class MythotopiaEngine(RulesEngine, CountedChangeLog):
         self.removed_now: list[int] = []  # starting / province cards removed from the deck in this turn
         self.road_moved = False
         self.warehouse_used = False
+        self._route_choices: list = []  # an invasion's routes to choose from (INV_ROUTE)
         self.conv_used = [False] * 4
         self._reset_pending()
         self.start_player = 0
@@ -503,13 +504,14 @@ class MythotopiaEngine(RulesEngine, CountedChangeLog):
         return best, top
 
     def __getstate__(self):
-        state = self.__dict__.copy()
+        state = instance_state(self)
         state.pop("_cache", None)  # derived data only: never part of the state
         del state["change_domains"]  # the game's declaration (DOMAINS), not part of the state
         return state
 
     def __setstate__(self, state):
-        self.__dict__.update(state)
+        for name, value in state.items():
+            setattr(self, name, value)
         self._cache = {}
         self.change_domains = DOMAINS
 
@@ -700,7 +702,8 @@ class MythotopiaEngine(RulesEngine, CountedChangeLog):
     # --------------------------------------------------------------------------- turn flow ----
     def _reset_pending(self):
         """Clear the sub-decision context of the action being assembled."""
-        self.__dict__.update(_PENDING)
+        for name, value in _PENDING.items():
+            setattr(self, name, value)
         self.played: list[int] = []  # cards played in this action (Mystic, A-27)
         self.chosen: list[int] = []
         self.limbo: list[int] = []  # Counsellor and its discards, public, until the draw is done
@@ -2493,6 +2496,12 @@ class MythotopiaEngine(RulesEngine, CountedChangeLog):
 
 
 # ------------------------------------------------------------------------- dispatch ----
+# The engine's instance attributes are kept in slots (a read then skips the instance dict and the walk up the class
+# hierarchy that CPython's type cache often misses for an engine this size: 2-4 % of a step, core/engine.py
+# flat_class). The slots are those of a new engine; one a rule set first later would live in the instance dict,
+# slower: tests/mythotopia/test_engine_slots.py checks that random games leave that dict empty.
+ENGINE_ATTRIBUTES = tuple(sorted(vars(MythotopiaEngine(MythotopiaConfig(), 4, np.random.default_rng(0)))))
+MythotopiaEngine = flat_class(MythotopiaEngine, RulesEngine, ENGINE_ATTRIBUTES)
 E = MythotopiaEngine
 # each decision state: (its legal moves, applying the chosen move); GAME_OVER has none
 PHASE_HANDLERS = {

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import envs
-from envs.core.changes import ChangeLog, check_reported
+from envs.core.changes import CountedChangeLog, check_reported
 from envs.mythotopia.changes import DOMAINS
 from envs.mythotopia.encoder import MythotopiaEncoder
 from envs.mythotopia.engine import MythotopiaConfig, MythotopiaEngine
@@ -53,7 +53,7 @@ def unreported(n, options, seed, steps, edit=None, drop=0):
     if edit:
         edit(engine)
     if drop:
-        engine.changed = lambda bits: ChangeLog.changed(engine, bits & ~drop)
+        engine.changed = lambda bits: CountedChangeLog.changed(engine, bits & ~drop)
     pick = random.Random(seed)
     found, changed = [], 0
     for _ in range(steps):
