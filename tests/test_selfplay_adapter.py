@@ -272,8 +272,8 @@ def test_vec_envs_forward_masks_and_agree():
             assert np.array_equal(masks, np.stack(dummy.env_method("action_masks")))
             assert np.array_equal(obs_d, obs_p)
             actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
-            obs_d, rew_d, done_d, info_d = dummy.step(actions)
-            obs_p, rew_p, done_p, info_p = procs.step(actions)
+            obs_d, rew_d, done_d, _ = dummy.step(actions)
+            obs_p, rew_p, done_p, _ = procs.step(actions)
             assert np.array_equal(rew_d, rew_p) and np.array_equal(done_d, done_p)
             dones_seen += int(done_d.sum())
         assert dones_seen > 0  # auto-reset was exercised

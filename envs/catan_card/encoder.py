@@ -44,7 +44,6 @@ class CatanCardEncoder(ObservationEncoder):
             ("roads_protected", "owns a City Castle (first 3 roads safe)"),
             ("first_knight_protected", "owns a Church (first knight safe)"),
         ]
-        self.per_seat_fields = [name for name, _ in per_seat]
         fields = [
             Field("phase", NUM_PHASES + 1, "one-hot: " + ", ".join(PHASE_NAMES[:NUM_PHASES])
                   + ", not my decision"),

@@ -76,7 +76,6 @@ class Op:
 
 PHASE_NAMES = tuple(sorted((k for k, v in vars(Phase).items() if isinstance(v, int)),
                            key=lambda k: getattr(Phase, k)))
-OP_NAMES = tuple(sorted((k for k, v in vars(Op).items() if isinstance(v, int)), key=lambda k: getattr(Op, k)))
 NUM_PHASES = len(PHASE_NAMES)
 PASS = (Op.PASS, 0)
 # Constant move tuples: built once, not per call (the legal-move lists are on the hot path).

@@ -44,10 +44,6 @@ def build_config(config_cls: type[C], overrides: Mapping[str, Any] | None = None
     return config_cls(**overrides)
 
 
-def config_keys(config_cls: type) -> list[str]:
-    return [f.name for f in dataclasses.fields(config_cls)]
-
-
 def check_range(name: str, value: int, low: int, high: int) -> None:
     """Raise ConfigError unless ``low <= value <= high`` (every integer option documents its range)."""
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:

@@ -19,8 +19,9 @@ SPEC = GameSpec(
     new_encoder=SeventhStoneEncoder,
     check_config=validate_config,
     default_max_turns=30,  # a turn is a year here: G41's year limit, a truncation
-    state_version=6,  # 3: the encoder's cached frames and the undo stack; 4: the shared public part's pieces;
-    # 5: the engine keeps its attributes in slots; 6: the change log (changes.py), the encoder's caches in itself
+    state_version=7,  # 3: the encoder's cached frames and the undo stack; 4: the shared public part's pieces;
+    # 5: the engine keeps its attributes in slots; 6: the change log (changes.py), the encoder's caches in itself;
+    # 7: gap_rows, fight_picker and keep_cell (never read) gone
 )
 
 __all__ = ["SPEC", "Op", "Phase", "SeventhStoneCodec", "SeventhStoneConfig", "SeventhStoneEncoder",

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .data import (
-    DESERT, FOREST, GRID, MOUNTAIN, NUM_CELLS, OFF, PLAIN, PRINTED, TEMPLE, VOLCANO, WATER, columns, four_islands,
+    DESERT, FOREST, GRID, MOUNTAIN, NUM_CELLS, OFF, PLAIN, TEMPLE, VOLCANO, WATER, columns, four_islands,
     rows, tile_stack, TERRAINS, PORTALS,
 )
 
@@ -112,17 +112,9 @@ class Board:
                 hits.append(cell)
         return hits
 
-    def describe(self, cell: int) -> str:
-        t = TERRAINS[self.terrain[cell]]
-        if self.terrain[cell] == TEMPLE:
-            t += f"({PRINTED[self.printed[cell]]})"
-        if self.portal[cell]:
-            t += f"[{PORTALS[self.portal[cell]]}]"
-        return t
 
-
-def build_board(num_players: int, use_four_islands: bool, rng: np.random.Generator) -> tuple[Board, list[int]]:
-    """Shuffle the tiles and lay them out; returns the board and the water-gap rows (section 3.1)."""
+def build_board(num_players: int, use_four_islands: bool, rng: np.random.Generator) -> Board:
+    """Shuffle the tiles and lay them out, one water gap per column (section 3.1)."""
     terrain = [OFF] * NUM_CELLS
     printed = [-1] * NUM_CELLS
     portal = [0] * NUM_CELLS
@@ -157,16 +149,14 @@ def build_board(num_players: int, use_four_islands: bool, rng: np.random.Generat
             tile = stack[i]
             terrain[cell], printed[cell], portal[cell] = tile.kind, tile.printed, tile.portal
         eruption = [[cell_of(h, v) for v in range(1, 7)] for h in range(1, 7)]
-        return Board(terrain, printed, portal, size, size, eruption), []
+        return Board(terrain, printed, portal, size, size, eruption)
     cols, nrows = columns(num_players), rows()
     if len(stack) != cols * (nrows - 1):
         raise ValueError(f"{len(stack)} tiles for a {cols} x {nrows} board with one gap per column")
     order = rng.permutation(len(stack))
-    gaps = []
     k = 0
     for c in range(cols):
         gap = int(rng.integers(1, 7)) - 1  # G28: row counted from the top
-        gaps.append(gap + 1)
         for r in range(nrows):
             cell = r * GRID + c
             if r == gap:
@@ -175,7 +165,7 @@ def build_board(num_players: int, use_four_islands: bool, rng: np.random.Generat
             tile = stack[order[k]]
             k += 1
             terrain[cell], printed[cell], portal[cell] = tile.kind, tile.printed, tile.portal
-    return Board(terrain, printed, portal, cols, nrows, None), gaps
+    return Board(terrain, printed, portal, cols, nrows, None)
 
 
 def board_from_rows(rows_text: list[str]) -> Board:

@@ -43,7 +43,6 @@ EFFECTS = ("teleport", "speed", "agility", "master_strike", "precision", "power_
 (E_TELEPORT, E_SPEED, E_AGILITY, E_MASTER, E_PRECISION, E_POWER, E_SHIELD, E_SUPPRESSION, E_BRIBERY,
  E_EXPLOSIVE, E_TEAR) = range(len(EFFECTS))
 MOVEMENT_EFFECTS = frozenset((E_TELEPORT, E_SPEED, E_AGILITY))
-FIRST_CLASS = frozenset((E_MASTER, E_PRECISION, E_POWER))
 
 
 @dataclass(frozen=True)

@@ -23,10 +23,10 @@ from ..core.errors import ConfigError, IllegalActionError
 from .changes import ALLOCATIONS, CELLS, DOMAINS, PERMANENT_TS, PUBLIC
 from .board import P_DESERT, P_FOREST, P_MOUNTAIN, P_PLAIN, Board, build_board
 from .data import (
-    BARRACKS, CAVALRY, E_AGILITY, E_BRIBERY, E_EXPLOSIVE, E_MASTER, E_POWER, E_PRECISION, E_SHIELD,
-    E_SPEED, E_SUPPRESSION, E_TEAR, E_TELEPORT, EVENTS, F_BUILDING, F_EQUIP, F_MERC, F_MOVE, F_TOURN, FOREST,
-    MANUFACTORY, MELEE, MERCENARY_DISCHARGE, MOUNTAIN, NUM_CELLS, PLAIN, PORTAL_OPENING, QUICKSAND, RANGED,
-    TEMPLE, TROOP_EXPANSION, UNIT_TYPES, VOLCANO_ERUPTION, WALL, WATER_CROSSING, GRID, num_stacks, rules,
+    BARRACKS, CAVALRY, E_AGILITY, E_BRIBERY, E_EXPLOSIVE, E_MASTER, E_POWER, E_PRECISION, E_SHIELD, E_SPEED,
+    E_SUPPRESSION, E_TEAR, E_TELEPORT, EVENTS, F_BUILDING, F_CAVALRY, F_EQUIP, F_MELEE, F_MERC, F_MOVE, F_RANGED,
+    F_TOURN, FOREST, MANUFACTORY, MELEE, MERCENARY_DISCHARGE, MOUNTAIN, NUM_CELLS, PLAIN, PORTAL_OPENING, QUICKSAND,
+    RANGED, TEMPLE, TROOP_EXPANSION, UNIT_TYPES, VOLCANO_ERUPTION, WALL, WATER_CROSSING, GRID, num_stacks, rules,
     stone_kinds,
 )
 
@@ -240,7 +240,7 @@ class Fight:
 class SeventhStoneEngine(ChangeLog, RulesEngine):
     # every attribute in a slot: faster reads than the instance dict, which its size keeps from sharing keys
     __slots__ = (
-        "config", "num_players", "rng", "board", "gap_rows", "win_ts", "merc_key", "tourn_key", "offer_size",
+        "config", "num_players", "rng", "board", "win_ts", "merc_key", "tourn_key", "offer_size",
         "yield_rs",
         # map state
         "controller", "capital_of", "buildings", "lava", "armies", "conflicts",
@@ -254,7 +254,7 @@ class SeventhStoneEngine(ChangeLog, RulesEngine):
         # decision state
         "stage", "phase", "actor", "current_player", "is_over", "setup_order", "idx", "ranking", "draft_step", "order_slots", "assignee",
         "sel_item", "sel_cell", "sel_type", "sel_mil", "sel_merc", "sel_stone", "placed_at", "checkpoints",
-        "broken_depth", "undos", "pending_control", "moved_done", "debt_queue", "fight", "fight_picker", "keep_cell",
+        "broken_depth", "undos", "pending_control", "moved_done", "debt_queue", "fight",
         # caches of the rules
         "_legal", "_open_nbr", "_reach", "_crossed", "_select_moves", "_undone_moves",
         *ChangeLog.SLOTS,
@@ -267,9 +267,7 @@ class SeventhStoneEngine(ChangeLog, RulesEngine):
         self.num_players = n = num_players
         self.rng = rng
         if board is None:
-            board, self.gap_rows = build_board(n, config.four_islands, rng)
-        else:
-            self.gap_rows = []
+            board = build_board(n, config.four_islands, rng)
         self.board = board
         self.win_ts = R["no_time_win_ts"] if config.no_time else R["win_ts"]
         self.merc_key = R["mercenary_key"][str(n)]
@@ -355,8 +353,6 @@ class SeventhStoneEngine(ChangeLog, RulesEngine):
         self.moved_done = False
         self.debt_queue: list[int] = []
         self.fight: Fight | None = None
-        self.fight_picker = -1
-        self.keep_cell = -1
         self._legal: list | None = None
         self._open_nbr: tuple | None = None  # (lava, per cell: a free land neighbour)
         self._reach: tuple | None = None  # (key, steps per destination, water-crossing ends) of the move order
@@ -389,10 +385,6 @@ class SeventhStoneEngine(ChangeLog, RulesEngine):
                 if b[0] == MANUFACTORY:
                     total += _MANUFACTORY_RS
         return total
-
-    def player_stats(self) -> tuple[list[int], list[int], list[int], list[list[int]]]:
-        """Per seat TS from control, P, U and armies per type."""
-        return (*self.control_stats(), *self.army_stats())
 
     def control_stats(self) -> tuple[list[int], list[int]]:
         """One pass over the controlled fields: per seat TS from control and P. Depends only on
@@ -939,7 +931,7 @@ class SeventhStoneEngine(ChangeLog, RulesEngine):
         for p in range(n):
             a = self.alloc[p]
             self.pend_build[p] = a[F_BUILDING]
-            self.pend_units[p] = [a[1], a[2], a[3]]
+            self.pend_units[p] = [a[F_MELEE], a[F_RANGED], a[F_CAVALRY]]
             self.pend_mercs[p] = 0
         for r, p in enumerate(self._rank(F_MERC)):
             if r < len(self.merc_key):
@@ -1704,7 +1696,7 @@ class SeventhStoneEngine(ChangeLog, RulesEngine):
                     if len(options) == 1 or hits >= total:
                         if len(options) == 1:
                             op, c = options[0]
-                            self._remove_casualty(q, c, merc=(op == Op.CAS_MERC), auto=True)
+                            self._remove_casualty(q, c, merc=(op == Op.CAS_MERC))
                         else:
                             self._remove_all(q)
                         continue
@@ -1920,7 +1912,7 @@ class SeventhStoneEngine(ChangeLog, RulesEngine):
             f.guard = 0
         f.hits_pending.pop(0)
 
-    def _remove_casualty(self, p: int, cell: int, merc: bool, auto: bool = False) -> None:
+    def _remove_casualty(self, p: int, cell: int, merc: bool) -> None:
         f = self.fight
         a = next((x for c, x in self._casualty_armies(p) if c == cell), None)
         self.changed_in(CELLS, cell)

@@ -13,8 +13,6 @@ from envs.seventh_stone.engine import KINDS, Phase, Stage
 
 # complete games per player count in the default run
 DEFAULT_GAMES = {2: 40, 3: 16, 4: 10}
-MOVEMENT_PHASES = {Phase.MOVE_SELECT, Phase.MOVE_TYPE, Phase.MOVE_COUNT_MIL, Phase.MOVE_COUNT_MERC,
-                   Phase.MOVE_TAKE_STONE, Phase.MOVE_DEST, Phase.KEEP_STONE}
 TOTAL_STONES = sum(k.count for k in KINDS)
 
 
