@@ -17,7 +17,8 @@ never less. The engine mixes in ``ChangeLog``, calls ``start_change_log(domains)
   changed: look at all of them). A move that puts items back as they were earlier in the same move (an undo)
   may drop what it logged since (``item_mark``, ``forget_items``).
 * ``revisions[bit]`` counts the reports of a domain declared ``counted``, at once: a rules cache that must see a
-  change made earlier in the same move (the stamps move only at its end) keys on the revisions it reads.
+  change made earlier in the same move (the stamps move only at its end) keys on the revisions it reads. Such an
+  engine mixes in ``CountedChangeLog`` instead.
 
 Two more kinds of stamp: ``stamp_at_once`` for a lazy update a query makes between two moves, and
 ``stamp_everything`` for an edit from outside the rules (tests, a loaded position).
