@@ -10,29 +10,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.heuristics.seventh_stone import HeuristicAgent  # noqa: E402
 from agents.training.callback import SelfPlayCallback  # noqa: E402
 from agents.training.selfplay_env import SelfPlayEnv, _StatePickler, _StateUnpickler  # noqa: E402
 from agents.training.vec_env import MultiEnvSubprocVecEnv  # noqa: E402
-
-# the Seventh Stone heuristic's per-phase choices, called by the phase's name: getattr(self, f"_{name.lower()}")
-HeuristicAgent._alloc
-HeuristicAgent._draft_pick
-HeuristicAgent._draft_discard
-HeuristicAgent._order_pick
-HeuristicAgent._place_item
-HeuristicAgent._place_cell
-HeuristicAgent._place_replace
-HeuristicAgent._move_select
-HeuristicAgent._move_take_stone
-HeuristicAgent._move_dest
-HeuristicAgent._keep_stone
-HeuristicAgent._post_overrun
-HeuristicAgent._support_army
-HeuristicAgent._support_target
-HeuristicAgent._casualty
-HeuristicAgent._dice_alloc
-HeuristicAgent._disband
 
 # Stable-Baselines3 BaseCallback hooks, called by the training loop
 SelfPlayCallback._on_training_start

@@ -136,9 +136,9 @@ class HeuristicAgent(Agent):
         if not name.startswith("MOVE_"):
             self._banned.clear()
             self._last_source = -1
-        choice = getattr(self, f"_{name.lower()}", None)
+        choice = _CHOICES.get(phase)
         if choice is not None:
-            picked = choice(raw, terrain, dyn, legal)
+            picked = choice(self, raw, terrain, dyn, legal)
             if picked is not None:
                 return picked
         return int(legal_idx[self._random.randrange(len(legal_idx))])
@@ -159,8 +159,6 @@ class HeuristicAgent(Agent):
             if best is None or score > best[0]:
                 best = (score, i)
         return best[1] if best else None
-
-    _setup_barracks = _setup_capital
 
     def _alloc(self, raw, terrain, dyn, legal):
         L = self.layout
@@ -282,8 +280,6 @@ class HeuristicAgent(Agent):
     def _move_count_mil(self, raw, terrain, dyn, legal):
         return max(legal.values())
 
-    _move_count_merc = _move_count_mil
-
     def _move_take_stone(self, raw, terrain, dyn, legal):
         return legal.get("YES")
 
@@ -322,8 +318,6 @@ class HeuristicAgent(Agent):
     def _use_equipment(self, raw, terrain, dyn, legal):
         return legal.get("YES")
 
-    _use_wall = _use_equipment
-
     def _casualty(self, raw, terrain, dyn, legal):
         L = self.layout
         fight_cell = int(np.argmax(raw[L["fight_cell"]]))
@@ -354,5 +348,32 @@ class HeuristicAgent(Agent):
         best = max(cells, key=lambda ci: self._units(dyn, ci[0], 0))
         return best[1]
 
+
+# the choice for each decision kind; the others (and an unusable choice) pick at random
+_CHOICES = {
+    Phase.SETUP_CAPITAL: HeuristicAgent._setup_capital,
+    Phase.SETUP_BARRACKS: HeuristicAgent._setup_capital,  # the same choice as the capital's
+    Phase.ALLOC: HeuristicAgent._alloc,
+    Phase.DRAFT_PICK: HeuristicAgent._draft_pick,
+    Phase.DRAFT_DISCARD: HeuristicAgent._draft_discard,
+    Phase.ORDER_PICK: HeuristicAgent._order_pick,
+    Phase.PLACE_ITEM: HeuristicAgent._place_item,
+    Phase.PLACE_CELL: HeuristicAgent._place_cell,
+    Phase.PLACE_REPLACE: HeuristicAgent._place_replace,
+    Phase.MOVE_SELECT: HeuristicAgent._move_select,
+    Phase.MOVE_COUNT_MIL: HeuristicAgent._move_count_mil,
+    Phase.MOVE_COUNT_MERC: HeuristicAgent._move_count_mil,
+    Phase.MOVE_TAKE_STONE: HeuristicAgent._move_take_stone,
+    Phase.MOVE_DEST: HeuristicAgent._move_dest,
+    Phase.KEEP_STONE: HeuristicAgent._keep_stone,
+    Phase.POST_OVERRUN: HeuristicAgent._post_overrun,
+    Phase.SUPPORT_ARMY: HeuristicAgent._support_army,
+    Phase.SUPPORT_TARGET: HeuristicAgent._support_target,
+    Phase.USE_EQUIPMENT: HeuristicAgent._use_equipment,
+    Phase.USE_WALL: HeuristicAgent._use_equipment,
+    Phase.CASUALTY: HeuristicAgent._casualty,
+    Phase.DICE_ALLOC: HeuristicAgent._dice_alloc,
+    Phase.DISBAND: HeuristicAgent._disband,
+}
 
 __all__ = ["HeuristicAgent", "Phase"]
