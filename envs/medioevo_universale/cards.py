@@ -661,7 +661,6 @@ class CardsMixin:
         return got is not None and (whole_battle or got == self.bt.round)
 
     def _set_card_flag(self, name: str, side: int) -> None:
-        self.changed(changes.BATTLE)
         self.bt.card_flags[(name, side)] = self.bt.round
 
     def _warlord_beats(self, side: int, t: int) -> bool:
@@ -706,7 +705,6 @@ class CardsMixin:
         round (after the loss values), so the units still fight in melee. Returns the points due now."""
         if points <= 0 or not self._card_flag("deferred", side):
             return points
-        self.changed(changes.BATTLE)
         tasks = self.bt.tasks
         tasks.insert(tasks.index("end_round"), ("damage", side, points, False))
         return 0
@@ -715,7 +713,6 @@ class CardsMixin:
         """Chirurg 27: the first damage point the side assigns this battle round is ignored."""
         if not self._card_flag("surgeon", side):
             return False
-        self.changed(changes.BATTLE)
         self.bt.card_flags[("surgeon", side)] = -1  # used up
         return True
 
@@ -765,7 +762,6 @@ class CardsMixin:
             return bt.captor_now
         if not self._dies(side, t):
             return -1
-        self.changed(changes.BATTLE)
         bt.card_flags[("jail39", 1 - side)] = None  # used up
         return bt.owners[1 - side]
 
@@ -817,7 +813,6 @@ class CardsMixin:
         bt = self.bt
         if self.card_invasion is not None:  # this battle is an invasion (W-INVADE for the defender)
             if bt.round == 1 and self.card_invasion == (bt.node, bt.owners[0], bt.owners[1]):
-                self.changed(changes.BATTLE)
                 bt.invaded = bt.owners[1]
             self.card_invasion = None
         if not self.side_size(0) or not self.side_size(1):
@@ -1220,7 +1215,6 @@ class CardsMixin:
             self.stopped[q][i] = self.units[q][i]
         crew = bt.crew[side]
         if crew[t] > self.units[q][i]:
-            self.changed(changes.BATTLE)
             crew[t] = self.units[q][i]
 
     def _spy_effect(self, p: int, cid: int, subs: tuple) -> bool:
@@ -1240,7 +1234,6 @@ class CardsMixin:
                 if cid == 17:
                     self._remove_battle_unit(1 - side, subs[0][1])
                 elif cid == 18:
-                    self.changed(changes.BATTLE)
                     key = (1 - side, subs[0][1], bt.round)
                     bt.neutral[key] = bt.neutral.get(key, 0) + 1
                 else:
@@ -1264,7 +1257,6 @@ class CardsMixin:
                 if self._follow_up():
                     return True
         if not self.side_size(0) or not self.side_size(1):
-            self.changed(changes.BATTLE)
             bt.tasks = ["end_round"]  # a side is gone: the battle ends
         return False
 
@@ -1557,11 +1549,9 @@ class CardsMixin:
         elif cid in (71, 72):
             return self._follow_up()
         elif cid == 12:
-            self.changed(changes.BATTLE)
             side = next(s for s in (0, 1) if self.bt.owners[s] == p)
             self.bt.card_protect[(side, self.bt.round)] = subs[0][1]
         elif cid == 52:
-            self.changed(changes.BATTLE)
             self.bt.extra_crew = self.slots[p][subs[0][1]]
         elif cid in (14, 16, 17, 18):
             return self._spy_effect(p, cid, subs)
@@ -1574,17 +1564,14 @@ class CardsMixin:
         elif cid in (67, 68):
             self._set_card_flag("hero67" if cid == 67 else "hero68", subs[0][1])
         elif cid == 7:
-            self.changed(changes.BATTLE)
             side = next(s for s in (0, 1) if self.bt.owners[s] == p)
             self._set_card_flag("crossbow", side)
             self.bt.crossbow[side] = self._roll_d3()
         elif cid == 5:
-            self.changed(changes.BATTLE)
             side = subs[0][1]
             self.bt.card_bonus[side] += 2
             self._set_values(side)
         elif cid in (46, 47):
-            self.changed(changes.BATTLE)
             side, die = subs[0][1], subs[1][1].bit_length() - 1
             dice = self.bt.dice[side]
             dice[die] = max(1, dice[die] - (2 if subs[-1] == subs[1] and len(subs) == 3 else 1))
@@ -1723,7 +1710,6 @@ class CardsMixin:
             self._remove_battle_unit(ctx["side"], opt[0][1])
             ctx["left"] = 0
             if not self.side_size(0) or not self.side_size(1):
-                self.changed(changes.BATTLE)
                 self.bt.tasks = ["end_round"]
         elif cid == 31:
             self.changed(changes.CARD_EFFECTS | changes.ROUTES)

@@ -508,6 +508,14 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         domains are stamped with it (``stamp_changes``), so ``stamps`` says which domains this move changed.
         A rule may report a domain whose content ends up unchanged (a reset of what was already reset, a
         flow of 0), never leave out one that changed (tests/medioevo_universale/test_change_domains.py)."""
+        # A battle, a multi-party war and a conquest change their records at almost every move made while they
+        # are open: such a move reports them here, and the rules report only opening one.
+        if self.bt is not None:
+            self.changed(changes.BATTLE)
+        if self.multi_war is not None:
+            self.changed(changes.MULTI_WAR)
+        if self.conquest is not None:
+            self.changed(changes.CONQUEST)
         ph = self.phase
         if ph in (Phase.PURCHASE, Phase.DEFICIT, Phase.EVENT_EFFECT, Phase.BUILDUP, Phase.CARD_WINDOW,
                   Phase.CARD_FOLLOW):
