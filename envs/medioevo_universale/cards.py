@@ -445,7 +445,7 @@ class CardsMixin:
                 self._add_units(p, o[3], opt[0][1], -1)
                 self.cargo[wagon][opt[0][1]] += 1
                 return True
-            self.changed(changes.OBJECTS | changes.CARD_EFFECTS)
+            self.changed(changes.OBJECTS)
             ctx["left"] -= ctx["wagon_cost"]
             o[3] = target
             self._disembark_militia(p, wagon, target)
@@ -454,12 +454,10 @@ class CardsMixin:
         if opt[0] == DONE:
             return False
         if opt[0][0] == Head.OBJECT:
-            self.changed(changes.CARD_EFFECTS)
             oid = self.slots[p][opt[0][1]]
             ctx["wagon"] = oid
             ctx["wagon_cost"] = self._militia_costs(p, target, ctx["left"])[self.objs[oid][3]]  # before loading
             return True
-        self.changed(changes.UNITS | changes.CARD_EFFECTS)
         t, n = opt[0][1], opt[1][1]
         ctx["left"] -= self._militia_costs(p, target, ctx["left"])[n]
         self._add_units(p, n, t, -1)
@@ -468,7 +466,6 @@ class CardsMixin:
         return True
 
     def _disembark_militia(self, p: int, wagon: int, node: int) -> None:
-        self.changed(changes.UNITS | changes.OBJECTS)
         cargo = self.cargo[wagon]
         for t in range(NUM_UNIT_TYPES):
             k, cargo[t] = cargo[t], 0
@@ -1680,6 +1677,7 @@ class CardsMixin:
         return []
 
     def _apply_card_follow(self, opt: tuple) -> None:
+        self.changed(changes.CARD_EFFECTS)  # a follow-up decision of the activation in progress (card_ctx, its effects)
         ctx = self.card_ctx
         p, cid = ctx["player"], ctx["card"] + 1
         if cid == 25 and self._militia_apply(p, opt):  # Miliz 25: its own DONE inside a war wagon
@@ -1691,28 +1689,24 @@ class CardsMixin:
             return
         par = ability_params()
         if cid == 13:
-            self.changed(changes.CARD_EFFECTS)
             self.locked_cards.add(opt[0][1])
             ctx["left"] -= 1
         elif cid == 42:
-            self.changed(changes.CARD_EFFECTS)
             self.event_protected.add(opt[0][1])
             ctx["left"] -= 1
         elif cid == 50:
-            self.changed(changes.CARD_EFFECTS)
             self._protect_object(p, opt[0][1])
             ctx["left"] -= 1
         elif cid == 61:
-            self.changed(changes.EVENTS | changes.CARD_EFFECTS)
+            self.changed(changes.EVENTS)
             self.event_card = ctx.pop("events")[opt[0][1]]
         elif cid in (16, 17, 18):
-            self.changed(changes.CARD_EFFECTS)
             self._remove_battle_unit(ctx["side"], opt[0][1])
             ctx["left"] = 0
             if not self.side_size(0) or not self.side_size(1):
                 self.bt.tasks = ["end_round"]
         elif cid == 31:
-            self.changed(changes.CARD_EFFECTS | changes.ROUTES)
+            self.changed(changes.ROUTES)
             stages = self.route_of(p)["stages"]
             i = stages.index(opt[0][1])
             stages[i] = opt[1][1]
