@@ -599,7 +599,6 @@ class CardsMixin:
         """Every card window opens here: ``seats`` are asked in turn, then ``resume`` goes on (``CONTINUE``). A
         window opened inside another one (a battle a card started, the Narr reactions to an activation) keeps
         it underneath."""
-        self.changed(changes.CARD_EFFECTS)
         saved = (self.phase, self.actor) if resume == Resume.SAVED else None
         self.cw = CardWindow(window, seats, resume, saved, self.cw)
         self._next_window_seat()
@@ -608,7 +607,7 @@ class CardsMixin:
         return [PLAY] if self._can_play_card(p, window) else []
 
     def _next_window_seat(self) -> None:
-        self.changed(changes.CARD_EFFECTS)
+        self.changed(changes.CARD_EFFECTS)  # every window opens, goes on and closes here
         cw = self.cw
         while cw.queue:
             p = cw.queue.pop(0)
