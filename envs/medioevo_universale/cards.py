@@ -445,7 +445,7 @@ class CardsMixin:
                 self._add_units(p, o[3], opt[0][1], -1)
                 self.cargo[wagon][opt[0][1]] += 1
                 return True
-            self.changed(changes.OBJECTS | changes.CARD_EFFECTS)
+            self.changed(changes.OBJECTS)
             ctx["left"] -= ctx["wagon_cost"]
             o[3] = target
             self._disembark_militia(p, wagon, target)
@@ -454,12 +454,10 @@ class CardsMixin:
         if opt[0] == DONE:
             return False
         if opt[0][0] == Head.OBJECT:
-            self.changed(changes.CARD_EFFECTS)
             oid = self.slots[p][opt[0][1]]
             ctx["wagon"] = oid
             ctx["wagon_cost"] = self._militia_costs(p, target, ctx["left"])[self.objs[oid][3]]  # before loading
             return True
-        self.changed(changes.UNITS | changes.CARD_EFFECTS)
         t, n = opt[0][1], opt[1][1]
         ctx["left"] -= self._militia_costs(p, target, ctx["left"])[n]
         self._add_units(p, n, t, -1)
@@ -468,7 +466,6 @@ class CardsMixin:
         return True
 
     def _disembark_militia(self, p: int, wagon: int, node: int) -> None:
-        self.changed(changes.UNITS | changes.OBJECTS)
         cargo = self.cargo[wagon]
         for t in range(NUM_UNIT_TYPES):
             k, cargo[t] = cargo[t], 0
@@ -602,7 +599,6 @@ class CardsMixin:
         """Every card window opens here: ``seats`` are asked in turn, then ``resume`` goes on (``CONTINUE``). A
         window opened inside another one (a battle a card started, the Narr reactions to an activation) keeps
         it underneath."""
-        self.changed(changes.CARD_EFFECTS)
         saved = (self.phase, self.actor) if resume == Resume.SAVED else None
         self.cw = CardWindow(window, seats, resume, saved, self.cw)
         self._next_window_seat()
@@ -611,7 +607,7 @@ class CardsMixin:
         return [PLAY] if self._can_play_card(p, window) else []
 
     def _next_window_seat(self) -> None:
-        self.changed(changes.CARD_EFFECTS)
+        self.changed(changes.CARD_EFFECTS)  # every window opens, goes on and closes here
         cw = self.cw
         while cw.queue:
             p = cw.queue.pop(0)
@@ -661,7 +657,6 @@ class CardsMixin:
         return got is not None and (whole_battle or got == self.bt.round)
 
     def _set_card_flag(self, name: str, side: int) -> None:
-        self.changed(changes.BATTLE)
         self.bt.card_flags[(name, side)] = self.bt.round
 
     def _warlord_beats(self, side: int, t: int) -> bool:
@@ -706,7 +701,6 @@ class CardsMixin:
         round (after the loss values), so the units still fight in melee. Returns the points due now."""
         if points <= 0 or not self._card_flag("deferred", side):
             return points
-        self.changed(changes.BATTLE)
         tasks = self.bt.tasks
         tasks.insert(tasks.index("end_round"), ("damage", side, points, False))
         return 0
@@ -715,7 +709,6 @@ class CardsMixin:
         """Chirurg 27: the first damage point the side assigns this battle round is ignored."""
         if not self._card_flag("surgeon", side):
             return False
-        self.changed(changes.BATTLE)
         self.bt.card_flags[("surgeon", side)] = -1  # used up
         return True
 
@@ -765,7 +758,6 @@ class CardsMixin:
             return bt.captor_now
         if not self._dies(side, t):
             return -1
-        self.changed(changes.BATTLE)
         bt.card_flags[("jail39", 1 - side)] = None  # used up
         return bt.owners[1 - side]
 
@@ -817,7 +809,6 @@ class CardsMixin:
         bt = self.bt
         if self.card_invasion is not None:  # this battle is an invasion (W-INVADE for the defender)
             if bt.round == 1 and self.card_invasion == (bt.node, bt.owners[0], bt.owners[1]):
-                self.changed(changes.BATTLE)
                 bt.invaded = bt.owners[1]
             self.card_invasion = None
         if not self.side_size(0) or not self.side_size(1):
@@ -1220,7 +1211,6 @@ class CardsMixin:
             self.stopped[q][i] = self.units[q][i]
         crew = bt.crew[side]
         if crew[t] > self.units[q][i]:
-            self.changed(changes.BATTLE)
             crew[t] = self.units[q][i]
 
     def _spy_effect(self, p: int, cid: int, subs: tuple) -> bool:
@@ -1240,7 +1230,6 @@ class CardsMixin:
                 if cid == 17:
                     self._remove_battle_unit(1 - side, subs[0][1])
                 elif cid == 18:
-                    self.changed(changes.BATTLE)
                     key = (1 - side, subs[0][1], bt.round)
                     bt.neutral[key] = bt.neutral.get(key, 0) + 1
                 else:
@@ -1264,7 +1253,6 @@ class CardsMixin:
                 if self._follow_up():
                     return True
         if not self.side_size(0) or not self.side_size(1):
-            self.changed(changes.BATTLE)
             bt.tasks = ["end_round"]  # a side is gone: the battle ends
         return False
 
@@ -1557,11 +1545,9 @@ class CardsMixin:
         elif cid in (71, 72):
             return self._follow_up()
         elif cid == 12:
-            self.changed(changes.BATTLE)
             side = next(s for s in (0, 1) if self.bt.owners[s] == p)
             self.bt.card_protect[(side, self.bt.round)] = subs[0][1]
         elif cid == 52:
-            self.changed(changes.BATTLE)
             self.bt.extra_crew = self.slots[p][subs[0][1]]
         elif cid in (14, 16, 17, 18):
             return self._spy_effect(p, cid, subs)
@@ -1574,17 +1560,14 @@ class CardsMixin:
         elif cid in (67, 68):
             self._set_card_flag("hero67" if cid == 67 else "hero68", subs[0][1])
         elif cid == 7:
-            self.changed(changes.BATTLE)
             side = next(s for s in (0, 1) if self.bt.owners[s] == p)
             self._set_card_flag("crossbow", side)
             self.bt.crossbow[side] = self._roll_d3()
         elif cid == 5:
-            self.changed(changes.BATTLE)
             side = subs[0][1]
             self.bt.card_bonus[side] += 2
             self._set_values(side)
         elif cid in (46, 47):
-            self.changed(changes.BATTLE)
             side, die = subs[0][1], subs[1][1].bit_length() - 1
             dice = self.bt.dice[side]
             dice[die] = max(1, dice[die] - (2 if subs[-1] == subs[1] and len(subs) == 3 else 1))
@@ -1693,6 +1676,7 @@ class CardsMixin:
         return []
 
     def _apply_card_follow(self, opt: tuple) -> None:
+        self.changed(changes.CARD_EFFECTS)  # a follow-up decision of the activation in progress (card_ctx, its effects)
         ctx = self.card_ctx
         p, cid = ctx["player"], ctx["card"] + 1
         if cid == 25 and self._militia_apply(p, opt):  # Miliz 25: its own DONE inside a war wagon
@@ -1704,29 +1688,24 @@ class CardsMixin:
             return
         par = ability_params()
         if cid == 13:
-            self.changed(changes.CARD_EFFECTS)
             self.locked_cards.add(opt[0][1])
             ctx["left"] -= 1
         elif cid == 42:
-            self.changed(changes.CARD_EFFECTS)
             self.event_protected.add(opt[0][1])
             ctx["left"] -= 1
         elif cid == 50:
-            self.changed(changes.CARD_EFFECTS)
             self._protect_object(p, opt[0][1])
             ctx["left"] -= 1
         elif cid == 61:
-            self.changed(changes.EVENTS | changes.CARD_EFFECTS)
+            self.changed(changes.EVENTS)
             self.event_card = ctx.pop("events")[opt[0][1]]
         elif cid in (16, 17, 18):
-            self.changed(changes.CARD_EFFECTS)
             self._remove_battle_unit(ctx["side"], opt[0][1])
             ctx["left"] = 0
             if not self.side_size(0) or not self.side_size(1):
-                self.changed(changes.BATTLE)
                 self.bt.tasks = ["end_round"]
         elif cid == 31:
-            self.changed(changes.CARD_EFFECTS | changes.ROUTES)
+            self.changed(changes.ROUTES)
             stages = self.route_of(p)["stages"]
             i = stages.index(opt[0][1])
             stages[i] = opt[1][1]

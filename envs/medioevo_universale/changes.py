@@ -2,15 +2,16 @@
 state a move changed, so observers need not look.
 
 Each engine attribute an observer reads belongs to one domain below. Every rule that changes an attribute
-of a domain reports it (``self.changed(changes.UNITS)``), once per function where it can, at choke points such
-as ``_add_units``, ``_bank`` or ``_new_object``, and also for changes through an alias
-(``o = self.objs[oid]; o[3] = node`` is OBJECTS); the setup before the first move reports nothing (observers
-look at everything first). ``MedioevoEngine.apply`` stamps the reported domains at its end
-(``stamp_changes``). A domain may be stamped without a change of its content (a rule reports what it may
-change: a reset of what was already reset, a flow of 0), never the other way round. Two exceptions count as
-moves of their own: a lazy update a query may make between two moves (``stamp_at_once``: ``route_of`` ending
-a route whose vehicle was lost) and an edit from outside the rules (``stamp_everything``, tests; they also
-give the engine a new ``revision``).
+of a domain reports it (``self.changed(changes.UNITS)``), once at the rules' choke points where it can (such
+as ``_add_units``, ``_bank``, ``_new_object``, ``_step``, ``_end_movement``, ``_apply_route``), and also for
+changes through an alias (``o = self.objs[oid]; o[3] = node`` is OBJECTS); a battle, a multi-party war and a
+conquest report opening, and ``MedioevoEngine.apply`` reports them for every move made while they are open. The
+setup before the first move reports nothing (observers look at everything first). ``MedioevoEngine.apply``
+stamps the reported domains at its end (``stamp_changes``). A domain may be stamped without a change of its
+content (a rule reports what it may change: a reset of what was already reset, a flow of 0), never the other
+way round. Two exceptions count as moves of their own: a lazy update a query may make between two moves
+(``stamp_at_once``: ``route_of`` ending a route whose vehicle was lost) and an edit from outside the rules
+(``stamp_everything``, tests; they also give the engine a new ``revision``).
 
 Attributes that are not listed here (the phase, the stage, the round, the seat to move, the choice in
 progress, the offer, the sealed bids and tax choices, TP) change at almost every move: observers compare

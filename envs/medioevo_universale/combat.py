@@ -168,7 +168,7 @@ class BattleMixin:
 
     # ------------------------------------------------------------------------ start ----
     def _start_battle(self, node: int, attacker: int, defender: int) -> None:
-        self.changed(changes.BATTLE)
+        self.changed(changes.BATTLE)  # it opens; apply reports every move made while it is open
         self._remove_markers(node)  # a battle removes control markers there (spec 5.2)
         self.battle_nodes.add(node)  # G47: no trade there this round
         bt = self.bt = Battle(node, [attacker, defender], naval=self.board.is_sea[node],
@@ -183,7 +183,6 @@ class BattleMixin:
         self._battle_run()
 
     def _new_battle_round(self) -> None:
-        self.changed(changes.BATTLE)
         bt = self.bt
         bt.round += 1
         bt.retreat = False
@@ -209,7 +208,6 @@ class BattleMixin:
 
     # -------------------------------------------------------------------- the run ----
     def _battle_run(self) -> None:
-        self.changed(changes.BATTLE)  # also for the tasks (``_battle_task``)
         bt = self.bt
         while bt.tasks:
             task = bt.tasks.pop(0)
@@ -218,7 +216,6 @@ class BattleMixin:
         # the battle ended inside "end_round"
 
     def _push(self, *tasks) -> None:
-        self.changed(changes.BATTLE)
         self.bt.tasks[:0] = list(tasks)
 
     def _battle_task(self, task) -> bool:
@@ -416,7 +413,6 @@ class BattleMixin:
     def _fix_abilities(self) -> None:
         """Spec 5.11: a type's ability works only if the opponent has none of that type; captains
         act as a type (counting as present), enable an own type, or cancel an enemy type (G87)."""
-        self.changed(changes.BATTLE)
         bt = self.bt
         units = [self.fighting_units(0), self.fighting_units(1)]
         for s in (0, 1):
@@ -443,7 +439,6 @@ class BattleMixin:
 
     # ------------------------------------------------------------ attack values ----
     def _sacrifice(self, side: int) -> None:
-        self.changed(changes.BATTLE)
         p = self.side_owner(side)
         node = self.bt.node
         if p < 0:
@@ -456,7 +451,6 @@ class BattleMixin:
         self.bt.sac[side] += 1
 
     def _set_values(self, side: int) -> None:
-        self.changed(changes.BATTLE)
         bt = self.bt
         dice = bt.dice[side]
         p = self.side_owner(side)
@@ -484,7 +478,6 @@ class BattleMixin:
             self._push(("damage", 0, self._protected(0, 2, 2 * cav[1]), True),
                        ("damage", 1, self._protected(1, 2, 2 * cav[0]), True))
             return False
-        self.changed(changes.BATTLE)
         w = 0 if av[0] > av[1] else 1
         l = 1 - w
         diff = av[w] - av[l]
@@ -552,7 +545,6 @@ class BattleMixin:
 
     def _assign_damage(self, side: int, points: int, restricted: bool) -> bool:
         """Assign damage one point at a time; the owner chooses unless only one type can take it."""
-        self.changed(changes.BATTLE)
         while points > 0 and self.side_size(side):
             targets = self.damage_targets(side, restricted)
             if self.side_owner(side) < 0:
@@ -581,7 +573,6 @@ class BattleMixin:
         self._damage_unit(self.side_owner(side), self.bt.node, t, captor)
         crew = self.bt.crew[side]
         if crew[t]:
-            self.changed(changes.BATTLE)
             u = self.side_units(side)
             for k in range(NT):
                 if crew[k] > u[k]:
@@ -612,10 +603,8 @@ class BattleMixin:
             sup[repl] -= 1
             self._add_units(p, node, repl, 1)
             if was_stopped:
-                self.changed(changes.UNITS)
                 self.stopped[p][node * NT + repl] += 1
         elif captor >= 0:
-            self.changed(changes.BATTLE)
             sup[min(t, 4)] -= 1
             self.prisoners[captor][p][t] += 1
             self.bt.taken.append((p, t))
@@ -670,7 +659,6 @@ class BattleMixin:
 
     def _next_engine(self, side: int) -> bool:
         """Move on to the side's next engine; True while crewing decisions remain."""
-        self.changed(changes.BATTLE)
         bt = self.bt
         bt.crewing[1] += 1
         if bt.crewing[1] < len(bt.engines[side]) and any(self.fighting_units(side)):
@@ -702,7 +690,6 @@ class BattleMixin:
         return room >= self.army[p][node]
 
     def _apply_battle(self, move: tuple[int, int]) -> None:
-        self.changed(changes.BATTLE)  # every decision of a battle changes it
         ph = self.phase
         bt = self.bt
         head, arg = move
@@ -788,7 +775,7 @@ class BattleMixin:
         self._battle_run()
 
     def _retreat(self, y: int) -> None:
-        self.changed(changes.OBJECTS | changes.BATTLE)
+        self.changed(changes.OBJECTS)
         bt = self.bt
         p, node = bt.owners[0], bt.node
         base = node * NT
@@ -810,7 +797,7 @@ class BattleMixin:
     def _capitulate(self, side: int) -> None:
         """Spec 5.14 / G90: the capitulating side's units in this battle are set aside; from the
         next round they may be redeployed in the purchase phase."""
-        self.changed(changes.UNITS | changes.BATTLE)
+        self.changed(changes.UNITS)
         bt = self.bt
         p, node = bt.owners[side], bt.node
         base = node * NT
@@ -825,7 +812,7 @@ class BattleMixin:
     # --------------------------------------------------------------------- end ----
     def _end_battle(self) -> None:
         """Spec 5.15-5.16, 5.20, 6.1: survivors, conquest EP, barbarian raids, battle EP."""
-        self.changed(changes.SEATS | changes.BATTLE)
+        self.changed(changes.SEATS)
         bt = self.bt
         node = bt.node
         att, dfn = bt.owners
@@ -874,7 +861,6 @@ class BattleMixin:
             if self.army[att][node]:
                 self._next_opponent_battle()  # the next battle, or the end of the sequence (movement.py)
                 return
-            self.changed(changes.MULTI_WAR)
             self.multi_war = None  # the attacker is gone: the sequence ends, the remaining armies stay
         if self.barb_total[node] and not any(self.army[q][node] for q in range(self.num_players)):
             self._barbarian_raid(node)

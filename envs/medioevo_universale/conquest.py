@@ -25,7 +25,7 @@ class ConquestMixin:
                         more_losers: list[int] | tuple = ()) -> None:
         """Queue the decisions; ``_end_movement`` runs when they are done. ``more_losers``: the other
         players a multi-party war beat there (spec 5.15); their objects are decided the same way."""
-        self.changed(changes.CONQUEST)
+        self.changed(changes.CONQUEST)  # it opens; apply reports every move made while it is open
         if buildings:  # the winner took the region (by battle or takeover)
             self._blood_for_conquest(node, winner)
         items: list[tuple] = []
@@ -45,7 +45,6 @@ class ConquestMixin:
 
     def _after_plunder_window(self) -> None:
         """The objects a Diplomat protected in the window before the plunder are not decided over."""
-        self.changed(changes.CONQUEST)
         cq = self.conquest
         cq["items"] = [item for item in cq["items"] if item[0] != "o" or not self.plunder_protected(item[1])]
         self._next_conquest_item()
@@ -59,7 +58,6 @@ class ConquestMixin:
                 self.phase = Phase.CONQUEST
                 return
             self._resolve_conquest_item(moves[0])
-        self.changed(changes.CONQUEST)
         self.conquest = None
         self.entry_battle_over()  # at sea a multi-party war may go on (movement.py)
 
@@ -86,7 +84,6 @@ class ConquestMixin:
         self._next_conquest_item()
 
     def _resolve_conquest_item(self, move: tuple[int, int]) -> None:
-        self.changed(changes.CONQUEST)
         cq = self.conquest
         node, w = cq["node"], cq["winner"]
         kind, x = cq["items"].pop(0)

@@ -386,7 +386,6 @@ class DiplomacyMixin:
         att, dfn = bt.owners
         if self.in_ceasefire(att, dfn) and att >= 0:  # agreed in this window
             if bt.naval:
-                self.changed(changes.BATTLE)
                 bt.tasks = []
                 self._end_battle()
                 return True
@@ -395,7 +394,6 @@ class DiplomacyMixin:
                 return True
         if bt.dip_round == bt.round or not self._battle_ceasefire_possible():
             return False
-        self.changed(changes.BATTLE)
         bt.dip_round = bt.round
         self._push("end_round")  # run again when the window closes
         self.dip_window = "battle"

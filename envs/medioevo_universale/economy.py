@@ -385,10 +385,6 @@ class EconomyMixin:
             self.pending_end = True
 
     # ------------------------------------------------------------ generic choices ----
-    # First moves whose options are listed only once chosen (``_lazy_tree_options``: the purchase menu, the
-    # build-up). A class default: engines saved before it held every option in ``tree`` and still load.
-    tree_lazy: tuple = ()
-
     def _open_tree(self, options: list[tuple], lazy: tuple = ()) -> None:
         """A decision made of sequential sub-decisions: ``options`` lists every complete choice as
         a tuple of moves; each step offers the distinct next moves of the options still open.

@@ -250,6 +250,8 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         self.horde = [1, 0, 0]
         self.queue: list[int] = []
         self.tree: list[tuple] = []
+        # first moves whose options are listed only once chosen (``_lazy_tree_options``: purchase menu, build-up)
+        self.tree_lazy: tuple = ()
         self.prefix: tuple = ()
         self.markers_to_place = 0
         self.marker_origin = -1
@@ -506,6 +508,14 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         domains are stamped with it (``stamp_changes``), so ``stamps`` says which domains this move changed.
         A rule may report a domain whose content ends up unchanged (a reset of what was already reset, a
         flow of 0), never leave out one that changed (tests/medioevo_universale/test_change_domains.py)."""
+        # A battle, a multi-party war and a conquest change their records at almost every move made while they
+        # are open: such a move reports them here, and the rules report only opening one.
+        if self.bt is not None:
+            self.changed(changes.BATTLE)
+        if self.multi_war is not None:
+            self.changed(changes.MULTI_WAR)
+        if self.conquest is not None:
+            self.changed(changes.CONQUEST)
         ph = self.phase
         if ph in (Phase.PURCHASE, Phase.DEFICIT, Phase.EVENT_EFFECT, Phase.BUILDUP, Phase.CARD_WINDOW,
                   Phase.CARD_FOLLOW):
@@ -649,45 +659,16 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         return "\n".join(lines)
 
 
-# The engine's instance attributes, kept in slots: every name a rule assigns as ``self.<name>`` (one set elsewhere
-# would live in the instance dict), and the change log's (``ChangeLog.SLOTS``).
-# tests/medioevo_universale/test_engine_caches.py checks the list against the sources.
-ENGINE_ATTRIBUTES = (
-    "_control", "_control_markers", "_control_shared", "_control_stale", "_seat_regions_kept", "_stage", "aboard",
-    "actor", "allowed_tax", "army", "at_war", "auction_empires", "auction_round", "auction_ties", "award_ep",
-    "award_tie_ep", "bank_net", "barb", "barb_dice", "barb_galleys", "barb_supply", "barb_total", "barbarian_war",
-    "battle_after", "battle_nodes", "battle_return", "bids", "bids_revealed", "blood", "blood_supply", "board",
-    "bought_at", "bt", "building_supply", "buildup_left", "buyback", "buyback_round", "capitulated",
-    "capitulated_round", "card_bans", "card_battle_seat", "card_bought", "card_ctx", "card_invasion", "card_money",
-    "card_pending", "cards", "cards_played", "cargo", "cargo_stopped", "carried_by", "carrier", "cath_dmg",
-    "cath_owner", "ceasefires", "city_market_bonus", "civil", "civil_dmg", "civil_owner", "comp", "config",
-    "conquered_round", "conquest", "cube_price", "cubes", "cw", "cw_done", "cycle_moved", "data", "deck",
-    "decree_step", "decree_steps", "dip_done", "dip_queue", "dip_window", "drawn", "eliminated",
-    "empire_of", "enter_mp", "entry_host", "ep", "ep_events", "ep_limit", "escort", "escort_free", "ev_effect",
-    "ev_rolls", "ev_stage", "ev_tasks", "event_card", "event_deck", "event_discard", "event_protected",
-    "final_breakdown", "final_check", "final_loan_deduction", "final_started", "follow_up", "follow_up_active",
-    "foot_cargo", "foot_node", "foot_stepped", "goal_of", "goals_claimed", "goods", "goods_supply",
-    "guest_treaties", "hand", "hidden_bought", "home_owner", "home_regions", "horde", "hunter_pending", "hunters",
-    "income_floor", "jerusalem_excluded", "keep_return", "kit", "land_nodes", "land_playable", "last_auction",
-    "loan_amount", "loan_interest", "loan_repaid", "loan_taken", "loans", "locked_cards", "logistik",
-    "machines_freed", "marker", "marker_origin", "markers_left", "markers_to_place", "max_loans", "max_tie_rounds",
-    "mil", "mil_dmg", "mil_owner", "militia_tower", "missed_interest", "missionary_used", "money", "move_steps",
-    "mover", "multi_war", "naval_crewed", "next_obj", "num_players", "num_rounds", "objs", "offer",
-    "offers_left", "order", "pending_end", "pending_step", "phase", "playable", "plunder_fraction", "position",
-    "prefix", "prisoners", "protected_objects", "purchase_snapshot", "queue", "repair_price", "reveal_queue",
-    "revealed_seats", "revealing", "revision", "revolt_queue", "revolts_placed", "river_mp", "rivers", "rng",
-    "rotated", "round", "round_effects", "route", "route_completing", "route_draft", "route_fl_points",
-    "route_graphs", "route_point_fl", "route_points", "route_points_left", "route_vehicle_kind", "sale_factor",
-    "sealed_empire", "sealed_ep_bid", "self_revolt_money", "setup_done", "shown_empire_bid", "siege_supply",
-    "slots", "sold_now", "special_conquered", "special_nodes", "stat_barbarians_destroyed", "stat_conquered",
-    "stat_route_stages", "stopped", "tax_pending",
-    "tax_rate", "tax_rates", "tech", "tech_bought", "tech_ctx", "tech_options_open", "tech_price", "tech_use",
-    "tie_extra", "tie_round", "token_supply", "tokens", "tokens_flipped", "tp", "tp_payment", "tp_per_token",
-    "tp_price", "trade_action", "trade_bonus", "trader", "transfer_net", "treaties", "treaty_kinds", "tree", "turn",
-    "unit_limit_base", "unit_supply", "unit_upkeep_at", "units", "units_bought", "upkeep_per_item", "vehicle_cards",
-    "vehicle_cost_per_level", "vehicle_supply", "war_declared", "warlord_load", "warlord_step", "withheld_factor",
-    "won_entry",
-)
-# The mixins organise the rules by topic; the class that plays has a short MRO and slots (see flat_class).
-MedioevoEngine = flat_class(MedioevoEngine, RulesEngine, ENGINE_ATTRIBUTES + ChangeLog.SLOTS)
+def instance_attributes(engine_class: type) -> tuple[str, ...]:
+    """The instance attributes of a new engine of ``engine_class`` (the mixins' class, whose instances keep them in a
+    dict), with the option that adds some switched on (terrain)."""
+    prototype = engine_class(MedioevoConfig(terrain=True), 3, np.random.default_rng(0))
+    return tuple(sorted(vars(prototype)))
 
+
+# The engine's instance attributes, kept in slots: those a new engine has, the change log's included. One a rule set
+# first later would live in the instance dict, slower: tests/medioevo_universale/test_engine_caches.py checks that no
+# rule does.
+ENGINE_ATTRIBUTES = instance_attributes(MedioevoEngine)
+# The mixins organise the rules by topic; the class that plays has a short MRO and slots (see flat_class).
+MedioevoEngine = flat_class(MedioevoEngine, RulesEngine, ENGINE_ATTRIBUTES)

@@ -273,7 +273,7 @@ class WarMixin:
             self._add_units(p, node, arg, -1)
             cargo[arg] += 1
         elif head == Head.UNLOAD:
-            self.changed(changes.UNITS | changes.OBJECTS | changes.MOVE)
+            self.changed(changes.OBJECTS | changes.MOVE)
             cargo[arg] -= 1
             self._add_units(p, node, arg, 1)
             self.stopped[p][node * NT + arg] += 1  # units left behind get a stop marker
@@ -318,6 +318,7 @@ class WarMixin:
             self._end_movement()
 
     def _step(self, p: int, y: int) -> None:
+        # the carrier's place and MP, and what its entry sets off (``_entry_effects``: it stops, the cargo goes ashore)
         self.changed(changes.MOVE)
         self.move_steps += 1
         if self.carrier == FOOT:
@@ -420,7 +421,7 @@ class WarMixin:
     def _attack_all(self, p: int, y: int, opponents: list[int]) -> None:
         """Spec 5.15: one opponent -> one battle; several -> one battle after another (``multi_war``)."""
         if len(opponents) > 1:
-            self.changed(changes.MULTI_WAR)
+            self.changed(changes.MULTI_WAR)  # it opens; apply reports every move made while it is open
             self.multi_war = MultiWar(y, p, opponents)
             self._next_opponent_battle()
         else:
@@ -447,7 +448,6 @@ class WarMixin:
         """Spec 5.15 "Man muss nacheinander mit jedem Gegner kämpfen": while the attacker can fight there
         and opponents are left, the next battle starts (barbarians first; among several players the
         attacker chooses, NEXT_OPPONENT); then the sequence ends."""
-        self.changed(changes.MULTI_WAR)
         mw = self.multi_war
         y, p = mw.node, mw.attacker
         left = mw.left = [q for q in mw.left if self._party_at(q, y)]
@@ -460,7 +460,6 @@ class WarMixin:
             self.phase = Phase.NEXT_OPPONENT
 
     def _fight_next(self, q: int) -> None:
-        self.changed(changes.MULTI_WAR)
         mw = self.multi_war
         mw.left.remove(q)
         mw.fought.append(q)
@@ -478,7 +477,6 @@ class WarMixin:
         Gebiet": the conquest (EP and decisions over every beaten player's objects) only when the attacker's
         army is the only one left; otherwise the movement just ends (ASSUMPTION, the docs). At sea nothing
         is conquered: each battle took the beaten side's empty ships at once (G42, ASSUMPTION)."""
-        self.changed(changes.MULTI_WAR)
         mw, self.multi_war = self.multi_war, None
         y, p = mw.node, mw.attacker
         if not self.board.is_sea[y] and self.conquers(y, p):
@@ -535,7 +533,6 @@ class WarMixin:
     def _stop_carrier(self) -> None:
         """Entering such a region makes the carrier lose all its remaining MP."""
         if self.carrier != FOOT:
-            self.changed(changes.OBJECTS)
             self.objs[self.carrier][O_MP] = 0
 
     def _disembark(self, p: int, node: int) -> None:
@@ -544,12 +541,13 @@ class WarMixin:
         for t in range(NT):
             k = cargo[t]
             if k:
-                self.changed(changes.UNITS | changes.OBJECTS | changes.MOVE)  # the cargo of a vehicle or on foot
                 cargo[t] = 0
                 self._add_units(p, node, t, k)
                 st[node * NT + t] += k
 
     def _end_movement(self) -> None:
+        # the carrier stops, its cargo goes ashore (also in the entry effects of a hunter's arrival, cards.py)
+        self.changed(changes.MOVE if self.carrier == FOOT else changes.OBJECTS | changes.MOVE)
         self.entry_host = -1
         if self.hunter_arrival():  # Jäger 55 / 56: the end region reacts now (cards.py)
             return
@@ -557,7 +555,6 @@ class WarMixin:
             return
         if self.kartografie_after_battle():  # after a won battle the carrier may move on (technologies.py)
             return
-        self.changed(changes.MOVE)
         p = self.actor = self.mover
         for oid in self.escort:  # siege engines that moved are stopped for the round (G85)
             if oid in self.objs:
@@ -601,13 +598,11 @@ class WarMixin:
                 return  # nothing moved at sea: the crew was aboard before (no loading at sea)
             for t in range(NT):  # nothing moved: the units go back unstopped
                 if cargo[t]:
-                    self.changed(changes.OBJECTS | changes.MOVE)  # the cargo of a vehicle or on foot
                     self._add_units(p, node, t, cargo[t])
                     cargo[t] = 0
         else:
             self.cycle_moved = True
             if self.carrier != FOOT and self.war_kind(self.carrier) in (SIEGE, CARAVAN, MERCHANT_SHIP):
-                self.changed(changes.OBJECTS)
                 self.objs[self.carrier][O_STOP] = True
             if not self.board.is_sea[node]:
                 self._disembark(p, node)

@@ -88,7 +88,6 @@ class ScoringMixin:
     # ----------------------------------------------------------------- final scoring ----
     def _start_final(self) -> None:
         """Spec 6.2 step 1: the last revolt check (with its battles), then the awards."""
-        self.changed(changes.CONQUEST | changes.BATTLE)
         self.final_started = True
         self.pending_end = False
         self._cards_reset()  # cards.py: an open card window or activation is dropped

@@ -145,7 +145,6 @@ class SetupMixin:
             return
         self.changed(changes.CARDS)
         self.drawn = [self.deck.pop() for _ in range(k)]
-        self.keep_return = Phase.VILLAGE  # marker: setup
         self.phase = Phase.KEEP_CARD
 
     def _setup_card_kept(self, card: int) -> None:

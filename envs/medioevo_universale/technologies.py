@@ -986,7 +986,6 @@ class TechnologyMixin:
         p = self.side_owner(side)
         if not self.side_size(side) or not self.side_size(1 - side):
             if self.bt.tech_used:  # an activation wiped a side out: no melee this round
-                self.changed(changes.BATTLE)
                 self.bt.tasks = ["end_round"]
             return False
         if p < 0:
@@ -1002,7 +1001,6 @@ class TechnologyMixin:
 
     def _free_crew(self, side: int, oid: int) -> None:
         """The engine's crew also fights in steps 2-9 of this battle round."""
-        self.changed(changes.BATTLE)
         crew = self.bt.crew[side]
         for t in self.bt.crew_of.pop((self.bt.round, oid)):
             if crew[t]:
@@ -1023,7 +1021,7 @@ class TechnologyMixin:
 
     def _resume_battle_window(self, *tasks) -> None:
         """After a battle activation: its tasks, then the same side's window again."""
-        self.changed(changes.TECHNOLOGY | changes.BATTLE)
+        self.changed(changes.TECHNOLOGY)
         side = self.tech_use["side"]
         self.tech_use = None
         self.bt.tech_used = True
@@ -1098,7 +1096,6 @@ class TechnologyMixin:
 
     def _settled_appointments(self, side: int) -> dict:
         """The side's stored appointments without those no piece backs any more."""
-        self.changed(changes.BATTLE)
         apps = self.bt.appointed[side]
         kept = self._appointments(side, self.side_pieces(side))
         apps.clear()
@@ -1132,7 +1129,6 @@ class TechnologyMixin:
         a = self._appointed_piece(side, t)
         if a < 0:
             return False
-        self.changed(changes.BATTLE)
         bt = self.bt
         down = None if bt.naval else STEP_DOWN.get(t)
         if down is not None:
@@ -1160,7 +1156,6 @@ class TechnologyMixin:
         self._note_loss(side, a, captor, dies=True)  # Chirurg 28 (cards.py)
         self._add_units(p, node, a, -1)
         if captor >= 0:
-            self.changed(changes.BATTLE)
             self.prisoners[captor][p][a] += 1
             bt.taken.append((p, a))
         else:
@@ -1183,7 +1178,6 @@ class TechnologyMixin:
     def _do_ernennung(self, p: int, moves: tuple) -> bool:
         side, a, b = moves[0][1], moves[1][1], moves[2][1]
         if self.bt.appointed is None:
-            self.changed(changes.BATTLE)
             self.bt.appointed = [{}, {}]
         apps = self._settled_appointments(side)
         apps[(a, b)] = apps.get((a, b), 0) + 1

@@ -238,7 +238,7 @@ class TradeMixin:
             self._trade_checkpoint()
             return
         if head == Head.CTRL:  # BUY: the first cube costs the MP
-            self.changed(changes.OBJECTS | changes.TRADE)
+            self.changed(changes.TRADE)  # the MP: _buy_cube
             o[O_MP] -= 1
             self.cycle_moved = True
             self.trade_action = "buy"
@@ -246,8 +246,7 @@ class TradeMixin:
             self._buy_cube(p, oid, node)
             self._trade_checkpoint()
             return
-        if head == Head.GOOD:
-            self.changed(changes.OBJECTS | changes.TRADE)
+        if head == Head.GOOD:  # reported by _sell_cube
             o[O_MP] -= 1
             self.cycle_moved = True
             self.trade_action = "sell"
@@ -315,10 +314,10 @@ class TradeMixin:
         return route
 
     def _apply_route(self, p: int, oid: int, move: tuple[int, int]) -> None:
+        self.changed(changes.ROUTES)  # every route decision changes the declaration, the route or its points left
         head, arg = move
         node = self.objs[oid][O_NODE]
         if self.phase == Phase.ROUTE_POINTS:
-            self.changed(changes.ROUTES)
             if arg == Ctrl.POINT_EP:
                 self._gain_ep(p, 1, "trade_route")
             else:
@@ -340,17 +339,14 @@ class TradeMixin:
             return
         draft = self.route_draft
         if head == Head.CTRL:  # cancel the declaration
-            self.changed(changes.ROUTES)
             self.route_draft = None
             self.phase = Phase.TRADE
             self._trade_checkpoint()
             return
         if self.phase == Phase.ROUTE_LENGTH:
-            self.changed(changes.ROUTES)
             draft["length"] = ROUTE_LENGTHS[arg]
             self.phase = Phase.ROUTE_STAGE
             return
-        self.changed(changes.ROUTES)
         draft["stages"].append(arg)
         if len(draft["stages"]) < draft["length"]:
             return

@@ -234,7 +234,6 @@ class VariantsMixin:
 
     def _add_blood_tasks(self) -> None:
         """Each side may spend markers before its roll (after its LI sacrifices)."""
-        self.changed(changes.BATTLE)
         tasks = self.bt.tasks
         for side in (0, 1):
             tasks.insert(tasks.index(("roll", side)), ("blood", side))
@@ -243,7 +242,6 @@ class VariantsMixin:
         p = self.side_owner(side)
         if p < 0 or not self.blood[p] or not self.side_size(side) or not self.side_size(1 - side):
             return False
-        self.changed(changes.BATTLE)
         self.bt.blood_side = side
         self._decide(side, Phase.BLOOD_SPEND)
         return True
@@ -254,7 +252,7 @@ class VariantsMixin:
     def _apply_blood(self, move: tuple[int, int]) -> None:
         p = self.actor
         if move == (Head.CTRL, Ctrl.SPEND_BLOOD):
-            self.changed(changes.VARIANTS | changes.BATTLE)
+            self.changed(changes.VARIANTS)
             self.blood[p] -= 1
             self.blood_supply += 1
             self.bt.blood[self.bt.blood_side] += 1
@@ -402,7 +400,6 @@ class VariantsMixin:
     def _per_unit_abilities(self) -> None:
         """G87 literal reading: each "enable own" slot lets one more unit of a blocked type use its
         ability, each "cancel enemy" slot stops one unit; ``count`` becomes the number of users."""
-        self.changed(changes.BATTLE)
         bt = self.bt
         count = [list(bt.count[0]), list(bt.count[1])]
         # unblocked: the opponent has none of the type, or Kriegsfürst 4 (cards.py) lifts the block
