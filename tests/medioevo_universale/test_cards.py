@@ -1468,7 +1468,7 @@ def test_random_play_with_the_any_time_cards_opens_every_window_and_keeps_the_in
                 e.deck.remove(c)
             e.hand[(i + g) % 4].append(c)
         prepared = False
-        seen = set()
+        seen = {}  # id -> the window itself, kept alive so that a later window cannot reuse its id
         steps = 0
         while not e.is_over:
             if not prepared and e.setup_done:
@@ -1497,7 +1497,7 @@ def test_random_play_with_the_any_time_cards_opens_every_window_and_keeps_the_in
             legal = env.legal_actions()
             if window in opened:
                 if id(cw) not in seen:
-                    seen.add(id(cw))
+                    seen[id(cw)] = cw
                     opened[window] += 1
                 assert_matches_fresh_encoder(env, {e.current_player, (e.current_player + 1) % 4})
             names = [env.action_name(int(a)) for a in legal]
