@@ -31,6 +31,7 @@ from .constants import (
 )
 from .data import _load
 from . import changes
+from .combat import BattleAfter
 
 W_EVENT, W_TAX, W_PURCHASE, W_END, W_TRADE_TURN = "event", "tax", "purchase", "end", "trade_turn"
 W_ROUND_PRE, W_ATTACK = "card_pre", "card_attack"  # battle windows: the battle tasks of the same name
@@ -1420,7 +1421,7 @@ class CardsMixin:
             self._remove_markers(node)
             self._spawn_horde(node)
             self.card_battle_seat = p
-            if self._barbarians_attack(node, -1, "card"):  # every army there, one after another (combat.py)
+            if self._barbarians_attack(node, -1, BattleAfter.CARD):  # every army there, one after another (combat.py)
                 return True
             self.card_battle_seat = -1
             self._barbarian_raid(node)
@@ -1461,7 +1462,7 @@ class CardsMixin:
             self._add_units(p, node, t, 1)
             if resists:
                 self._spawn_horde(node)
-                self.battle_after = "card"
+                self.battle_after = BattleAfter.CARD
                 self.card_battle_seat = p
                 self._start_battle(node, p, -1)
                 return True

@@ -130,6 +130,14 @@ class BarbarianWar:
     invade: bool  # each battle opens W-INVADE (cards.py)
 
 
+class BattleAfter:
+    """What a battle's end resumes (``battle_after``)."""
+    MOVE = 0  # the movement or war turn it interrupted
+    EVENTS = 1  # phase 2: the event or revolt whose barbarians fought (events.py)
+    DEFICIT = 2  # a revolt placed to pay a deficit (economy.py): the seat's next action
+    CARD = 3  # the card whose barbarians fought (cards.py: Intrigant 15, Tempelritter 34)
+
+
 class BattleMixin:
     # ----------------------------------------------------------------- side access ----
     def side_owner(self, side: int) -> int:
@@ -839,17 +847,17 @@ class BattleMixin:
         if bt.naval:
             self._end_naval(bt)
         self.bt = None
-        if self.battle_after in ("events", "deficit", "card"):  # phase 2, last revolt check, bankruptcy, card
+        if self.battle_after != BattleAfter.MOVE:  # barbarians that fought every army there, one after another
             war = self.barbarian_war
             seat = war.first if war is not None and war.first >= 0 else dfn  # the seat a bankruptcy resumes
             if self._next_barbarian_battle(node):
                 return
-            after, self.battle_after = self.battle_after, "move"
+            after, self.battle_after = self.battle_after, BattleAfter.MOVE
             if self._barbarians_alone(node):
                 self._barbarian_raid(node)
-            if after == "events":
+            if after == BattleAfter.EVENTS:
                 self._resume_events()
-            elif after == "card":
+            elif after == BattleAfter.CARD:
                 self._card_battle_over()  # cards.py: Intrigant 15, Tempelritter 34
             else:
                 self._after_deficit_action(seat)
@@ -929,11 +937,11 @@ class BattleMixin:
                 if oid in bt.crewed and not sum(self.cargo[oid]) and int(self.rng.integers(1, 9)) <= 3:
                     self._remove_object(oid)
 
-    def _barbarians_attack(self, node: int, first: int, after: str, invade: bool = False) -> bool:
+    def _barbarians_attack(self, node: int, first: int, after: int, invade: bool = False) -> bool:
         """Barbarians that appeared in ``node`` fight every player's army there (at sea: every player's
         galleys with units aboard, spec 5.13), one battle after another (spec 5.15: "Man muss nacheinander mit
         jedem Gegner kämpfen"): ``first`` (when it has an army there), then the others in turn order
-        (ASSUMPTION); treaty guests fight as well. ``after`` is what the last battle's end resumes; ``invade``:
+        (ASSUMPTION); treaty guests fight as well. ``after`` is what the last battle's end resumes (``BattleAfter``); ``invade``:
         each battle opens W-INVADE (cards.py). True when one began."""
         defenders = [q for q in ([first] if first >= 0 else []) + [q for q in self.order if q != first]
                      if self._force_at(q, node)]

@@ -9,6 +9,7 @@ from .constants import (
     BUILDING_CLASS, CITY, COINS, NUM_UNIT_TYPES, Ctrl, Head, Phase, Stage,
 )
 from . import changes
+from .combat import BattleAfter
 
 NT = NUM_UNIT_TYPES
 DONE = (Head.CTRL, Ctrl.DONE)
@@ -281,7 +282,7 @@ class EconomyMixin:
             self._bank(p, self.self_revolt_money)
             self._spawn_horde(arg)
             self._remove_markers(arg)
-            if self._barbarians_attack(arg, p, "deficit"):  # the own units there at once (phase 2 rules)
+            if self._barbarians_attack(arg, p, BattleAfter.DEFICIT):  # the own units there at once (phase 2 rules)
                 return
             self._barbarian_raid(arg)
         else:

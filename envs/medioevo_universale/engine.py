@@ -34,7 +34,7 @@ from .constants import HEAD_NAMES, NUM_UNIT_TYPES, PHASE_NAMES, STAGE_NAMES, Ctr
 from .data import BUILDING_NAMES, EMPIRES, UNIT_NAMES, VEHICLE_KINDS, GameData, game_data
 from . import changes
 from .cards import CardsMixin
-from .combat import BarbarianWar, Battle, BattleMixin
+from .combat import BarbarianWar, Battle, BattleAfter, BattleMixin
 from .conquest import ConquestMixin
 from .diplomacy import DiplomacyMixin, team_of_seats
 from .economy import EconomyMixin
@@ -298,7 +298,7 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         self.route_points_left = 0
         self.route_points = tuple(raw["trade_route_points"])
         self.route_point_fl = raw["trade_point_fl_per_cube"]
-        self.battle_after = "move"  # what a battle's end resumes: a movement or phase 2
+        self.battle_after = BattleAfter.MOVE  # what a battle's end resumes (combat.py)
         self.event_discard: list[int] = []
         self.event_card = -1
         self.ev_stage = ""

@@ -21,6 +21,7 @@ from .constants import (
     AR, B_AR, B_CP, B_LI, CA, CP1, HI, LI, NUM_UNIT_TYPES, O_KIND, O_NODE, SIEGE, Ctrl, Head, Phase,
 )
 from . import changes
+from .combat import BattleAfter
 
 NT = NUM_UNIT_TYPES
 SYMBOL_LIMIT = {"movement": 2, "units": 4, "buildings": 3, "goods": 2}  # d6 results that hit
@@ -303,7 +304,7 @@ class EventsMixin:
         players there: one battle after another (spec 5.15, combat.py)."""
         if not self.board.is_sea[node]:
             self._remove_markers(node)
-        if self._barbarians_attack(node, -1, "events"):  # every army there, one after another (combat.py)
+        if self._barbarians_attack(node, -1, BattleAfter.EVENTS):  # every army there, one after another (combat.py)
             return
         self._barbarian_raid(node)
         self._resume_events()
@@ -384,7 +385,7 @@ class EventsMixin:
         if not self._spawn_horde(node):
             return False
         self._remove_markers(node)
-        if self._barbarians_attack(node, p, "events", invade=True):  # p's army first; the end resumes the revolts
+        if self._barbarians_attack(node, p, BattleAfter.EVENTS, invade=True):  # p's army first; the end resumes the revolts
             return True
         self._barbarian_raid(node)
         return False

@@ -24,6 +24,7 @@ from .constants import (
     Head, Phase, Stage,
 )
 from . import changes
+from .combat import BattleAfter
 
 NT = NUM_UNIT_TYPES
 DONE = (Head.CTRL, Ctrl.DONE)
@@ -442,7 +443,7 @@ class WarMixin:
     def in_multi_war(self, node: int, attacker: int) -> bool:
         """Whether a battle of ``attacker`` in ``node`` is one of the battles of the pending multi-party war."""
         mw = self.multi_war
-        return mw is not None and mw.node == node and mw.attacker == attacker and self.battle_after == "move"
+        return mw is not None and mw.node == node and mw.attacker == attacker and self.battle_after == BattleAfter.MOVE
 
     def _next_opponent_battle(self) -> None:
         """Spec 5.15 "Man muss nacheinander mit jedem Gegner kämpfen": while the attacker can fight there

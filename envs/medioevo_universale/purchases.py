@@ -88,15 +88,6 @@ class PurchaseMixin:
             return
         self._start_war()
 
-    # The menu's larger parts by their first move: listed by the method named only once chosen.
-    _MENU_PARTS = {
-        (P, Purchase.BUILD): "_build_options",
-        (P, Purchase.VEHICLE): "_vehicle_options",
-        (P, Purchase.UNIT): "_unit_options",
-        (Head.CTRL, Ctrl.PLAY_CARD): "_card_play_purchase_options",  # W-PURCHASE (cards.py)
-        (Head.CTRL, Ctrl.REMOVE): "_removal_options",  # spec 5.17
-    }
-
     def _open_purchase_menu(self, p: int) -> None:
         """Open p's purchase menu. The options of its larger parts (``_MENU_PARTS``) are listed only once
         the part is chosen (``_lazy_tree_options``): most menus are left by DONE, a loan, TP or another part."""
@@ -153,7 +144,7 @@ class PurchaseMixin:
 
     def _menu_part(self, p: int, first: tuple[int, int]) -> list[tuple]:
         """The options of p's purchase menu that start with ``first``, one of ``_MENU_PARTS``."""
-        opts = list(getattr(self, self._MENU_PARTS[first])(p))
+        opts = list(self._MENU_PARTS[first](self, p))
         if self.config.hidden_purchases:
             return self._hide_placements(p, opts)
         return opts
@@ -668,6 +659,16 @@ class PurchaseMixin:
         self._card_leaves_hand(p, card)
         self.deck.insert(0, card)  # face down under the deck
         self.goals_claimed[p] += 1
+
+    # The menu's larger parts by their first move, with the method that lists a part's options once it is chosen
+    # (after the methods it names).
+    _MENU_PARTS = {
+        (P, Purchase.BUILD): _build_options,
+        (P, Purchase.VEHICLE): _vehicle_options,
+        (P, Purchase.UNIT): _unit_options,
+        (Head.CTRL, Ctrl.PLAY_CARD): _card_play_purchase_options,  # W-PURCHASE (cards.py)
+        (Head.CTRL, Ctrl.REMOVE): _removal_options,  # spec 5.17
+    }
 
 
 __all__ = ["PurchaseMixin"]

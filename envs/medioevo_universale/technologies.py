@@ -41,6 +41,7 @@ from .constants import (
     WAR_WAGON, YELLOW, Ctrl, Head, Phase,
 )
 from . import changes
+from .combat import BattleAfter
 
 NT = NUM_UNIT_TYPES
 DONE = (Head.CTRL, Ctrl.DONE)
@@ -318,26 +319,9 @@ class TechnologyMixin:
             if acc is None:
                 continue
             prefix, extra = acc
-            for moves, fl, costs in getattr(self, gen)(p):
+            for moves, fl, costs in gen(self, p):
                 out.append((prefix + moves, fl, costs + extra))
         return out
-
-    _WINDOW_TECHS = {
-        "purchase": ((INGENIEURSKUNST, "_ingenieurskunst_options"),),
-        "revolt": ((GESETZE, "_gesetze_options"),),
-        "sale": ((HANDEL, "_handel_options"), (MARKT, "_markt_sale_options")),
-        "buy": ((MARKT, "_markt_buy_options"),),
-        "trade": ((BESCHAFFUNG, "_beschaffung_options"), (GILDEN, "_gilden_options"),
-                  (LOGISTIK, "_logistik_options")),
-        "move": ((LOGISTIK, "_logistik_options"), (KARTOGRAFIE, "_kartografie_options"), (ERLASS, "_erlass_options")),
-        "war_turn": ((NATIONALSTAAT, "_nationalstaat_options"), (EINFLUSS, "_einfluss_army_options"),
-                     (KARTOGRAFIE, "_kartografie_unit_options")),
-        "taktik": ((TAKTIK, "_taktik_options"),),
-        "invade": ((KARTOGRAFIE, "_kartografie_invade_options"),),
-        "battle": ((MASCHINENBAU, "_maschinenbau_options"), (STRATEGIE, "_strategie_options"),
-                   (EINFLUSS, "_einfluss_battle_options"), (KARTOGRAFIE, "_kartografie_battle_options"),
-                   (ERNENNUNG, "_ernennung_options")),
-    }
 
     def _payable_options(self, p: int, window: str) -> list[tuple]:
         payable: dict[tuple, bool] = {}
@@ -432,7 +416,7 @@ class TechnologyMixin:
     def _tech_effect(self, p: int, opt: tuple) -> None:
         moves = opt[1:] if opt[0] == (Head.TECH, WELTLICHE_MACHT) else opt
         # an effect returns True when it has already moved the game on (revolt, battle)
-        if not getattr(self, self._EFFECTS[moves[0][1]])(p, moves[1:]):
+        if not self._EFFECTS[moves[0][1]](self, p, moves[1:]):
             self._close_tech_window(p)
 
     def _close_tech_window(self, p: int) -> None:
@@ -461,14 +445,6 @@ class TechnologyMixin:
         elif window == "war_turn" and not self.legal_moves():
             self.turn += 1  # a raid by moved barbarians took the last carrier: the turn is a pass
             self._next_war_turn()
-
-    _EFFECTS = {
-        INGENIEURSKUNST: "_do_ingenieurskunst", GESETZE: "_do_gesetze", HANDEL: "_do_handel", MARKT: "_do_markt",
-        BESCHAFFUNG: "_do_beschaffung", GILDEN: "_do_gilden", KARTOGRAFIE: "_do_kartografie", ERLASS: "_do_erlass",
-        NATIONALSTAAT: "_do_nationalstaat", EINFLUSS: "_do_einfluss", STRATEGIE: "_do_strategie",
-        MASCHINENBAU: "_do_maschinenbau", TAKTIK: "_do_taktik", LOGISTIK: "_do_logistik",
-        ERNENNUNG: "_do_ernennung",
-    }
 
     # ====================================================================== phase 4 ====
     def purchase_tech_options(self, p: int) -> list[tuple]:
@@ -511,7 +487,7 @@ class TechnologyMixin:
         fl, costs = next((fl, costs) for moves, fl, costs in self._window_options(p, "purchase") if moves == opt)
         self.tp_pay(p, fl, costs)
         moves = opt[1:] if opt[0] == (Head.TECH, WELTLICHE_MACHT) else opt
-        getattr(self, self._EFFECTS[moves[0][1]])(p, moves[1:])
+        self._EFFECTS[moves[0][1]](self, p, moves[1:])
 
     def _at_peace_here(self, p: int, node: int) -> bool:
         """Ingenieurskunst: controlled by p and not at war (no battle this round, no opposing army)."""
@@ -1188,7 +1164,7 @@ class TechnologyMixin:
     def note_won_entry(self, node: int, alive: list[bool]) -> None:
         """End of a battle: remember it when the mover won the battle its entry started."""
         att = self.bt.owners[0]
-        won = self.battle_after == "move" and att >= 0 and att == self.mover and alive[0] and not alive[1]
+        won = self.battle_after == BattleAfter.MOVE and att >= 0 and att == self.mover and alive[0] and not alive[1]
         self.won_entry = (node, self.move_steps) if won else None
 
     def kartografie_after_battle(self) -> bool:
@@ -1219,6 +1195,33 @@ class TechnologyMixin:
         self.actor = p
         self.phase = Phase.MOVE
         return True
+
+    # Explicit tables (after the methods they name): the technologies offered in each window, with the method that
+    # lists a technology's options there, and the method that carries out a technology's effect.
+    _WINDOW_TECHS = {
+        "purchase": ((INGENIEURSKUNST, _ingenieurskunst_options),),
+        "revolt": ((GESETZE, _gesetze_options),),
+        "sale": ((HANDEL, _handel_options), (MARKT, _markt_sale_options)),
+        "buy": ((MARKT, _markt_buy_options),),
+        "trade": ((BESCHAFFUNG, _beschaffung_options), (GILDEN, _gilden_options),
+                  (LOGISTIK, _logistik_options)),
+        "move": ((LOGISTIK, _logistik_options), (KARTOGRAFIE, _kartografie_options), (ERLASS, _erlass_options)),
+        "war_turn": ((NATIONALSTAAT, _nationalstaat_options), (EINFLUSS, _einfluss_army_options),
+                     (KARTOGRAFIE, _kartografie_unit_options)),
+        "taktik": ((TAKTIK, _taktik_options),),
+        "invade": ((KARTOGRAFIE, _kartografie_invade_options),),
+        "battle": ((MASCHINENBAU, _maschinenbau_options), (STRATEGIE, _strategie_options),
+                   (EINFLUSS, _einfluss_battle_options), (KARTOGRAFIE, _kartografie_battle_options),
+                   (ERNENNUNG, _ernennung_options)),
+    }
+
+    _EFFECTS = {
+        INGENIEURSKUNST: _do_ingenieurskunst, GESETZE: _do_gesetze, HANDEL: _do_handel, MARKT: _do_markt,
+        BESCHAFFUNG: _do_beschaffung, GILDEN: _do_gilden, KARTOGRAFIE: _do_kartografie, ERLASS: _do_erlass,
+        NATIONALSTAAT: _do_nationalstaat, EINFLUSS: _do_einfluss, STRATEGIE: _do_strategie,
+        MASCHINENBAU: _do_maschinenbau, TAKTIK: _do_taktik, LOGISTIK: _do_logistik,
+        ERNENNUNG: _do_ernennung,
+    }
 
 
 __all__ = ["TechnologyMixin", "tech_id"]
