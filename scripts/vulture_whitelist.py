@@ -1,4 +1,5 @@
-"""Names vulture reports as unused that are used, by a protocol or by name at run time.
+"""Names vulture reports as unused that are used, by a protocol or by name at run time, and the unused members
+of a numbering, kept so that it reads whole (an action head's values, a spec table's ids).
 
 Pass it with the paths to check, so that the report holds only dead code:
 ``python -m vulture envs agents train.py evaluate.py benchmarks scripts tests scripts/vulture_whitelist.py
@@ -13,6 +14,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agents.training.callback import SelfPlayCallback  # noqa: E402
 from agents.training.selfplay_env import SelfPlayEnv, _StatePickler, _StateUnpickler  # noqa: E402
 from agents.training.vec_env import MultiEnvSubprocVecEnv  # noqa: E402
+from envs.medioevo_universale import cards as mu_cards, constants as mu_constants  # noqa: E402
+from envs.medioevo_universale import technologies as mu_technologies  # noqa: E402
+from envs.medioevo_universale.diplomacy import Treaty  # noqa: E402
+from envs.medioevo_universale.observation.encoder import _Seen  # noqa: E402
 
 # Stable-Baselines3 BaseCallback hooks, called by the training loop
 SelfPlayCallback._on_training_start
@@ -32,3 +37,24 @@ SelfPlayEnv.snapshots_in_use
 MultiEnvSubprocVecEnv.step_async
 MultiEnvSubprocVecEnv.set_attr
 MultiEnvSubprocVecEnv.env_is_wrapped
+
+# read by name: the medioevo encoder's block names are vars(_Seen) (_SEEN_KEYS)
+_Seen.NODE_CONTROLLER
+_Seen.NODE_STATIC
+_Seen.NODE_UNITS
+_Seen.NODE_STOPPED
+_Seen.NODE_BARBARIANS
+_Seen.NODE_MARKER
+_Seen.NODE_CUBES
+_Seen.NODE_BUILDINGS
+
+# unused members of a numbering, named so that it reads whole (medioevo_universale)
+mu_cards.BAN_TRADE  # Bischof 2 (BAN_FIGHT, BAN_TRADE, BAN_MOVE)
+mu_constants.CP3  # the unit types, the UNIT head's values
+mu_constants.O_OWNER  # the fields of an object record
+mu_constants.ECONOMY_B  # the technology branches
+mu_constants.LEGISLATION_B
+Treaty.DEFENCE_PACT  # the TREATY head's values: reserved, not built (G71)
+Treaty.ATTACK_PACT
+mu_technologies.MOENCHTUM  # the 18 activation technologies (spec 2.7 table)
+mu_technologies.MISSIONARE

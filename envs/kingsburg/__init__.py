@@ -18,7 +18,7 @@ SPEC = GameSpec(
     codecs=(KingsburgCodec,),
     new_encoder=KingsburgEncoder,
     default_max_turns=5000,
-    state_version=6,  # bumped whenever the pickled engine changes shape (see GameSpec)
+    state_version=7,  # bumped whenever the pickled engine changes shape (see GameSpec)
 )
 
 __all__ = ["SPEC", "Decision", "KingsburgCodec", "KingsburgConfig", "KingsburgEncoder", "KingsburgEngine", "Op"]

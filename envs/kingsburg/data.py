@@ -54,7 +54,6 @@ class Building:
     slot: int  # row * 4 + column
     id: str
     name: str
-    name_de: str
     cost: tuple[int, int, int]
     vp: int
     effect: str | None
@@ -68,7 +67,6 @@ class Building:
 class Advisor:
     rank: int
     name: str
-    name_de: str
     gain: tuple[int, int, int, int, int, int]  # gold, wood, stone, vp, soldiers, plus2
     picks: int
     pick_from: tuple[int, ...]
@@ -137,7 +135,7 @@ def _building(raw: dict, slot: int, types: tuple[str, ...]) -> Building:
         params["pay"] = _goods(params["pay"])
         params["gain"] = _goods(params["gain"])
     svm = raw.get("strength_vs_max")
-    return Building(slot=slot, id=raw["id"], name=raw["name"], name_de=raw["name_de"], cost=_goods(raw["cost"]),
+    return Building(slot=slot, id=raw["id"], name=raw["name"], cost=_goods(raw["cost"]),
                     vp=int(raw["vp"]), effect=effect, strength=base,
                     strength_vs=tuple(int(vs.get(t, base)) for t in types),
                     strength_vs_max=tuple(svm) if svm else None, params=params)
@@ -184,7 +182,7 @@ def tables(more_buildings: bool = False) -> Tables:
             raise ValueError(f"advisor {raw['rank']}: unknown gain {sorted(unknown)}")
         picks, pick_from = raw.get("choose", [0, []])
         advisors.append(Advisor(
-            rank=raw["rank"], name=raw["name"], name_de=raw["name_de"],
+            rank=raw["rank"], name=raw["name"],
             gain=tuple(int(gain.get(k, 0)) for k in ("gold", "wood", "stone", "vp", "soldiers", "plus2")),
             picks=int(picks), pick_from=tuple(GOODS.index(g) for g in pick_from),
             optional_pay_vp=int(raw.get("optional_pay_vp", 0)), exchange=bool(raw.get("exchange", False)),

@@ -1280,7 +1280,9 @@ class KingsburgEngine(RulesEngine, ChangeLog):
 
 
 # the automatic step of each stage, indexed by ST_* (ST_OVER has none)
-_STAGE_STEPS = tuple(getattr(KingsburgEngine, name) for name in (
-    "_step_governors", "_step_year", "_step_favour", "_step_farms", "_step_reroll", "_step_prince",
-    "_step_influence", "_step_rewards", "_step_build", "_step_end_effects", "_step_recruit", "_step_tokens",
-    "_step_battle"))
+_STAGE_STEPS = (
+    KingsburgEngine._step_governors, KingsburgEngine._step_year, KingsburgEngine._step_favour,
+    KingsburgEngine._step_farms, KingsburgEngine._step_reroll, KingsburgEngine._step_prince,
+    KingsburgEngine._step_influence, KingsburgEngine._step_rewards, KingsburgEngine._step_build,
+    KingsburgEngine._step_end_effects, KingsburgEngine._step_recruit, KingsburgEngine._step_tokens,
+    KingsburgEngine._step_battle)

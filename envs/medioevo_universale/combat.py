@@ -186,7 +186,6 @@ class BattleMixin:
                            and o[O_KIND] == GALLEY] for owner in (attacker, defender)]
             bt.crewed = list(self.naval_crewed)
         bt.start_size = [self.side_size(0), self.side_size(1)]
-        self.battle_return = (self.phase, self.actor)
         self._new_battle_round()
         self._battle_run()
 

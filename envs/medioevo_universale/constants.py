@@ -45,7 +45,6 @@ HEAD_NAMES = ("CTRL", "COIN", "TAX", "DICE", "KIT", "EMPIRE", "NODE", "PURCHASE"
               "GOOD", "ROUTE", "EMBARK", "DISEMBARK", "PLAYER", "TREATY", "DURATION", "EP_BID", "SIDE")
 ROUTE_LENGTHS = (4, 6, 8)
 PROTECT_NAMES = ("siege_engines", "archers", "melee")
-NUM_HEADS = len(HEAD_NAMES)
 
 
 class Ctrl:

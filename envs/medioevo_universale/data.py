@@ -200,7 +200,6 @@ def load_components(raw: dict) -> Components:
 class EmpireCard:
     id: int  # 1..72
     person: str
-    ability: str
     token_colours: tuple[int, ...]  # () = any colour
     tp: tuple[tuple[int, ...], ...]  # alternatives, each a tuple of colours produced together
     goal_key: int  # index into GOAL_KEYS
@@ -222,7 +221,6 @@ class GameData:
     comp: Components
     cards: tuple[EmpireCard, ...]  # index = card id - 1
     events: tuple[EventCard, ...]
-    goal_text: tuple[str, ...]  # per goal key
 
 
 @lru_cache(maxsize=None)
@@ -238,7 +236,7 @@ def game_data() -> GameData:
         if c["id"] != i + 1:
             raise ValueError(f"empire_cards.json: card {i + 1} out of order")
         cards.append(EmpireCard(
-            id=c["id"], person=c["person"], ability=c["ability"],
+            id=c["id"], person=c["person"],
             token_colours=tuple(COLOURS.index(x) for x in c["token_colours"]),
             tp=tuple(tuple(COLOURS.index(x) for x in alt) for alt in c["tp"]),
             goal_key=GOAL_KEYS.index(c["goal"]["template"]),
@@ -251,8 +249,7 @@ def game_data() -> GameData:
         regions = zones[c["zone"]]
         seas = frozenset(s for r in regions for s in board.coast[r])
         events.append(EventCard(c["id"], regions, seas, tuple(c["symbols"]), int(c["allowed_tax"])))
-    return GameData(board, comp, tuple(cards), tuple(events),
-                    tuple(templates[k]["text"] for k in GOAL_KEYS))
+    return GameData(board, comp, tuple(cards), tuple(events))
 
 
 # ------------------------------------------------------------------------------ derived tables --

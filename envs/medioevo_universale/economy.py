@@ -6,7 +6,7 @@ from operator import itemgetter
 
 from .cards import Resume
 from .constants import (
-    BUILDING_CLASS, CITY, COINS, NUM_UNIT_TYPES, Ctrl, Head, Phase, Stage,
+    BUILDING_CLASS, COINS, NUM_UNIT_TYPES, Ctrl, Head, Phase, Stage,
 )
 from . import changes
 from .combat import BattleAfter
@@ -21,12 +21,8 @@ class EconomyMixin:
     def can_take_loan(self, p: int) -> bool:
         return not self.loan_taken[p] and self.loans[p] < self.max_loans
 
-    def can_repay_loan(self, p: int, reserved: int = 0) -> bool:
-        return (not self.loan_repaid[p] and self.loans[p] > 0
-                and self.money[p] - reserved >= self.loan_amount)
-
     def loan_moves(self, p: int, reserved: int = 0) -> list[tuple[int, int]]:
-        # can_take_loan and can_repay_loan written out: asked at every bid, tax choice and purchase menu
+        # can_take_loan and the repayment's test written out: asked at every bid, tax choice and purchase menu
         moves = []
         loans = self.loans[p]
         if not self.loan_taken[p] and loans < self.max_loans:
@@ -121,7 +117,6 @@ class EconomyMixin:
         last = rest[-1] if rest else start
         pay = self.bids[start]
         self._transfer(start, last, pay)
-        self.last_auction = (start, pay, last)
         self.order = new_order
         self.position = [0] * self.num_players
         for i, p in enumerate(new_order):
@@ -417,5 +412,3 @@ class EconomyMixin:
             return self.tree[0]
         return None
 
-
-CITY_KIND = CITY

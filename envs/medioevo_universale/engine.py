@@ -245,7 +245,6 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         self.bids_revealed = [0] * n
         self.tie_extra = [0] * n
         self.tie_round = 0
-        self.last_auction = (-1, 0, -1)
         self.barb_dice = [0, 0, 0]
         self.horde = [1, 0, 0]
         self.queue: list[int] = []
@@ -262,7 +261,6 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         self.multi_war: MultiWar | None = None  # spec 5.15: the battles of one entry against several opponents
         self.barbarian_war: BarbarianWar | None = None  # spec 5.15: barbarians fighting several armies of a region
         self.entry_host = -1  # the controller of the land region an armed entry of this movement went into
-        self.battle_return = (0, 0)
         self.carrier = -1  # the moving carrier (object id, or -1 = army on foot)
         self.foot_node = -1
         self.foot_cargo = [0] * NT

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .constants import (
-    AR, GALLEY, MERCHANT_SHIP, NUM_UNIT_TYPES, O_NODE, Head, Phase, VILLAGE,
+    AR, GALLEY, MERCHANT_SHIP, NUM_UNIT_TYPES, Head, Phase, VILLAGE,
 )
 from .data import EMPIRES, STARTING_KITS, connected_empire_sets, playable_nodes
 from . import changes
@@ -211,9 +211,6 @@ class SetupMixin:
             self.siege_supply[level - 1] += 1
         else:
             self.vehicle_supply[kind] += 1
-
-    def object_node(self, oid: int) -> int:
-        return self.objs[oid][O_NODE]
 
 
 __all__ = ["SetupMixin"]

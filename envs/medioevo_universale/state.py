@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from .constants import (
     BUILDING_CLASS, CARAVAN, CATHEDRAL, CIVIL, GALLEY, MERCHANT_SHIP, MILITARY, NUM_UNIT_TYPES,
-    O_KIND, O_LEVEL, O_NODE, O_OWNER, SIEGE, WAR_WAGON,
+    O_LEVEL, O_NODE, SIEGE, WAR_WAGON,
 )
 from .data import markers_feasible
 from .diplomacy import Treaty
@@ -85,10 +85,6 @@ class StateMixin:
     def barb_size(self, node: int) -> int:
         return self.barb_total[node]
 
-    def captains_owned(self, p: int) -> int:
-        u = self.units[p]
-        return sum(u[4::NT]) + sum(u[5::NT]) + sum(u[6::NT])  # CP1, CP2, CP3 of every node
-
     # ---------------------------------------------------------------------- control ----
     def controller(self, node: int) -> int:
         """Spec 5.2: the seat controlling a land region, or -1 (sea zones, barbarian regions)."""
@@ -151,11 +147,6 @@ class StateMixin:
 
     def own_objects(self, p: int) -> list[int]:
         return [oid for oid in self.slots[p] if oid >= 0]
-
-    def vehicles_in_supply(self, kind: int, level: int) -> int:
-        if kind == SIEGE:
-            return self.siege_supply[level - 1]
-        return self.vehicle_supply[kind]
 
     # -------------------------------------------------------------------- buildings ----
     def building_level_at(self, node: int, cls: int) -> int:
@@ -282,12 +273,3 @@ class StateMixin:
 
     def objects_at(self, node: int) -> list[int]:
         return [oid for oid, o in self.objs.items() if o[O_NODE] == node]
-
-    def player_objects_of_kind(self, p: int, kind: int) -> list[int]:
-        return [oid for oid in self.own_objects(p) if self.objs[oid][O_KIND] == kind]
-
-    def owner_of(self, oid: int) -> int:
-        return self.objs[oid][O_OWNER]
-
-    def is_ship(self, oid: int) -> bool:
-        return self.objs[oid][O_KIND] in (MERCHANT_SHIP, GALLEY)

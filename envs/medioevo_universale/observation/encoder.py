@@ -384,7 +384,6 @@ class MedioevoEncoder(ObservationEncoder):
         self._seat_orders = [[(seat + k) % n for k in range(n)] for seat in range(n)]
         self._to_rel = [[(p - seat) % n for p in range(n)] for seat in range(n)]
         self._comp = d.comp
-        self._cards = d.cards
         self._events = d.events
         # The board blocks are built once in absolute seats and cached (see _fill_board). Per observer and
         # block with owner one-hots, the position in the flat absolute block of each entry of the observer's
