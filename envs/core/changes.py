@@ -170,15 +170,11 @@ class ChangeLog:
     def stamp_at_once(self, bits: int) -> None:
         """A lazy update, which a query between two moves may make: stamped at once as a move of its own
         (observers look again before the next move), and again at the end of the move in progress, if any."""
-        self.unstamped |= bits
+        in_progress = self.unstamped
         self.count_revisions(bits)
-        self.moves += 1
-        self.stamped_before, self.stamped_bits = self.stamped, bits
-        self.stamped = self.moves
-        while bits:
-            low = bits & -bits
-            self.stamps[low.bit_length() - 1] = self.moves
-            bits ^= low
+        self.unstamped = bits
+        self.stamp_changes()
+        self.unstamped = in_progress | bits
 
     def stamp_everything(self) -> None:
         """The state was edited from outside the rules (tests, a loaded position): every domain changed."""

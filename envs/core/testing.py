@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import pickle
 import random
+import re
 import warnings
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -159,3 +161,20 @@ def check_illegal_actions_rejected(env, seed: int, steps: int = 200) -> int:
         legal = np.flatnonzero(mask)
         env.step(int(legal[pick.randrange(legal.size)]))
     return checks
+
+
+_ASSIGN = re.compile(r"\bself\.([A-Za-z_][A-Za-z0-9_]*)\s*(?:[-+|&*/]?=(?!=)|:\s*[^=\n]+=)")
+_SEVERAL = re.compile(r"^\s*((?:self\.[A-Za-z_][A-Za-z0-9_]*\s*,\s*)+self\.[A-Za-z_][A-Za-z0-9_]*)\s*=", re.M)
+
+
+def assigned_attributes(paths) -> set[str]:
+    """Every name the sources at ``paths`` assign as ``self.<name>`` (alone or in a tuple assignment): the
+    attributes an engine kept in slots (``flat_class``) must cover."""
+    names: set[str] = set()
+    for path in paths:
+        text = Path(path).read_text(encoding="utf-8")
+        names |= set(_ASSIGN.findall(text))
+        for group in _SEVERAL.findall(text):
+            names |= set(re.findall(r"self\.([A-Za-z_][A-Za-z0-9_]*)", group))
+    return names
+

@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 import pickle
 import random
-import re
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +13,7 @@ import pytest
 import envs
 from envs.core.changes import ChangeLog
 from envs.core.engine import RulesEngine, instance_state
+from envs.core.testing import assigned_attributes
 from envs.medioevo_universale.engine import ENGINE_ATTRIBUTES, MedioevoConfig, MedioevoEngine
 from envs.medioevo_universale.constants import LI, NUM_UNIT_TYPES as NT, O_KIND, O_LEVEL, SIEGE
 from envs.medioevo_universale.cards import W_END, W_EVENT, W_MOVE, W_PURCHASE, W_REACT, W_TAX, W_TRADE_TURN
@@ -171,17 +171,9 @@ def test_engine_attributes_cover_every_rule():
     """ENGINE_ATTRIBUTES (the slots: the attributes of a new engine) holds every name a rule assigns as
     ``self.<name>``, and the change log's: no rule sets one first during play (it would work, from the instance dict,
     but slower), and random games leave the instance dict empty."""
-    assign = re.compile(r"\bself\.([A-Za-z_][A-Za-z0-9_]*)\s*(?:[-+|&*/]?=(?!=)|:\s*[^=\n]+=)")
-    several = re.compile(r"^\s*((?:self\.[A-Za-z_][A-Za-z0-9_]*\s*,\s*)+self\.[A-Za-z_][A-Za-z0-9_]*)\s*=", re.M)
     package = Path(__file__).resolve().parents[2] / "envs" / "medioevo_universale"  # the sources, not the build
-    names = set()
-    for path in package.glob("*.py"):
-        if path.name in ("codec.py", "data.py", "__init__.py", "changes.py", "constants.py"):
-            continue  # not the engine's classes
-        text = path.read_text(encoding="utf-8")
-        names |= set(assign.findall(text))
-        for group in several.findall(text):
-            names |= set(re.findall(r"self\.([A-Za-z_][A-Za-z0-9_]*)", group))
+    not_engine = ("codec.py", "data.py", "__init__.py", "changes.py", "constants.py")  # not the engine's classes
+    names = assigned_attributes(p for p in package.glob("*.py") if p.name not in not_engine)
     names = {n for n in names if not hasattr(MedioevoEngine, n) or n in ENGINE_ATTRIBUTES}
     assert names <= set(ENGINE_ATTRIBUTES), sorted(names - set(ENGINE_ATTRIBUTES))
     assert set(ChangeLog.SLOTS) <= set(ENGINE_ATTRIBUTES)

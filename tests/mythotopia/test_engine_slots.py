@@ -3,20 +3,19 @@ assigns as ``self.<name>`` is one, so random games leave the instance dict empty
 keep every attribute."""
 import pickle
 import random
-import re
 from pathlib import Path
 
 import envs
 from envs.core.changes import ChangeLog
 from envs.core.engine import RulesEngine, instance_state
+from envs.core.testing import assigned_attributes
 from envs.mythotopia.engine import ENGINE_ATTRIBUTES, MythotopiaEngine
 
 SOURCE = Path(__file__).resolve().parents[2] / "envs" / "mythotopia" / "engine.py"  # the source, not the build
 
 
 def test_engine_attributes_cover_every_rule():
-    assign = re.compile(r"\bself\.([A-Za-z_][A-Za-z0-9_]*)\s*(?:[-+|&*/]?=(?!=)|:\s*[^=\n]+=)")
-    names = set(assign.findall(SOURCE.read_text(encoding="utf-8")))
+    names = assigned_attributes([SOURCE])
     names = {n for n in names if not hasattr(MythotopiaEngine, n) or n in ENGINE_ATTRIBUTES}
     assert names <= set(ENGINE_ATTRIBUTES), sorted(names - set(ENGINE_ATTRIBUTES))
     assert set(ChangeLog.SLOTS) <= set(ENGINE_ATTRIBUTES)
