@@ -361,8 +361,7 @@ class MythotopiaEncoder(ObservationEncoder):
         """Drop the cached blocks whose domains the engine stamped since the last look (all of them for
         another engine)."""
         if e is self._engine:
-            seen = self._seen_moves  # one stamp since: its bits (changed_since without the call)
-            fresh = e.stamped_bits if e.stamped_before <= seen else e.changed_since(seen)
+            fresh = e.changed_since(self._seen_moves)
         else:
             self._engine = e
             fresh = DOMAINS.all
