@@ -31,10 +31,10 @@ from .constants import (
 )
 from .data import _load
 from . import changes
-from .combat import BattleAfter
+from .combat import BattleAfter, BattleStep
 
 W_EVENT, W_TAX, W_PURCHASE, W_END, W_TRADE_TURN = "event", "tax", "purchase", "end", "trade_turn"
-W_ROUND_PRE, W_ATTACK = "card_pre", "card_attack"  # battle windows: the battle tasks of the same name
+W_ROUND_PRE, W_ATTACK = "card_pre", "card_attack"  # battle windows: BattleStep.ROUND_PRE_WINDOW, ATTACK_WINDOW
 W_REACT = "react"  # right after another card's activation: Narr 48 / 49
 W_INVADE = "invade"  # an opponent or a revolt attacks the army of the region: Miliz 24
 W_MOVE = "move"  # the own completed movement: CTRL(PLAY_CARD) in the MOVE decision
@@ -42,7 +42,7 @@ BATTLE_WINDOWS = (W_ROUND_PRE, W_ATTACK)
 # W-ANY cards (spec 5.21): offered in the own purchase turn and in phase 7, and, out of turn, at the moments
 # where their text can take effect (``_jederzeit_window``, rulebook REICHSKARTEN: "jederzeit ..., auch
 # außerhalb deines Zuges"):
-W_ANY_BATTLE = "any_battle"  # before each battle round (before W-ROUND-PRE): Bischof 1, Tempelritter 35
+W_ANY_BATTLE = "any_battle"  # before each battle round (BattleStep.ANY_BATTLE_WINDOW): Bischof 1, Tempelritter 35
 W_ANY_PLUNDER = "any_plunder"  # before a conquest decides over the beaten players' objects: Diplomat 50 / 51
 W_ANY_WAR = "any_war"  # at the start of each war cycle of phase 5: Bischof 1 / 3, Intrigant 15, Tempelritter
 W_ANY_TRADE = "any_trade"  # at the start of each trade cycle of phase 6: Bischof 2 / 3
@@ -703,7 +703,7 @@ class CardsMixin:
         if points <= 0 or not self._card_flag("deferred", side):
             return points
         tasks = self.bt.tasks
-        tasks.insert(tasks.index("end_round"), ("damage", side, points, False))
+        tasks.insert(tasks.index((BattleStep.END_ROUND,)), (BattleStep.DAMAGE, side, points, False))
         return 0
 
     def _surgeon_saves(self, side: int) -> bool:
@@ -1254,7 +1254,7 @@ class CardsMixin:
                 if self._follow_up():
                     return True
         if not self.side_size(0) or not self.side_size(1):
-            bt.tasks = ["end_round"]  # a side is gone: the battle ends
+            bt.tasks = [(BattleStep.END_ROUND,)]  # a side is gone: the battle ends
         return False
 
     # ------------------------------------------------------------- option helpers ----
@@ -1704,7 +1704,7 @@ class CardsMixin:
             self._remove_battle_unit(ctx["side"], opt[0][1])
             ctx["left"] = 0
             if not self.side_size(0) or not self.side_size(1):
-                self.bt.tasks = ["end_round"]
+                self.bt.tasks = [(BattleStep.END_ROUND,)]
         elif cid == 31:
             self.changed(changes.ROUTES)
             stages = self.route_of(p)["stages"]

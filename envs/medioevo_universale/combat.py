@@ -3,9 +3,10 @@
 Every battle has two parties; several armies in a region fight one battle after another (spec 5.15):
 an entering army's sequence is in movement.py, barbarians fighting every army of a region here.
 
-A battle is a list of tasks run in order; a task that needs a decision sets ``phase`` and
-``actor`` and returns, and the decision's ``apply`` resumes the run. Sides: 0 = attacker,
-1 = defender; a side's owner is a seat or -1 (barbarians). One battle round:
+A battle is a list of tasks run in order, each (BattleStep kind, arguments...) run by the method
+``BattleMixin._STEPS`` names; a task that needs a decision sets ``phase`` and ``actor`` and returns, and
+the decision's ``apply`` resumes the run. Sides: 0 = attacker, 1 = defender; a side's owner is a seat or
+-1 (barbarians). One battle round:
 
 0. capture declarations, building protection  1. siege engines (crews, targets) fire
 2. captain slots of the stronger side  3. archers fire
@@ -54,6 +55,47 @@ def _per_type(value):
     return field(default_factory=lambda: [[value] * NT, [value] * NT])
 
 
+class BattleStep:
+    """The kind of a battle task (``Battle.tasks``): a task is (kind, arguments...), run by the method
+    ``BattleMixin._STEPS`` names. In the order of a battle round (``ROUND_TASKS``; spec 5.10)."""
+    ANY_BATTLE_WINDOW = 0  # W-ANY before the round: Bischof 1, Tempelritter 35 (cards.py)
+    ROUND_PRE_WINDOW = 1  # W-ROUND-PRE (cards.py)
+    CAPTURE = 2  # (side): declarations: a capture attempt (spec 5.14, G44)
+    PROTECTION = 3  # (side): declarations: what the military building protects against (spec 5.12, G41)
+    SIEGE_CREWS = 4  # (side): step 1: the side crews its siege engines
+    SIEGE_FIRE = 5  # step 1: the engines of both sides fire
+    SIEGE_BUILDING_HIT = 6  # (side, points): step 1: a siege hit on an enemy building (G40)
+    TECH_WINDOW = 7  # (side): battle technologies before step 2 (technologies.py)
+    CAPTAINS = 8  # step 2: the captain slots
+    ARCHERS = 9  # step 3
+    MELEE_ABILITIES = 10  # step 4
+    SACRIFICE = 11  # (side): steps 5 / 6: LI sacrifices
+    BLOOD = 12  # (side): variant 8.3: blood markers before the side's roll (variants.py)
+    ROLL = 13  # (side): steps 5 / 6: the attack roll
+    ATTACK_WINDOW = 14  # W-ATTACK (cards.py)
+    COMPARE = 15  # steps 7 / 8: the winner and the combat result
+    SUPERIORITY = 16  # (side): step 9: the winner places its superiority points
+    COMBAT_RESULT = 17  # (loser, points): step 9: the loser's damage
+    TAKTIK_WINDOW = 18  # (loser, points): step 9: the winner's Taktik first (technologies.py)
+    CAPTOR = 19  # (seat): G44: who takes the units the following damage kills prisoner (-1: none)
+    DAMAGE = 20  # (side, points, restricted): the side assigns damage (spec 5.11)
+    LOSS_VALUES = 21  # step 10
+    FREED = 22  # spec 5.14: prisoners freed
+    RETREAT_MOVE = 23  # RÜCKZUG: after step 9, the retreat region
+    END_ROUND = 24  # after step 10: another round, a retreat or a capitulation
+
+
+# the tasks of a battle round (``_new_battle_round``); blood markers go in before the rolls (``_add_blood_tasks``)
+ROUND_TASKS = (
+    (BattleStep.ANY_BATTLE_WINDOW,), (BattleStep.ROUND_PRE_WINDOW,),  # card windows: cards.py
+    (BattleStep.CAPTURE, 0), (BattleStep.CAPTURE, 1), (BattleStep.PROTECTION, 0), (BattleStep.PROTECTION, 1),
+    (BattleStep.SIEGE_CREWS, 0), (BattleStep.SIEGE_CREWS, 1), (BattleStep.SIEGE_FIRE,),
+    (BattleStep.TECH_WINDOW, 0), (BattleStep.TECH_WINDOW, 1),  # technology windows before step 2 (technologies.py)
+    (BattleStep.CAPTAINS,), (BattleStep.ARCHERS,), (BattleStep.MELEE_ABILITIES,),
+    (BattleStep.SACRIFICE, 0), (BattleStep.ROLL, 0), (BattleStep.SACRIFICE, 1), (BattleStep.ROLL, 1),
+    (BattleStep.ATTACK_WINDOW,), (BattleStep.COMPARE,), (BattleStep.LOSS_VALUES,), (BattleStep.END_ROUND,))
+
+
 @dataclass(slots=True)
 class Battle:
     """The battle in progress (``engine.bt``): two parties in one region (spec 5.10). A per-side value is a
@@ -64,7 +106,7 @@ class Battle:
     home_barbarians: bool  # barbarians defend a region of the attacker's start empire (a revolt, spec 6.1)
     round: int = 0
     start_size: list[int] = _pair(0)  # units when the battle began (spec 6.1: a large army defeated)
-    tasks: list = field(default_factory=list)  # the steps still to run, in order (``_battle_task``)
+    tasks: list = field(default_factory=list)  # the steps still to run, in order: (BattleStep, arguments...)
     # step 2: the captains' slots, each (mode, i): act as / enable own / cancel enemy (mode 0 / 1 / 2) ABIL[i]
     cap: list[list[tuple[int, int]]] = field(default_factory=lambda: [[], []])
     slots_left: int = 0  # captain slots the stronger side still has to place
@@ -204,11 +246,7 @@ class BattleMixin:
         bt.captor_now = -1
         bt.taken = []  # (owner, type) captured this round
         bt.card_bonus = [0, 0]  # Kriegsfürst 5 (cards.py)
-        bt.tasks = ["any_battle", "card_pre",  # card windows: cards.py
-                    ("capture", 0), ("capture", 1), ("protect", 0), ("protect", 1), ("siege", 0), ("siege", 1),
-                    "fire", ("tech", 0), ("tech", 1),  # technology windows before step 2 (technologies.py)
-                    "captains", "archers", "melee", ("sacrifice", 0), ("roll", 0), ("sacrifice", 1),
-                    ("roll", 1), "card_attack", "resolve", "loss", "end_round"]
+        bt.tasks = list(ROUND_TASKS)
         bt.blood = [0, 0]  # variant 8.3: blood markers spent this round
         if self.config.blood_markers:
             self._add_blood_tasks()
@@ -216,198 +254,241 @@ class BattleMixin:
     # -------------------------------------------------------------------- the run ----
     def _battle_run(self) -> None:
         bt = self.bt
+        steps = self._STEPS
         while bt.tasks:
             task = bt.tasks.pop(0)
-            if self._battle_task(task):
+            if steps[task[0]](self, *task[1:]):
                 return  # waiting for a decision
-        # the battle ended inside "end_round"
+        # the battle ended inside END_ROUND
 
     def _push(self, *tasks) -> None:
         self.bt.tasks[:0] = list(tasks)
 
-    def _battle_task(self, task) -> bool:
-        """Run one task; True when a decision is now pending."""
+    # ------------------------------------------------------------------- the steps ----
+    # One method per BattleStep (the table ``_STEPS`` at the class end): it takes the task's arguments and returns
+    # True when a decision is now pending.
+    def _any_battle_window(self) -> bool:
+        """W-ANY before each battle round (cards.py: Bischof 1, Tempelritter 35)."""
+        return self._battle_card_window("any_battle")
+
+    def _round_pre_window(self) -> bool:
+        """W-ROUND-PRE: the battle cards played before the round (cards.py)."""
+        return self._battle_card_window("card_pre")
+
+    def _capture_declaration(self, side: int) -> bool:
+        """Before the round: the side may announce a capture attempt (spec 5.14, G44); never barbarians."""
         bt = self.bt
-        name = task if isinstance(task, str) else task[0]
-        if name == "tech":
-            return self.battle_tech_window(task[1])
-        if name in ("any_battle", "card_pre", "card_attack"):
-            return self._battle_card_window(name)
-        if name == "captains":
-            lv = [self.captain_levels(0), self.captain_levels(1)]
-            if lv[0] == lv[1]:
-                return False
-            side = 0 if lv[0] > lv[1] else 1
-            slots = lv[side] - lv[1 - side]
-            if self.side_owner(side) < 0:
-                bt.cap[side] = [(0, 0)] * slots  # barbarian captains act as archers (5.20)
-                return False
-            bt.slots_left = slots
-            bt.slot_side = side
-            self._decide(side, Phase.CAPTAIN_SLOT)
+        if self.side_owner(side) >= 0 and self.side_owner(1 - side) >= 0:
+            bt.capture_side = side
+            self._decide(side, Phase.CAPTURE_DECLARE)
             return True
-        if name == "capture":
-            side = task[1]
-            if self.side_owner(side) >= 0 and self.side_owner(1 - side) >= 0:  # never barbarians
-                bt.capture_side = side
-                self._decide(side, Phase.CAPTURE_DECLARE)
-                return True
-            return False
-        if name == "captor":
-            bt.captor_now = task[1]
-            return False
-        if name == "protect":
-            side = task[1]
-            if self.side_owner(side) >= 0 and self.battle_military_level(side):  # Miliz 26 (cards.py)
-                bt.protect_side = side
-                self._decide(side, Phase.PROTECT_CHOICE)
-                return True
-            return False
-        if name == "siege":
-            side = task[1]
-            p = self.side_owner(side)
-            if p < 0 or not self.side_size(side):
-                return False
-            engines = [oid for oid in self.objects_at(bt.node) if self.objs[oid][0] == p
-                       and self.objs[oid][O_KIND] == SIEGE]
-            if bt.naval:  # D29: each galley uses engine levels up to its own level
-                for g in bt.galleys[side]:
-                    budget = self.objs[g][2] if g in self.objs else 0
-                    for oid in self.aboard.get(g, ()):
-                        if self.objs[oid][O_KIND] == SIEGE and self.objs[oid][2] <= budget:
-                            engines.append(oid)
-                            budget -= self.objs[oid][2]
-            if not engines:
-                return False
-            bt.engines[side] = [[oid, 0, False] for oid in engines]
-            bt.crewing = [side, 0]
-            self._decide(side, Phase.SIEGE_CREW)
+        return False
+
+    def _protection_choice(self, side: int) -> bool:
+        """Before the round: what the side's military building protects against (spec 5.12, G41)."""
+        if self.side_owner(side) >= 0 and self.battle_military_level(side):  # Miliz 26 (cards.py)
+            self.bt.protect_side = side
+            self._decide(side, Phase.PROTECT_CHOICE)
             return True
-        if name == "fire":
-            return self._fire_engines()
-        if name == "siege_building":
-            side, points = task[1], task[2]
-            targets = self._enemy_buildings(side)
-            if not targets:
-                return False
-            if len(targets) == 1:
-                self._damage_building(bt.node, targets[0], points)
-                return False
-            bt.building_hit = [side, points]
-            self._decide(side, Phase.SIEGE_BUILDING)
-            return True
-        if name == "archers":
-            self._fix_abilities()
-            shots = [self._archer_shots(0), self._archer_shots(1)]
-            hits = [self._archer_hits(s, shots[s]) for s in (0, 1)]  # 1d8 each, 1-3 hits; cards 8 / 9
-            bt.last_archer_hits = hits
-            self._push(("damage", 0, self._deferred(0, self._protected(0, 1, hits[1])), False),  # Chirurg 29
-                       ("damage", 1, self._deferred(1, self._protected(1, 1, hits[0])), False))  # (cards.py)
+        return False
+
+    def _siege_crews(self, side: int) -> bool:
+        """Step 1: the side crews its siege engines and picks their targets (spec 5.12)."""
+        bt = self.bt
+        p = self.side_owner(side)
+        if p < 0 or not self.side_size(side):
             return False
-        if name == "melee":
-            self._fix_abilities()
+        engines = [oid for oid in self.objects_at(bt.node) if self.objs[oid][0] == p
+                   and self.objs[oid][O_KIND] == SIEGE]
+        if bt.naval:  # D29: each galley uses engine levels up to its own level
+            for g in bt.galleys[side]:
+                budget = self.objs[g][2] if g in self.objs else 0
+                for oid in self.aboard.get(g, ()):
+                    if self.objs[oid][O_KIND] == SIEGE and self.objs[oid][2] <= budget:
+                        engines.append(oid)
+                        budget -= self.objs[oid][2]
+        if not engines:
             return False
-        if name == "sacrifice":
-            side = task[1]
-            u = self.fighting_units(side)
-            if not bt.active[side][LI] or not u[LI] or not self.sacrifices_left(side):
-                return False  # appointed LI (Ernennung) are not sacrificed: sacrifices_left
-            if self.side_owner(side) < 0:
-                # 5.20: only with fewer units than the opponent and >= 2 LI: 2-3 LI -> 1, >= 4 -> 2
-                if self.side_size(side) < self.side_size(1 - side) and u[LI] >= 2:
-                    k = min(1 if u[LI] <= 3 else 2, self.sacrifices_left(side))
-                    for _ in range(k):
-                        self._sacrifice(side)
-                return False
-            self._decide(side, Phase.SACRIFICE)
-            return True
-        if name == "blood":
-            return self._blood_task(task[1])
-        if name == "roll":
-            side = task[1]
-            if self.side_owner(side) < 0:
-                bt.dice[side] = list(self.barb_dice)
-                self._set_values(side)
-                return False
-            rng = self.rng
-            bt.dice[side] = [int(rng.integers(1, 5)), int(rng.integers(1, 7)), int(rng.integers(1, 9))]
-            bt.reroll_side = side
-            self._decide(side, Phase.ATTACK_REROLL)
-            return True
-        if name == "resolve":
-            return self._resolve_round()
-        if name == "super":
-            side = task[1]
-            if self.side_owner(side) < 0:
-                bt.super_damage += bt.super_left
-                bt.super_left = 0
-                return False
-            self._decide(side, Phase.SUPERIORITY)
-            return True
-        if name == "melee_damage":
-            loser, points = task[1], task[2] + bt.super_damage
-            winner = 1 - loser
-            # "taktik": the winner may place points with Taktik first (technologies.py), then "damage"
-            if bt.capture[winner]:  # G44: units destroyed by the combat result become prisoners
-                self._push(("captor", self.side_owner(winner)),
-                           ("taktik", loser, self._protected(loser, 2, points)), ("captor", -1))
-            else:
-                self._push(("taktik", loser, self._protected(loser, 2, points)))
+        bt.engines[side] = [[oid, 0, False] for oid in engines]
+        bt.crewing = [side, 0]
+        self._decide(side, Phase.SIEGE_CREW)
+        return True
+
+    def _siege_building_hit(self, side: int, points: int) -> bool:
+        """Step 1: a siege hit of the side on an enemy building, which the side picks (G40)."""
+        bt = self.bt
+        targets = self._enemy_buildings(side)
+        if not targets:
             return False
-        if name == "taktik":
-            return self.taktik_window(task[1], task[2])
-        if name == "loss":
-            tasks = []
-            for side in (0, 1):
-                lv = bt.lv[side]
-                if side == 0 and bt.retreat:
-                    lv += self.retreat_step_mp()  # RÜCKZUG: before the heavy infantry lowers it (the example)
-                hi = bt.count[side][HI] if bt.active[side][HI] else 0
-                lv = max(0, lv - hi - bt.super_reduce[side])
-                if bt.capture[1 - side] and bt.winner == 1 - side:
-                    lv = 0  # G44: after a successful capture the loser's loss value is skipped
-                tasks.append(("damage", side, lv, False))
-            tasks.append("freed")
-            self._push(*tasks)
+        if len(targets) == 1:
+            self._damage_building(bt.node, targets[0], points)
             return False
-        if name == "damage":
-            side, points, restricted = task[1], task[2], task[3]
-            return self._assign_damage(side, points, restricted)
-        if name == "freed":
-            # spec 5.14: a captor wiped out by its own loss value frees this round's prisoners
-            for owner, t in bt.taken:
-                captor = bt.owners[1] if bt.owners[0] == owner else bt.owners[0]
-                side = 0 if bt.owners[0] == captor else 1
-                if not self.side_size(side) and self.prisoners[captor][owner][t] > 0:
-                    self.prisoners[captor][owner][t] -= 1
-                    self._add_units(owner, bt.node, t, 1)
-            bt.taken = []
+        bt.building_hit = [side, points]
+        self._decide(side, Phase.SIEGE_BUILDING)
+        return True
+
+    def _tech_window(self, side: int) -> bool:
+        """Before step 2: the side's battle technologies (technologies.py)."""
+        return self.battle_tech_window(side)
+
+    def _captain_slots(self) -> bool:
+        """Step 2: the stronger side's captain slots (spec 5.11); barbarian captains act as archers (5.20)."""
+        bt = self.bt
+        lv = [self.captain_levels(0), self.captain_levels(1)]
+        if lv[0] == lv[1]:
             return False
-        if name == "retreat_move":  # RÜCKZUG: "Nach Schritt 9 darfst du dein komplettes Heer in ein
-            # angrenzendes Gebiet bewegen"; its pieces move at the end of the round, so that step 10 hits this
-            # army and not the own units already standing in the retreat region
-            if not self.side_size(0) or not self.retreat_destinations():
-                return False  # ASSUMPTION: the way back was lost during the round (Kartografie moved the unit
-                # holding it): the army stays, no step's MP are added, and the battle goes on
-            bt.retreat_to = -1  # chosen in RETREAT_TO
-            self._decide(0, Phase.RETREAT_TO)
-            return True
-        if name == "end_round":
-            if bt.retreat and bt.retreat_to is not None and bt.retreat_to >= 0 and self.side_size(0):
-                self._retreat(bt.retreat_to)  # RÜCKZUG: "Damit endet die Gefechtsrunde und auch dein Zug"
-                self._end_battle()
-                return False
-            if self.side_size(0) and self.side_size(1) and bt.round < MAX_BATTLE_ROUNDS:
-                if self.bishop_stops_battle() or self.battle_diplomacy():  # Bischof 1 (cards.py), DW-BATTLE
-                    return True
-                if self.side_owner(0) >= 0:
-                    self._decide(0, Phase.AFTER_ROUND)  # spec 5.10: another round, retreat, capitulate
-                    return True
-                self._new_battle_round()
-                return False
+        side = 0 if lv[0] > lv[1] else 1
+        slots = lv[side] - lv[1 - side]
+        if self.side_owner(side) < 0:
+            bt.cap[side] = [(0, 0)] * slots  # barbarian captains act as archers (5.20)
+            return False
+        bt.slots_left = slots
+        bt.slot_side = side
+        self._decide(side, Phase.CAPTAIN_SLOT)
+        return True
+
+    def _archers_fire(self) -> bool:
+        """Step 3: both sides' archers fire; the damage is assigned at once (spec 5.11)."""
+        bt = self.bt
+        self._fix_abilities()
+        shots = [self._archer_shots(0), self._archer_shots(1)]
+        hits = [self._archer_hits(s, shots[s]) for s in (0, 1)]  # 1d8 each, 1-3 hits; cards 8 / 9
+        bt.last_archer_hits = hits
+        self._push((BattleStep.DAMAGE, 0, self._deferred(0, self._protected(0, 1, hits[1])), False),  # Chirurg 29
+                   (BattleStep.DAMAGE, 1, self._deferred(1, self._protected(1, 1, hits[0])), False))  # (cards.py)
+        return False
+
+    def _melee_abilities(self) -> bool:
+        """Step 4: the LI, HI and CA abilities are fixed for the rest of the round."""
+        self._fix_abilities()
+        return False
+
+    def _li_sacrifices(self, side: int) -> bool:
+        """Steps 5 / 6: the side's LI sacrifices before its roll (spec 5.11; barbarians: 5.20)."""
+        u = self.fighting_units(side)
+        if not self.bt.active[side][LI] or not u[LI] or not self.sacrifices_left(side):
+            return False  # appointed LI (Ernennung) are not sacrificed: sacrifices_left
+        if self.side_owner(side) < 0:
+            # 5.20: only with fewer units than the opponent and >= 2 LI: 2-3 LI -> 1, >= 4 -> 2
+            if self.side_size(side) < self.side_size(1 - side) and u[LI] >= 2:
+                k = min(1 if u[LI] <= 3 else 2, self.sacrifices_left(side))
+                for _ in range(k):
+                    self._sacrifice(side)
+            return False
+        self._decide(side, Phase.SACRIFICE)
+        return True
+
+    def _blood_markers(self, side: int) -> bool:
+        """Variant 8.3: the side may spend blood markers before its roll (variants.py)."""
+        return self._blood_task(side)
+
+    def _attack_roll(self, side: int) -> bool:
+        """Steps 5 / 6: the side rolls d4 d6 d8 and may reroll once; barbarians take the round's dice."""
+        bt = self.bt
+        if self.side_owner(side) < 0:
+            bt.dice[side] = list(self.barb_dice)
+            self._set_values(side)
+            return False
+        rng = self.rng
+        bt.dice[side] = [int(rng.integers(1, 5)), int(rng.integers(1, 7)), int(rng.integers(1, 9))]
+        bt.reroll_side = side
+        self._decide(side, Phase.ATTACK_REROLL)
+        return True
+
+    def _attack_window(self) -> bool:
+        """W-ATTACK: the battle cards played after the rolls (cards.py)."""
+        return self._battle_card_window("card_attack")
+
+    def _superiority(self, side: int) -> bool:
+        """Step 9: the winner places its overwhelming superiority points; barbarians add them all to the damage."""
+        bt = self.bt
+        if self.side_owner(side) < 0:
+            bt.super_damage += bt.super_left
+            bt.super_left = 0
+            return False
+        self._decide(side, Phase.SUPERIORITY)
+        return True
+
+    def _combat_result(self, loser: int, points: int) -> bool:
+        """Step 9: the loser's damage from the combat result (with the superiority points added)."""
+        bt = self.bt
+        points += bt.super_damage
+        winner = 1 - loser
+        # TAKTIK_WINDOW: the winner may place points with Taktik first (technologies.py), then DAMAGE
+        if bt.capture[winner]:  # G44: units destroyed by the combat result become prisoners
+            self._push((BattleStep.CAPTOR, self.side_owner(winner)),
+                       (BattleStep.TAKTIK_WINDOW, loser, self._protected(loser, 2, points)), (BattleStep.CAPTOR, -1))
+        else:
+            self._push((BattleStep.TAKTIK_WINDOW, loser, self._protected(loser, 2, points)))
+        return False
+
+    def _taktik_step(self, loser: int, points: int) -> bool:
+        """Step 9: the winner's Taktik before the loser assigns the combat result (technologies.py)."""
+        return self.taktik_window(loser, points)
+
+    def _captor(self, seat: int) -> bool:
+        """G44: the seat taking the units the following damage kills prisoner (-1: none)."""
+        self.bt.captor_now = seat
+        return False
+
+    def _loss_values(self) -> bool:
+        """Step 10: both sides take their loss value, the attacker first."""
+        bt = self.bt
+        tasks = []
+        for side in (0, 1):
+            lv = bt.lv[side]
+            if side == 0 and bt.retreat:
+                lv += self.retreat_step_mp()  # RÜCKZUG: before the heavy infantry lowers it (the example)
+            hi = bt.count[side][HI] if bt.active[side][HI] else 0
+            lv = max(0, lv - hi - bt.super_reduce[side])
+            if bt.capture[1 - side] and bt.winner == 1 - side:
+                lv = 0  # G44: after a successful capture the loser's loss value is skipped
+            tasks.append((BattleStep.DAMAGE, side, lv, False))
+        tasks.append((BattleStep.FREED,))
+        self._push(*tasks)
+        return False
+
+    def _prisoners_freed(self) -> bool:
+        """Spec 5.14: a captor wiped out by its own loss value frees this round's prisoners."""
+        bt = self.bt
+        for owner, t in bt.taken:
+            captor = bt.owners[1] if bt.owners[0] == owner else bt.owners[0]
+            side = 0 if bt.owners[0] == captor else 1
+            if not self.side_size(side) and self.prisoners[captor][owner][t] > 0:
+                self.prisoners[captor][owner][t] -= 1
+                self._add_units(owner, bt.node, t, 1)
+        bt.taken = []
+        return False
+
+    def _retreat_move(self) -> bool:
+        """RÜCKZUG: "Nach Schritt 9 darfst du dein komplettes Heer in ein angrenzendes Gebiet bewegen"; its pieces
+        move at the end of the round, so that step 10 hits this army and not the own units already standing in
+        the retreat region."""
+        if not self.side_size(0) or not self.retreat_destinations():
+            return False  # ASSUMPTION: the way back was lost during the round (Kartografie moved the unit
+            # holding it): the army stays, no step's MP are added, and the battle goes on
+        self.bt.retreat_to = -1  # chosen in RETREAT_TO
+        self._decide(0, Phase.RETREAT_TO)
+        return True
+
+    def _end_of_round(self) -> bool:
+        """After step 10 (spec 5.10): the battle ends, or the attacker chooses another round, a retreat or to
+        capitulate."""
+        bt = self.bt
+        if bt.retreat and bt.retreat_to is not None and bt.retreat_to >= 0 and self.side_size(0):
+            self._retreat(bt.retreat_to)  # RÜCKZUG: "Damit endet die Gefechtsrunde und auch dein Zug"
             self._end_battle()
             return False
-        raise AssertionError(task)
+        if self.side_size(0) and self.side_size(1) and bt.round < MAX_BATTLE_ROUNDS:
+            if self.bishop_stops_battle() or self.battle_diplomacy():  # Bischof 1 (cards.py), DW-BATTLE
+                return True
+            if self.side_owner(0) >= 0:
+                self._decide(0, Phase.AFTER_ROUND)  # spec 5.10: another round, retreat, capitulate
+                return True
+            self._new_battle_round()
+            return False
+        self._end_battle()
+        return False
 
     def _decide(self, side: int, phase: int) -> None:
         self.actor = self.side_owner(side)
@@ -477,13 +558,15 @@ class BattleMixin:
         bt.lv[side] = min(dice)
 
     def _resolve_round(self) -> bool:
+        """Steps 7 / 8: the higher attack value wins the round; the combat result is capped by the winner's
+        melee units (G37); a tie only has the cavalry's damage."""
         bt = self.bt
         av = bt.av
         cav = [bt.count[s][CA] if bt.active[s][CA] else 0 for s in (0, 1)]
         if av[0] == av[1]:
             # a tie: no combat result; active cavalry still deals 2 per unit (step 7, 9)
-            self._push(("damage", 0, self._protected(0, 2, 2 * cav[1]), True),
-                       ("damage", 1, self._protected(1, 2, 2 * cav[0]), True))
+            self._push((BattleStep.DAMAGE, 0, self._protected(0, 2, 2 * cav[1]), True),
+                       (BattleStep.DAMAGE, 1, self._protected(1, 2, 2 * cav[0]), True))
             return False
         w = 0 if av[0] > av[1] else 1
         l = 1 - w
@@ -495,8 +578,8 @@ class BattleMixin:
         bt.super_left = diff // 20
         tasks = []
         if bt.super_left:
-            tasks.append(("super", w))
-        tasks.append(("melee_damage", l, result + 2 * cav[w]))
+            tasks.append((BattleStep.SUPERIORITY, w))
+        tasks.append((BattleStep.COMBAT_RESULT, l, result + 2 * cav[w]))
         self._push(*tasks)
         return False
 
@@ -542,16 +625,16 @@ class BattleMixin:
                 hits = sum(1 for _ in range(shots) if int(self.rng.integers(1, 9)) <= 3)
                 if at_buildings:
                     per = self.comp.raw["vehicles"]["siege_hits_buildings"][level - 1]
-                    tasks += [("siege_building", side, per)] * (hits if per else 0)
+                    tasks += [(BattleStep.SIEGE_BUILDING_HIT, side, per)] * (hits if per else 0)
                 else:
                     hits_units[side] += hits * self.comp.raw["vehicles"]["siege_hits_units"][level - 1]
-        tasks += [("damage", 0, self._deferred(0, self._protected(0, 0, hits_units[1])), False),  # Chirurg 29
-                  ("damage", 1, self._deferred(1, self._protected(1, 0, hits_units[0])), False)]  # (cards.py)
+        tasks += [(BattleStep.DAMAGE, 0, self._deferred(0, self._protected(0, 0, hits_units[1])), False),  # Chirurg 29
+                  (BattleStep.DAMAGE, 1, self._deferred(1, self._protected(1, 0, hits_units[0])), False)]  # (cards.py)
         self._push(*tasks)
         return False
 
     def _assign_damage(self, side: int, points: int, restricted: bool) -> bool:
-        """Assign damage one point at a time; the owner chooses unless only one type can take it."""
+        """Spec 5.11: assign damage one point at a time; the owner chooses unless only one type can take it."""
         while points > 0 and self.side_size(side):
             targets = self.damage_targets(side, restricted)
             if self.side_owner(side) < 0:
@@ -766,7 +849,7 @@ class BattleMixin:
             self._new_battle_round()
             if arg == Ctrl.RETREAT:
                 bt.retreat = True
-                bt.tasks.insert(bt.tasks.index("loss"), "retreat_move")  # after step 9
+                bt.tasks.insert(bt.tasks.index((BattleStep.LOSS_VALUES,)), (BattleStep.RETREAT_MOVE,))  # after step 9
         elif ph == Phase.CAPITULATION_ANSWER:
             if arg == Ctrl.ACCEPT:
                 self._capitulate(bt.offer)
@@ -778,7 +861,7 @@ class BattleMixin:
                 self._retreat(arg)
                 self._end_battle()
                 return
-            bt.retreat_to = arg  # a retreat round: step 10 follows, then "end_round" moves the army
+            bt.retreat_to = arg  # a retreat round: step 10 follows, then END_ROUND moves the army
         self._battle_run()
 
     def _retreat(self, y: int) -> None:
@@ -991,5 +1074,35 @@ class BattleMixin:
     def _destroy_object(self, oid: int) -> None:
         self._remove_object(oid)
 
+    # The explicit table (after the methods it names): each battle task's kind -> the method that runs it
+    # (``_battle_run``), called with the task's arguments; True when a decision is now pending.
+    _STEPS = {
+        BattleStep.ANY_BATTLE_WINDOW: _any_battle_window,
+        BattleStep.ROUND_PRE_WINDOW: _round_pre_window,
+        BattleStep.CAPTURE: _capture_declaration,
+        BattleStep.PROTECTION: _protection_choice,
+        BattleStep.SIEGE_CREWS: _siege_crews,
+        BattleStep.SIEGE_FIRE: _fire_engines,
+        BattleStep.SIEGE_BUILDING_HIT: _siege_building_hit,
+        BattleStep.TECH_WINDOW: _tech_window,
+        BattleStep.CAPTAINS: _captain_slots,
+        BattleStep.ARCHERS: _archers_fire,
+        BattleStep.MELEE_ABILITIES: _melee_abilities,
+        BattleStep.SACRIFICE: _li_sacrifices,
+        BattleStep.BLOOD: _blood_markers,
+        BattleStep.ROLL: _attack_roll,
+        BattleStep.ATTACK_WINDOW: _attack_window,
+        BattleStep.COMPARE: _resolve_round,
+        BattleStep.SUPERIORITY: _superiority,
+        BattleStep.COMBAT_RESULT: _combat_result,
+        BattleStep.TAKTIK_WINDOW: _taktik_step,
+        BattleStep.CAPTOR: _captor,
+        BattleStep.DAMAGE: _assign_damage,
+        BattleStep.LOSS_VALUES: _loss_values,
+        BattleStep.FREED: _prisoners_freed,
+        BattleStep.RETREAT_MOVE: _retreat_move,
+        BattleStep.END_ROUND: _end_of_round,
+    }
 
-__all__ = ["BattleMixin", "attack_value"]
+
+__all__ = ["BattleMixin", "BattleStep", "attack_value"]

@@ -61,6 +61,7 @@ from itertools import permutations
 from ..core.errors import ConfigError
 from .constants import COINS, NUM_UNIT_TYPES, Ctrl, Head, Phase
 from . import changes
+from .combat import BattleStep
 
 NT = NUM_UNIT_TYPES
 DONE = (Head.CTRL, Ctrl.DONE)
@@ -337,7 +338,7 @@ class DiplomacyMixin:
             return
         window, self.dip_window = self.dip_window, ""
         if window == "battle":
-            self._battle_run()  # its "end_round" sees whether a ceasefire stopped the battle
+            self._battle_run()  # its END_ROUND sees whether a ceasefire stopped the battle
         elif window == "purchases":
             self._start_purchases()
         else:
@@ -395,7 +396,7 @@ class DiplomacyMixin:
         if bt.dip_round == bt.round or not self._battle_ceasefire_possible():
             return False
         bt.dip_round = bt.round
-        self._push("end_round")  # run again when the window closes
+        self._push((BattleStep.END_ROUND,))  # run again when the window closes
         self.dip_window = "battle"
         self.dip_queue = [p for p in self.order if p in (att, dfn)]
         self._next_diplomat()  # the first party can offer the ceasefire just found possible

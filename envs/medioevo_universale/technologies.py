@@ -41,7 +41,7 @@ from .constants import (
     WAR_WAGON, YELLOW, Ctrl, Head, Phase,
 )
 from . import changes
-from .combat import BattleAfter
+from .combat import BattleAfter, BattleStep
 
 NT = NUM_UNIT_TYPES
 DONE = (Head.CTRL, Ctrl.DONE)
@@ -436,7 +436,7 @@ class TechnologyMixin:
             self._next_invasion_window(use)
             return
         if window == "taktik":  # the rest of the combat result is assigned by the loser
-            self._push(("damage", use["loser"], use["points"], True))
+            self._push((BattleStep.DAMAGE, use["loser"], use["points"], True))
             self._battle_run()
             return
         self.phase = use["return_phase"]
@@ -962,7 +962,7 @@ class TechnologyMixin:
         p = self.side_owner(side)
         if not self.side_size(side) or not self.side_size(1 - side):
             if self.bt.tech_used:  # an activation wiped a side out: no melee this round
-                self.bt.tasks = ["end_round"]
+                self.bt.tasks = [(BattleStep.END_ROUND,)]
             return False
         if p < 0:
             return False
@@ -1001,7 +1001,7 @@ class TechnologyMixin:
         side = self.tech_use["side"]
         self.tech_use = None
         self.bt.tech_used = True
-        self._push(*tasks, ("tech", side))
+        self._push(*tasks, (BattleStep.TECH_WINDOW, side))
         self._battle_run()
 
     def taktik_window(self, loser: int, points: int) -> bool:
@@ -1012,7 +1012,7 @@ class TechnologyMixin:
         if p >= 0 and points > 0 and self.side_size(loser) and self._open_tech_window(
                 p, "taktik", {"side": winner, "loser": loser, "points": points}):
             return True
-        self._push(("damage", loser, points, True))
+        self._push((BattleStep.DAMAGE, loser, points, True))
         return False
 
     def _taktik_options(self, p: int) -> list[tuple]:
@@ -1023,7 +1023,7 @@ class TechnologyMixin:
         self.changed(changes.TECHNOLOGY)
         use, self.tech_use = self.tech_use, None
         self._hit(use["loser"], moves[0][1])
-        self._push(("taktik", use["loser"], use["points"] - 1))
+        self._push((BattleStep.TAKTIK_WINDOW, use["loser"], use["points"] - 1))
         self._battle_run()
         return True
 
@@ -1035,7 +1035,7 @@ class TechnologyMixin:
 
     def _do_strategie(self, p: int, moves: tuple) -> bool:
         enemy = 1 - self.tech_use["side"]
-        self._resume_battle_window(("damage", enemy, self._protected(enemy, 1, 1), False))
+        self._resume_battle_window((BattleStep.DAMAGE, enemy, self._protected(enemy, 1, 1), False))
         return True
 
     # ==================================================================== Ernennung ====

@@ -33,6 +33,7 @@ from .constants import (
 )
 from .data import DATA_DIR, connected_empire_sets
 from . import changes
+from .combat import BattleStep
 
 DONE = (Head.CTRL, Ctrl.DONE)
 EP_BID_MAX = 10  # [SRC] 8.1: bids of 0 to 10 EP
@@ -236,7 +237,7 @@ class VariantsMixin:
         """Each side may spend markers before its roll (after its LI sacrifices)."""
         tasks = self.bt.tasks
         for side in (0, 1):
-            tasks.insert(tasks.index(("roll", side)), ("blood", side))
+            tasks.insert(tasks.index((BattleStep.ROLL, side)), (BattleStep.BLOOD, side))
 
     def _blood_task(self, side: int) -> bool:
         p = self.side_owner(side)

@@ -6,6 +6,7 @@ from envs.core import TabletopEnv
 from envs.core.errors import IllegalActionError
 from envs.medioevo_universale import SPEC
 from envs.medioevo_universale.cards import ABILITY_WINDOWS, ability_params
+from envs.medioevo_universale.combat import BattleStep
 from envs.medioevo_universale.constants import (
     AR, CASTLE, GREEN, HI, LI, RED, RELIGION_B, VIOLET, Ctrl, Head, Phase, Stage,
 )
@@ -844,7 +845,7 @@ def test_chirurg_29_archer_hits_wait_until_the_end_of_the_battle_round():
     prag = node("Prag") * 7
     assert e.bt.last_archer_hits == [2, 0] and e.units[1][prag + LI] == 3  # still in melee
     tasks = e.bt.tasks
-    assert tasks.index(("damage", 1, 2, False)) == tasks.index("end_round") - 1  # assigned at the end
+    assert tasks.index((BattleStep.DAMAGE, 1, 2, False)) == tasks.index((BattleStep.END_ROUND,)) - 1  # at the end
 
 
 def test_kanonier_53_an_escorting_engine_follows_without_paying_mp():

@@ -1,11 +1,13 @@
 """The rule state kept as records (``combat.Battle``, ``cards.CardWindow``, ...): a closing card window goes on
-with the rule its ``Resume`` names, a window opened inside another leaves that one open underneath, and the
-records copy, compare and pickle by value (the change domains and ``clone()`` rely on it)."""
+with the rule its ``Resume`` names, a battle task with the rule its ``BattleStep`` names, a window opened inside
+another leaves that one open underneath, and the records copy, compare and pickle by value (the change domains and
+``clone()`` rely on it)."""
 import copy
+import inspect
 import pickle
 
 from envs.medioevo_universale.cards import CONTINUE, CardWindow, Resume
-from envs.medioevo_universale.combat import Battle
+from envs.medioevo_universale.combat import ROUND_TASKS, Battle, BattleStep
 from envs.medioevo_universale.constants import Head, Phase, Stage
 from envs.medioevo_universale.engine import MedioevoEngine
 
@@ -30,6 +32,34 @@ def test_every_resume_goes_on_with_a_rule_of_the_engine():
 
         go_on(Probe())
         assert len(called) == 1 and callable(getattr(MedioevoEngine, called[0], None)), (resume, called)
+
+
+def test_every_battle_step_is_run_by_one_rule_of_the_engine():
+    """``_STEPS`` (combat.py) holds one engine method per ``BattleStep`` constant, found on the engine under its own
+    name; a battle's tasks are (BattleStep, arguments...) with the arguments that method takes."""
+    constants = {v for k, v in vars(BattleStep).items() if k.isupper()}
+    assert len(constants) == sum(k.isupper() for k in vars(BattleStep))  # no two constants share a value
+    steps = MedioevoEngine._STEPS
+    assert set(steps) == constants
+    assert len(set(steps.values())) == len(steps)  # one method per step
+    for kind, method in steps.items():
+        assert getattr(MedioevoEngine, method.__name__, None) is method, kind
+
+    def well_formed(task):
+        arguments = len(inspect.signature(steps[task[0]]).parameters) - 1  # self aside
+        return isinstance(task, tuple) and len(task) - 1 == arguments
+
+    assert all(map(well_formed, ROUND_TASKS))
+    e = war_engine(blood_markers=True)
+    put(e, 0, "Prag", HI=2, CA=1)
+    put(e, 1, "Prag", HI=1, LI=2)
+    fight(e, "Prag", 0, 1, [4, 5, 2, 1, 2, 3])  # both keep their dice: the attacker wins the round
+    seen = set()
+    while e.bt is not None:  # to the battle's end: the loss values wipe the defender out
+        assert all(map(well_formed, e.bt.tasks)), e.bt.tasks
+        seen.update(e.bt.tasks)
+        e.play((Head.DICE, 0) if e.phase == Phase.ATTACK_REROLL else e.legal_moves()[0])
+    assert {(BattleStep.BLOOD, 1), (BattleStep.DAMAGE, 1, 1, False), (BattleStep.FREED,)} <= seen
 
 
 def test_a_window_opened_inside_another_leaves_it_open_underneath():

@@ -7,6 +7,7 @@ import pytest
 from envs.core import TabletopEnv, testing
 from envs.core.errors import IllegalActionError
 from envs.medioevo_universale import SPEC, MedioevoEncoder
+from envs.medioevo_universale.combat import BattleStep
 from envs.medioevo_universale.constants import (
     AR, BLUE, CA, CARAVAN, CP1, GALLEY, GREEN, HI, LI, MERCHANT_SHIP, ORANGE, RED, SIEGE, TOWN, VILLAGE, VIOLET,
     WAR_WAGON, YELLOW, Ctrl, Head, Phase, Stage,
@@ -568,7 +569,7 @@ def test_taktik_places_the_combat_result():
     assert e.phase == Phase.TECH_USE  # the battle window: Taktik's owner has Ernennung (red II) too
     play(e, DONE)
     assert e.phase == Phase.ATTACK_REROLL
-    e.bt.tasks = [("taktik", 1, 2), "end_round"]  # the combat result of step 9
+    e.bt.tasks = [(BattleStep.TAKTIK_WINDOW, 1, 2), (BattleStep.END_ROUND,)]  # the combat result of step 9
     e._battle_run()
     assert e.phase == Phase.TECH_USE and e.actor == winner
     play(e, tech(TAKTIK))
