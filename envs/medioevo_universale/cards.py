@@ -140,6 +140,35 @@ class CardWindow:
 
 
 @dataclass(slots=True)
+class CardActivation:
+    """The activation whose follow-up decisions (CARD_FOLLOW) are pending (``engine.card_ctx``, set by
+    ``_card_effect``, dropped by ``_card_continue``)."""
+    player: int  # the seat that played the card
+    card: int  # the card (its index, id - 1)
+    left: int = 0  # choices left: Intrigant 13 / Pestarzt 42 / Diplomat 50 (1d3), a failed spy 16-18 (1: an own
+    # unit leaves), Miliz 25 (the MP its pieces may still spend)
+    side: int = -1  # a failed spy 16-18: the player's battle side, which loses the unit
+    moved: tuple[int, ...] = ()  # Verkäufer 31: the route stages whose marker was moved (their indices)
+    events: list[int] | None = None  # Weiser 61: the event cards drawn to pick one from (None: none, or picked)
+    wagon: int = -1  # Miliz 25: the war wagon being loaded (-1: none)
+    wagon_cost: int = 0  # Miliz 25: that wagon's MP to the battle region (taken when it drives in)
+
+
+@dataclass(slots=True)
+class WarlordStep:
+    """Kriegsfürst 6 in the movement in progress (``engine.warlord_step``; None: not played): armed until the
+    carrier steps into another player's region, then that entry (``warlord_entry``), which ``warlord_resume``
+    turns into the movement going on."""
+    node: int = -1  # the region entered (-1: still armed, no such step yet)
+    mp: int = 0  # the carrier's MP before the entry stopped it
+
+    @property
+    def armed(self) -> bool:
+        """Played, the step into another player's region still to come."""
+        return self.node < 0
+
+
+@dataclass(slots=True)
 class PendingActivation:
     """An activation waiting for the Narr reactions (W-REACT, ``engine.card_pending``)."""
     player: int
@@ -160,7 +189,7 @@ class CardsMixin:
         nn = self.board.num_nodes
         self.cw: CardWindow | None = None  # the open card window
         self.cw_done: dict[str, int] = {}  # phase window -> round it was last held
-        self.card_ctx: dict | None = None  # the activation waiting for a follow-up
+        self.card_ctx: CardActivation | None = None  # the activation waiting for a follow-up
         self.card_battle_seat = -1  # the seat whose card (15, 34) started the running battle
         self.card_pending: PendingActivation | None = None  # an activation waiting for the Narr reactions
         self.card_invasion: tuple | None = None  # (region, attacker, defender) of a battle just started
@@ -182,9 +211,9 @@ class CardsMixin:
         self.route_vehicle_kind = [-1] * self.num_players  # Verkäufer 30: kind of the insured route's vehicle
         # Wissenschaftler 11 / Kanonier 54: vehicle id -> (card, round) of its extra properties
         self.vehicle_cards: dict[int, tuple[int, int]] = {}
-        # Kriegsfürst 6: {} while armed for the movement's next step into another player's region,
-        # then {"node", "mp"} of that entry; warlord_load = (region, units that may still move on)
-        self.warlord_step: dict | None = None
+        # Kriegsfürst 6: armed for the movement's next step into another player's region, then that entry;
+        # warlord_load = (region, units that may still move on)
+        self.warlord_step: WarlordStep | None = None
         self.warlord_load: tuple[int, int] | None = None
         self.hunters: dict[int, int] = {}  # Jäger 55 / 56: transport id -> round
         self.hunter_pending = -1  # the region a hunting carrier passes without its entry effect (yet)
@@ -348,9 +377,10 @@ class CardsMixin:
 
     def warlord_entry(self, p: int, y: int) -> None:
         """Movement hook, before the entry stops the carrier: remember its MP (Kriegsfürst 6)."""
-        if self.warlord_step == {} and self._foreign_region(p, y):
+        w = self.warlord_step
+        if w is not None and w.armed and self._foreign_region(p, y):
             self.changed(changes.CARD_EFFECTS)
-            self.warlord_step = {"node": y, "mp": self.objs[self.carrier][4]}
+            self.warlord_step = WarlordStep(y, self.objs[self.carrier][4])
 
     def warlord_resume(self) -> bool:
         """Movement hook where the movement would end: after the entry's takeover or won battle,
@@ -361,9 +391,9 @@ class CardsMixin:
         if w is not None or self.warlord_load is not None:
             self.changed(changes.CARD_EFFECTS)
             self.warlord_step = self.warlord_load = None
-        if not w:
+        if w is None or w.armed:
             return False
-        p, y, c = self.mover, w["node"], self.carrier
+        p, y, c = self.mover, w.node, self.carrier
         if (self.bt is not None or c not in self.objs or self.objs[c][0] != p or self.objs[c][3] != y
                 or self._opposing_army(p, y)):
             return False
@@ -372,7 +402,7 @@ class CardsMixin:
             return False
         self.changed(changes.OBJECTS)
         self.warlord_load = (y, (entered + 1) // 2)
-        self.objs[c][4] = w["mp"]
+        self.objs[c][4] = w.mp
         self.actor = p
         self.phase = Phase.MOVE
         return True
@@ -438,7 +468,7 @@ class CardsMixin:
         """Apply a Miliz 25 choice; False when the card's movement is over."""
         ctx = self.card_ctx
         target = self.bt.node
-        wagon = ctx.get("wagon", -1)
+        wagon = ctx.wagon
         if wagon >= 0:
             o = self.objs[wagon]
             if opt[0][0] == Head.LOAD:
@@ -447,20 +477,20 @@ class CardsMixin:
                 self.cargo[wagon][opt[0][1]] += 1
                 return True
             self.changed(changes.OBJECTS)
-            ctx["left"] -= ctx["wagon_cost"]
+            ctx.left -= ctx.wagon_cost
             o[3] = target
             self._disembark_militia(p, wagon, target)
-            ctx["wagon"] = -1
+            ctx.wagon = -1
             return True
         if opt[0] == DONE:
             return False
         if opt[0][0] == Head.OBJECT:
             oid = self.slots[p][opt[0][1]]
-            ctx["wagon"] = oid
-            ctx["wagon_cost"] = self._militia_costs(p, target, ctx["left"])[self.objs[oid][3]]  # before loading
+            ctx.wagon = oid
+            ctx.wagon_cost = self._militia_costs(p, target, ctx.left)[self.objs[oid][3]]  # before loading
             return True
         t, n = opt[0][1], opt[1][1]
-        ctx["left"] -= self._militia_costs(p, target, ctx["left"])[n]
+        ctx.left -= self._militia_costs(p, target, ctx.left)[n]
         self._add_units(p, n, t, -1)
         self._add_units(p, target, t, 1)
         self.stopped[p][target * NUM_UNIT_TYPES + t] += self.stage == Stage.WAR  # it moved (phase 5)
@@ -1249,8 +1279,8 @@ class CardsMixin:
                         o[4] = min(o[4], self.vehicle_mp(o[1], o[2]))
             elif roll >= par[str(cid)]["failure_min"]:
                 self.changed(changes.CARD_EFFECTS)
-                self.card_ctx["left"] = 1
-                self.card_ctx["side"] = side
+                self.card_ctx.left = 1
+                self.card_ctx.side = side
                 if self._follow_up():
                     return True
         if not self.side_size(0) or not self.side_size(1):
@@ -1408,12 +1438,12 @@ class CardsMixin:
         self.changed(changes.CARD_EFFECTS)
         cid = c + 1
         par = ability_params()
-        self.card_ctx = {"player": p, "card": c, "left": 0, "set": []}
+        self.card_ctx = CardActivation(p, c)
         if cid in (1, 2, 3):
             self.card_bans[cid - 1][subs[0][1]] = self.round
         elif cid == 13:
             self._bank(p, -par["13"]["cost"])
-            self.card_ctx["left"] = self._roll_d3()
+            self.card_ctx.left = self._roll_d3()
             return self._follow_up()
         elif cid == 15:
             self._bank(p, -par["15"]["cost"])
@@ -1446,7 +1476,7 @@ class CardsMixin:
             self.cubes[a][g] -= 1
             self.cubes[b][g] += 1
         elif cid == 31:
-            self.card_ctx["moved"] = ()
+            self.card_ctx.moved = ()
             return self._follow_up()
         elif cid in (30, 64):
             self.round_effects[c] = (self.round, p)
@@ -1476,12 +1506,12 @@ class CardsMixin:
         elif cid in (37, 38):
             self.round_effects[c] = (self.round, p)
         elif cid == 42:
-            self.card_ctx["left"] = self._roll_d3()
+            self.card_ctx.left = self._roll_d3()
             return self._follow_up()
         elif cid == 43:
             self.event_protected.add(subs[0][1])
         elif cid == 50:
-            self.card_ctx["left"] = self._roll_d3()
+            self.card_ctx.left = self._roll_d3()
             return self._follow_up()
         elif cid == 51:
             self._protect_object(p, subs[0][1])
@@ -1492,14 +1522,14 @@ class CardsMixin:
         elif cid == 26:
             self.militia_tower[self.bt.node] = (self.round, p)
         elif cid == 25:
-            self.card_ctx["left"] = par["25"]["mp"]
+            self.card_ctx.left = par["25"]["mp"]
             return self._follow_up()
         elif cid == 53:
             self.escort_free = (self.slots[p][subs[0][1]], self.round)
         elif cid in (11, 54):
             self._give_vehicle_card(p, c, subs[0][1])
         elif cid == 6:
-            self.warlord_step = {}  # armed for the next step into another player's region
+            self.warlord_step = WarlordStep()  # armed for the next step into another player's region
         elif cid in (55, 56):
             self._make_hunters(p, cid, subs[0])
         elif cid in (44, 45):
@@ -1533,7 +1563,7 @@ class CardsMixin:
                 self._bank(p, -par["48"]["cost"])
             self.card_pending.cancelled = True
         elif cid == 61:  # draw 3, keep 1 (ASSUMPTION: always 3; the drawn card is already discarded)
-            self.card_ctx["events"] = [self._draw_event() for _ in range(ability_params()["61"]["draw"])]
+            self.card_ctx.events = [self._draw_event() for _ in range(ability_params()["61"]["draw"])]
             return self._follow_up()
         elif cid == 62:
             self.changed(changes.EVENTS)
@@ -1625,43 +1655,43 @@ class CardsMixin:
         if not opts:
             return False
         self.phase = Phase.CARD_FOLLOW
-        self.actor = self.card_ctx["player"]
+        self.actor = self.card_ctx.player
         self._open_tree(opts)
         return True
 
     def _follow_options(self) -> list[tuple]:
         ctx = self.card_ctx
-        p, cid = ctx["player"], ctx["card"] + 1
+        p, cid = ctx.player, ctx.card + 1
         if cid == 13:
             cards = self._lockable_cards(p)
-            return [(DONE,)] + [((Head.CARD, c),) for c in cards] if ctx["left"] > 0 and cards else []
+            return [(DONE,)] + [((Head.CARD, c),) for c in cards] if ctx.left > 0 and cards else []
         if cid == 50:
             objs = self._protectable(p)
-            return [(DONE,)] + objs if ctx["left"] > 0 and objs else []
+            return [(DONE,)] + objs if ctx.left > 0 and objs else []
         if cid == 42:
             regions = self._event_area_unprotected()
-            return [(DONE,)] + [((Head.NODE, n),) for n in sorted(regions)] if ctx["left"] > 0 and regions else []
+            return [(DONE,)] + [((Head.NODE, n),) for n in sorted(regions)] if ctx.left > 0 and regions else []
         if cid == 61:
-            return [((Head.EVENT, i),) for i in range(len(ctx["events"]))] if "events" in ctx else []
+            return [((Head.EVENT, i),) for i in range(len(ctx.events))] if ctx.events is not None else []
         if cid in (16, 17, 18):  # the failed spy: which own unit leaves the battle
-            if not ctx["left"] or self.bt is None:
+            if not ctx.left or self.bt is None:
                 return []
-            u = self.side_units(ctx["side"])
+            u = self.side_units(ctx.side)
             types = [t for t in range(7) if u[t]]
             if len(types) == 1:
                 self.changed(changes.CARD_EFFECTS)
-                self._remove_battle_unit(ctx["side"], types[0])
-                ctx["left"] = 0
+                self._remove_battle_unit(ctx.side, types[0])
+                ctx.left = 0
                 return []
             return [((Head.UNIT, t),) for t in types]
         if cid == 20:
             sales = self._cheap_sales(p)
             return [(DONE,)] + sales if sales else []
         if cid == 31:
-            moves = self._seller_moves(p, ctx["moved"])
+            moves = self._seller_moves(p, ctx.moved)
             return [(DONE,)] + moves if moves else []
         if cid == 25:
-            return self._militia_moves(p, ctx["left"], ctx.get("wagon", -1)) if self.bt is not None else []
+            return self._militia_moves(p, ctx.left, ctx.wagon) if self.bt is not None else []
         if cid == 71:
             colours = [k for k in range(NUM_COLOURS) if self.tp[p][k]]
             return [(DONE,)] + [((Head.COLOUR, k),) for k in colours] if colours else []
@@ -1679,7 +1709,7 @@ class CardsMixin:
     def _apply_card_follow(self, opt: tuple) -> None:
         self.changed(changes.CARD_EFFECTS)  # a follow-up decision of the activation in progress (card_ctx, its effects)
         ctx = self.card_ctx
-        p, cid = ctx["player"], ctx["card"] + 1
+        p, cid = ctx.player, ctx.card + 1
         if cid == 25 and self._militia_apply(p, opt):  # Miliz 25: its own DONE inside a war wagon
             if not self._follow_up():
                 self._card_continue(p)
@@ -1690,19 +1720,20 @@ class CardsMixin:
         par = ability_params()
         if cid == 13:
             self.locked_cards.add(opt[0][1])
-            ctx["left"] -= 1
+            ctx.left -= 1
         elif cid == 42:
             self.event_protected.add(opt[0][1])
-            ctx["left"] -= 1
+            ctx.left -= 1
         elif cid == 50:
             self._protect_object(p, opt[0][1])
-            ctx["left"] -= 1
+            ctx.left -= 1
         elif cid == 61:
             self.changed(changes.EVENTS)
-            self.event_card = ctx.pop("events")[opt[0][1]]
+            events, ctx.events = ctx.events, None
+            self.event_card = events[opt[0][1]]
         elif cid in (16, 17, 18):
-            self._remove_battle_unit(ctx["side"], opt[0][1])
-            ctx["left"] = 0
+            self._remove_battle_unit(ctx.side, opt[0][1])
+            ctx.left = 0
             if not self.side_size(0) or not self.side_size(1):
                 self.bt.tasks = [(BattleStep.END_ROUND,)]
         elif cid == 31:
@@ -1710,7 +1741,7 @@ class CardsMixin:
             stages = self.route_of(p)["stages"]
             i = stages.index(opt[0][1])
             stages[i] = opt[1][1]
-            ctx["moved"] += (i,)
+            ctx.moved += (i,)
         elif cid == 20:
             self._unload_cube(self.slots[p][opt[0][1]], opt[1][1])
             self._bank(p, par["20"]["fl_per_cube"])
@@ -1725,4 +1756,4 @@ class CardsMixin:
             self._card_continue(p)
 
 
-__all__ = ["CardsMixin", "ABILITY_WINDOWS", "ability_params"]
+__all__ = ["CardsMixin", "ABILITY_WINDOWS", "CardActivation", "WarlordStep", "ability_params"]

@@ -33,7 +33,7 @@ unit of effect). This module holds
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .constants import (
     AR, B_AR, B_CP, B_LI, BLUE, CA, CARAVAN, CASTLE, CITY, CP1, FORTRESS, GALLEY, GREEN, HI, LI, MERCHANT_SHIP,
@@ -71,6 +71,61 @@ STEP_DOWN = {HI: LI, CA: HI}  # one damage point on land (spec 2.4)
 MAX_ALT_COMBOS = 512  # "/" cards enumerated for the best case of a payment; greedy beyond
 
 
+class TechWindow:
+    """The technology windows (``TechUse.window``, ``_WINDOW_TECHS``): where activations are offered. The values are
+    the names the observation shows (observation/technologies.py ``WINDOW_KINDS``)."""
+    NONE = ""  # no window inside the pending decision (``_embedded_window``)
+    PURCHASE = "purchase"  # the phase 4 menu (no TECH_USE decision: activated in the menu itself)
+    # inside a decision (``_embedded_window``): a TECH move opens the activation's sub-decisions (``_begin_tech_use``)
+    TRADE = "trade"  # the own trade activation
+    BUY = "buy"  # its open purchase
+    SALE = "sale"  # its open sale
+    MOVE = "move"  # the own completed movement
+    WAR_TURN = "war_turn"  # the own war turn
+    # stand-alone (``_open_tech_window``): a decision of their own, DONE goes on with the step they interrupted
+    REVOLT = "revolt"  # G67: a revolt just landed in the own start empire (``TechContext.node``)
+    BATTLE = "battle"  # before step 2 of a battle round (``TechContext.side``)
+    TAKTIK = "taktik"  # battle step 9, the winner's (``TechContext.side``, ``loser``, ``points``)
+    INVADE = "invade"  # W-INVADE before another player's army takes over or fights (``TechContext.node`` ..)
+
+
+# the trade activation's open action (``trade_action``) -> its window
+_TRADE_WINDOWS = {"": TechWindow.TRADE, "buy": TechWindow.BUY, "sell": TechWindow.SALE}
+
+
+@dataclass(slots=True, frozen=True)
+class TechContext:
+    """What a stand-alone window is about (``engine.tech_ctx`` while its options are listed, ``TechUse.context`` while
+    it is open: one record, never changed; a change is a new record, ``dataclasses.replace``); the defaults: about
+    nothing more (a window inside a decision, the purchases)."""
+    node: int = -1  # REVOLT: the region the revolt landed in; INVADE: the region invaded
+    side: int = -1  # BATTLE: the deciding player's side; TAKTIK: the winner's side
+    loser: int = -1  # TAKTIK: the side that assigns the rest of the combat result
+    points: int = 0  # TAKTIK: the combat result's points not yet placed
+    invader: int = -1  # INVADE: the seat whose army enters
+    controller: int = -1  # INVADE: the region's controller
+    opponents: tuple[int, ...] = ()  # INVADE: the armies the invader will fight there (-1: barbarians), in order
+    deciders: tuple[int, ...] = ()  # INVADE: the seats whose window is still to come, in order
+
+
+@dataclass(slots=True)
+class TechUse:
+    """The open activation window (``engine.tech_use``, phase TECH_USE and the payment and effect after it)."""
+    window: str  # TechWindow
+    seat: int  # the seat deciding
+    return_phase: int  # the phase of the decision it interrupted
+    context: TechContext  # what a stand-alone window is about (the defaults inside a decision)
+
+
+@dataclass(slots=True)
+class TradeBonus:
+    """The technology counters of the open purchase or sale of a trade activation (``engine.trade_bonus``;
+    ``trade_tech_reset`` starts them at zero)."""
+    bought: int = 0  # cubes bought so far in the open purchase (trade.py)
+    discount: int = 0  # Markt: fl off the open purchase
+    handel: int = 0  # Handel activations in the open sale (at most one per cube sold, G80)
+
+
 @dataclass(slots=True)
 class TpPayment:
     """A TP cost being paid outside phase 4 (``engine.tp_payment``, ``start_tp_payment``)."""
@@ -83,10 +138,10 @@ class TpPayment:
 class TechnologyMixin:
     def _init_technologies(self) -> None:
         self.tp_payment: TpPayment | None = None  # a TP cost being paid outside phase 4
-        self.tech_use: dict | None = None  # the open activation window
-        self.tech_ctx: dict = {}  # what a stand-alone window is about: {"node": revolt} / {"side": battle}
+        self.tech_use: TechUse | None = None  # the open activation window
+        self.tech_ctx = TechContext()  # what the stand-alone window whose options are listed is about
         self.tech_options_open: dict = {}  # activation moves -> (fl, TP costs) of the open window
-        self.trade_bonus = {"bought": 0, "discount": 0, "handel": 0}  # the open purchase or sale
+        self.trade_bonus = TradeBonus()  # the open purchase or sale
         self.decree_step = False  # Erlass: the step in progress meets no barbarian resistance
         self.decree_steps = -1  # Erlass: the carrier stands in the decree region after this many steps
         self.logistik = -1  # Logistik: the vehicle of the current movement / trade activation
@@ -335,15 +390,15 @@ class TechnologyMixin:
         return out
 
     def _embedded_window(self) -> str:
-        """The technology window inside the pending decision of another phase ("" = none)."""
+        """The technology window inside the pending decision of another phase (``TechWindow.NONE``: none)."""
         ph = self.phase
         if ph == Phase.TRADE and self.trader >= 0:
-            return {"": "trade", "buy": "buy", "sell": "sale"}[self.trade_action]
+            return _TRADE_WINDOWS[self.trade_action]
         if ph == Phase.MOVE and self.carrier >= 0:
-            return "move"
+            return TechWindow.MOVE
         if ph == Phase.WAR_TURN and not self.follow_up_active:
-            return "war_turn"
-        return ""
+            return TechWindow.WAR_TURN
+        return TechWindow.NONE
 
     def tech_adjusted_moves(self, moves: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """The moves of MOVE / WAR_TURN / TRADE with the technologies: Logistik steps added, only
@@ -351,7 +406,7 @@ class TechnologyMixin:
         window = self._embedded_window()
         if not window:
             return moves
-        if window in ("move", "trade"):
+        if window in (TechWindow.MOVE, TechWindow.TRADE):
             extra = self._logistik_steps()
             if extra:
                 moves = sorted(set(moves) | {(Head.NODE, y) for y in extra})
@@ -380,21 +435,21 @@ class TechnologyMixin:
         self.changed(changes.TECHNOLOGY)
         p = self.actor
         window = self._embedded_window()
-        self.tech_ctx = {}
-        self.tech_use = {"window": window, "seat": p, "return_phase": self.phase}
+        context = self.tech_ctx = TechContext()
+        self.tech_use = TechUse(window, p, self.phase, context)
         self.tech_options_open = {moves: (fl, costs) for moves, fl, costs in self._payable_options(p, window)}
         self.phase = Phase.TECH_USE
         self._open_tree(list(self.tech_options_open))
         self._apply_tech_use(move)
 
-    def _open_tech_window(self, p: int, window: str, context: dict) -> bool:
+    def _open_tech_window(self, p: int, window: str, context: TechContext) -> bool:
         """A stand-alone window (revolt, battle): True when p has a usable activation (now pending)."""
         self.tech_ctx = context
         opts = self._payable_options(p, window)
         if not opts:
             return False
         self.changed(changes.TECHNOLOGY)
-        self.tech_use = dict(context, window=window, seat=p, return_phase=self.phase)
+        self.tech_use = TechUse(window, p, self.phase, context)
         self.tech_options_open = {moves: (fl, costs) for moves, fl, costs in opts}
         self.actor = p
         self.phase = Phase.TECH_USE
@@ -405,7 +460,7 @@ class TechnologyMixin:
         opt = self._tree_step(move)
         if opt is None:
             return
-        p = self.tech_use["seat"]
+        p = self.tech_use.seat
         if opt == (DONE,):
             self._close_tech_window(p)
             return
@@ -423,26 +478,26 @@ class TechnologyMixin:
         """Back to the interrupted decision; DONE of a stand-alone window continues its step."""
         self.changed(changes.TECHNOLOGY)
         use, self.tech_use = self.tech_use, None
-        window = use["window"]
+        window, ctx = use.window, use.context
         self.actor = p
-        if window == "revolt":
-            self._revolt_lands(p, use["node"])
+        if window == TechWindow.REVOLT:
+            self._revolt_lands(p, ctx.node)
             return
-        if window == "battle":
+        if window == TechWindow.BATTLE:
             self._battle_run()
             return
-        if window == "invade":  # the next ally's window, or the battles or the takeover go on
-            self.phase = use["return_phase"]
-            self._next_invasion_window(use)
+        if window == TechWindow.INVADE:  # the next ally's window, or the battles or the takeover go on
+            self.phase = use.return_phase
+            self._next_invasion_window(ctx)
             return
-        if window == "taktik":  # the rest of the combat result is assigned by the loser
-            self._push((BattleStep.DAMAGE, use["loser"], use["points"], True))
+        if window == TechWindow.TAKTIK:  # the rest of the combat result is assigned by the loser
+            self._push((BattleStep.DAMAGE, ctx.loser, ctx.points, True))
             self._battle_run()
             return
-        self.phase = use["return_phase"]
-        if window in ("trade", "buy", "sale"):
+        self.phase = use.return_phase
+        if window in (TechWindow.TRADE, TechWindow.BUY, TechWindow.SALE):
             self._trade_checkpoint()
-        elif window == "war_turn" and not self.legal_moves():
+        elif window == TechWindow.WAR_TURN and not self.legal_moves():
             self.turn += 1  # a raid by moved barbarians took the last carrier: the turn is a pass
             self._next_war_turn()
 
@@ -450,7 +505,7 @@ class TechnologyMixin:
     def purchase_tech_options(self, p: int) -> list[tuple]:
         """Activations in the purchase menu; TP come from the phase's pool (cards and tokens are
         rotated in the menu itself), the rest in fl."""
-        opts = [moves for moves, fl, costs in self._window_options(p, "purchase")
+        opts = [moves for moves, fl, costs in self._window_options(p, TechWindow.PURCHASE)
                 if self.tp_affordable(p, fl, costs)]
         return opts + self._borrowed_design_options(p)
 
@@ -483,8 +538,9 @@ class TechnologyMixin:
             self.tp_pay(p, 0, ((VIOLET, 1),))
             self._do_purchase(p, opt[1][1], opt[1:])
             return
-        self.tech_ctx = {}
-        fl, costs = next((fl, costs) for moves, fl, costs in self._window_options(p, "purchase") if moves == opt)
+        self.tech_ctx = TechContext()
+        fl, costs = next((fl, costs) for moves, fl, costs in self._window_options(p, TechWindow.PURCHASE)
+                         if moves == opt)
         self.tp_pay(p, fl, costs)
         moves = opt[1:] if opt[0] == (Head.TECH, WELTLICHE_MACHT) else opt
         self._EFFECTS[moves[0][1]](self, p, moves[1:])
@@ -535,7 +591,7 @@ class TechnologyMixin:
         """G67: right after a revolt lands in p's start empire, p may move it away with Gesetze."""
         if self.home_owner[node] != p:
             return False
-        return self._open_tech_window(p, "revolt", {"node": node})
+        return self._open_tech_window(p, TechWindow.REVOLT, TechContext(node=node))
 
     def _gesetze_options(self, p: int) -> list[tuple]:
         """Per orange TP: a region adjacent to p's start empire, not controlled by p, without an army."""
@@ -562,18 +618,18 @@ class TechnologyMixin:
     def trade_tech_reset(self) -> None:
         """A new purchase or sale opens: its Handel / Markt counters start at zero."""
         self.changed(changes.TECHNOLOGY)
-        self.trade_bonus = {"bought": 0, "discount": 0, "handel": 0}
+        self.trade_bonus = TradeBonus()
 
     def _handel_options(self, p: int) -> list[tuple]:
         node = self.objs[self.trader][O_NODE]
         level = self.civil[node]
-        if not level or self.trade_bonus["handel"] >= len(self.sold_now):  # G80: a civil building only
+        if not level or self.trade_bonus.handel >= len(self.sold_now):  # G80: a civil building only
             return []
         return [((), 0, ((YELLOW, 1),))]
 
     def _do_handel(self, p: int, moves: tuple) -> None:
         self.changed(changes.TECHNOLOGY)
-        self.trade_bonus["handel"] += 1
+        self.trade_bonus.handel += 1
         self._bank(p, HANDEL_BONUS[self.civil[self.objs[self.trader][O_NODE]]])
 
     def _markt_sale_options(self, p: int) -> list[tuple]:
@@ -581,14 +637,14 @@ class TechnologyMixin:
 
     def _markt_buy_options(self, p: int) -> list[tuple]:
         tb = self.trade_bonus
-        if tb["bought"] * self.cube_price - tb["discount"] - MARKT_STEP <= 0:
+        if tb.bought * self.cube_price - tb.discount - MARKT_STEP <= 0:
             return []  # a purchase never becomes free
         return [((), 0, ((YELLOW, 1),))]
 
     def _do_markt(self, p: int, moves: tuple) -> None:
         if self.trade_action == "buy":
             self.changed(changes.TECHNOLOGY)
-            self.trade_bonus["discount"] += MARKT_STEP
+            self.trade_bonus.discount += MARKT_STEP
         self._bank(p, MARKT_STEP)
 
     def _beschaffung_options(self, p: int) -> list[tuple]:
@@ -708,7 +764,7 @@ class TechnologyMixin:
 
     def _do_logistik(self, p: int, moves: tuple) -> None:
         self.changed(changes.TECHNOLOGY)
-        self.logistik = self.carrier if self.tech_use["return_phase"] == Phase.MOVE else self.trader
+        self.logistik = self.carrier if self.tech_use.return_phase == Phase.MOVE else self.trader
 
     def _kartografie_options(self, p: int) -> list[tuple]:
         """Per blue TP the moving carrier gains 1 MP (offered when it has none and could step on)."""
@@ -739,7 +795,7 @@ class TechnologyMixin:
         return out
 
     def _do_kartografie(self, p: int, moves: tuple) -> bool:
-        if self.tech_use["window"] == "invade":
+        if self.tech_use.window == TechWindow.INVADE:
             return self._kartografie_defends(p, moves)
         if not moves:
             self.changed(changes.OBJECTS)
@@ -793,35 +849,34 @@ class TechnologyMixin:
                      and not self.army[a][node] and not self.peaceful(invader, a)]
         if not deciders:
             return False
-        ctx = {"node": node, "invader": invader, "controller": controller, "opponents": list(opponents),
-               "deciders": deciders}
+        ctx = TechContext(node=node, invader=invader, controller=controller, opponents=tuple(opponents),
+                          deciders=tuple(deciders))
         self.tech_ctx = ctx
         return self._next_invasion_window(ctx, start=True)
 
-    def _next_invasion_window(self, ctx: dict, start: bool = False) -> bool:
+    def _next_invasion_window(self, ctx: TechContext, start: bool = False) -> bool:
         """Open the next decider's W-INVADE window; when none is left (and the window sequence had begun),
         the entry goes on: the battles against the opponents and the units brought in, or the takeover.
         True when a window is open."""
-        ctx = {k: ctx[k] for k in ("node", "invader", "controller", "opponents", "deciders")}
-        ctx["deciders"] = list(ctx["deciders"])
-        while ctx["deciders"]:
-            p = ctx["deciders"].pop(0)
-            if self._open_tech_window(p, "invade", ctx):
+        while ctx.deciders:
+            p = ctx.deciders[0]
+            ctx = replace(ctx, deciders=ctx.deciders[1:])  # p's window: the deciders after p are still to come
+            if self._open_tech_window(p, TechWindow.INVADE, ctx):
                 return True
         if start:
             return False  # nobody can bring a unit: the caller goes on as usual
-        node, invader = ctx["node"], ctx["invader"]
+        node, invader = ctx.node, ctx.invader
         self.actor = invader
-        if ctx["opponents"]:
-            self._attack_all(invader, node, ctx["opponents"])  # one battle, or one after another (movement.py)
+        if ctx.opponents:  # one battle, or one after another (movement.py)
+            self._attack_all(invader, node, list(ctx.opponents))
             return False
         self._remove_markers(node)
-        self._start_conquest(node, invader, ctx["controller"], buildings=True)
+        self._start_conquest(node, invader, ctx.controller, buildings=True)
         return False
 
     def _kartografie_invade_options(self, p: int) -> list[tuple]:
         """Per blue TP one own unstopped unit of an adjacent land region steps into the invaded region."""
-        return self._kartografie_unit_into(p, self.tech_ctx["node"])
+        return self._kartografie_unit_into(p, self.tech_ctx.node)
 
     def _kartografie_defends(self, p: int, moves: tuple) -> bool:
         """G72: the unit is an army of 1 entering the region (stopped) as the controller's or a guest of it;
@@ -829,13 +884,14 @@ class TechnologyMixin:
         when it is the only one). The next decider's window follows."""
         self.changed(changes.UNITS | changes.TECHNOLOGY)
         use, self.tech_use = self.tech_use, None
-        n = use["node"]
+        ctx = use.context
+        n = ctx.node
         x, t = moves[0][1], moves[1][1]
         self._add_units(p, x, t, -1)
         self._add_units(p, n, t, 1)
         self.stopped[p][n * NT + t] += 1
-        self.phase = use["return_phase"]
-        self._next_invasion_window(dict(use, opponents=use["opponents"] + [p]))
+        self.phase = use.return_phase
+        self._next_invasion_window(replace(ctx, opponents=ctx.opponents + (p,)))
         return True
 
     def _kartografie_unit_options(self, p: int) -> list[tuple]:
@@ -927,7 +983,7 @@ class TechnologyMixin:
         """Battle against barbarians next to p's realm: one barbarian unit per orange TP changes side."""
         bt = self.bt
         n = bt.node
-        side = self.tech_ctx["side"]
+        side = self.tech_ctx.side
         if self.side_owner(1 - side) >= 0 or self.board.is_sea[n] or not self._einfluss_region_ok(
                 p, n, self.control_map()):
             return []
@@ -969,7 +1025,7 @@ class TechnologyMixin:
         for oid in self._crewed_engines(side):  # Maschinenbau paid earlier this round
             if self.machines_freed.get(oid) == self.round:
                 self._free_crew(side, oid)
-        return self._open_tech_window(p, "battle", {"side": side})
+        return self._open_tech_window(p, TechWindow.BATTLE, TechContext(side=side))
 
     def _crewed_engines(self, side: int) -> list[int]:
         crew_of, r = self.bt.crew_of, self.bt.round
@@ -984,21 +1040,21 @@ class TechnologyMixin:
 
     def _maschinenbau_options(self, p: int) -> list[tuple]:
         """Per blue TP the crew of 1 siege engine fights normally too, until the end of the round."""
-        side = self.tech_ctx["side"]
+        side = self.tech_ctx.side
         return [(((Head.OBJECT, self.slots[p].index(oid)),), 0, ((BLUE, 1),))
                 for oid in self._crewed_engines(side) if oid in self.slots[p]]
 
     def _do_maschinenbau(self, p: int, moves: tuple) -> bool:
         oid = self.slots[p][moves[0][1]]
         self.machines_freed[oid] = self.round
-        self._free_crew(self.tech_use["side"], oid)
+        self._free_crew(self.tech_use.context.side, oid)
         self._resume_battle_window()
         return True
 
     def _resume_battle_window(self, *tasks) -> None:
         """After a battle activation: its tasks, then the same side's window again."""
         self.changed(changes.TECHNOLOGY)
-        side = self.tech_use["side"]
+        side = self.tech_use.context.side
         self.tech_use = None
         self.bt.tech_used = True
         self._push(*tasks, (BattleStep.TECH_WINDOW, side))
@@ -1010,31 +1066,31 @@ class TechnologyMixin:
         winner = 1 - loser
         p = self.side_owner(winner)
         if p >= 0 and points > 0 and self.side_size(loser) and self._open_tech_window(
-                p, "taktik", {"side": winner, "loser": loser, "points": points}):
+                p, TechWindow.TAKTIK, TechContext(side=winner, loser=loser, points=points)):
             return True
         self._push((BattleStep.DAMAGE, loser, points, True))
         return False
 
     def _taktik_options(self, p: int) -> list[tuple]:
-        loser = self.tech_ctx["loser"]
+        loser = self.tech_ctx.loser
         return [(((Head.UNIT, t),), 0, ((RED, 1),)) for t in self.damage_targets(loser, restricted=False)]
 
     def _do_taktik(self, p: int, moves: tuple) -> bool:
         self.changed(changes.TECHNOLOGY)
-        use, self.tech_use = self.tech_use, None
-        self._hit(use["loser"], moves[0][1])
-        self._push((BattleStep.TAKTIK_WINDOW, use["loser"], use["points"] - 1))
+        ctx, self.tech_use = self.tech_use.context, None
+        self._hit(ctx.loser, moves[0][1])
+        self._push((BattleStep.TAKTIK_WINDOW, ctx.loser, ctx.points - 1))
         self._battle_run()
         return True
 
     def _strategie_options(self, p: int) -> list[tuple]:
         """Per red TP one damage point to the enemy as if archers had fired (no roll)."""
-        if not self.side_size(1 - self.tech_ctx["side"]):
+        if not self.side_size(1 - self.tech_ctx.side):
             return []
         return [((), 0, ((RED, 1),))]
 
     def _do_strategie(self, p: int, moves: tuple) -> bool:
-        enemy = 1 - self.tech_use["side"]
+        enemy = 1 - self.tech_use.context.side
         self._resume_battle_window((BattleStep.DAMAGE, enemy, self._protected(enemy, 1, 1), False))
         return True
 
@@ -1199,20 +1255,21 @@ class TechnologyMixin:
     # Explicit tables (after the methods they name): the technologies offered in each window, with the method that
     # lists a technology's options there, and the method that carries out a technology's effect.
     _WINDOW_TECHS = {
-        "purchase": ((INGENIEURSKUNST, _ingenieurskunst_options),),
-        "revolt": ((GESETZE, _gesetze_options),),
-        "sale": ((HANDEL, _handel_options), (MARKT, _markt_sale_options)),
-        "buy": ((MARKT, _markt_buy_options),),
-        "trade": ((BESCHAFFUNG, _beschaffung_options), (GILDEN, _gilden_options),
-                  (LOGISTIK, _logistik_options)),
-        "move": ((LOGISTIK, _logistik_options), (KARTOGRAFIE, _kartografie_options), (ERLASS, _erlass_options)),
-        "war_turn": ((NATIONALSTAAT, _nationalstaat_options), (EINFLUSS, _einfluss_army_options),
-                     (KARTOGRAFIE, _kartografie_unit_options)),
-        "taktik": ((TAKTIK, _taktik_options),),
-        "invade": ((KARTOGRAFIE, _kartografie_invade_options),),
-        "battle": ((MASCHINENBAU, _maschinenbau_options), (STRATEGIE, _strategie_options),
-                   (EINFLUSS, _einfluss_battle_options), (KARTOGRAFIE, _kartografie_battle_options),
-                   (ERNENNUNG, _ernennung_options)),
+        TechWindow.PURCHASE: ((INGENIEURSKUNST, _ingenieurskunst_options),),
+        TechWindow.REVOLT: ((GESETZE, _gesetze_options),),
+        TechWindow.SALE: ((HANDEL, _handel_options), (MARKT, _markt_sale_options)),
+        TechWindow.BUY: ((MARKT, _markt_buy_options),),
+        TechWindow.TRADE: ((BESCHAFFUNG, _beschaffung_options), (GILDEN, _gilden_options),
+                           (LOGISTIK, _logistik_options)),
+        TechWindow.MOVE: ((LOGISTIK, _logistik_options), (KARTOGRAFIE, _kartografie_options),
+                          (ERLASS, _erlass_options)),
+        TechWindow.WAR_TURN: ((NATIONALSTAAT, _nationalstaat_options), (EINFLUSS, _einfluss_army_options),
+                              (KARTOGRAFIE, _kartografie_unit_options)),
+        TechWindow.TAKTIK: ((TAKTIK, _taktik_options),),
+        TechWindow.INVADE: ((KARTOGRAFIE, _kartografie_invade_options),),
+        TechWindow.BATTLE: ((MASCHINENBAU, _maschinenbau_options), (STRATEGIE, _strategie_options),
+                            (EINFLUSS, _einfluss_battle_options), (KARTOGRAFIE, _kartografie_battle_options),
+                            (ERNENNUNG, _ernennung_options)),
     }
 
     _EFFECTS = {
@@ -1224,4 +1281,4 @@ class TechnologyMixin:
     }
 
 
-__all__ = ["TechnologyMixin", "tech_id"]
+__all__ = ["TechContext", "TechUse", "TechWindow", "TechnologyMixin", "TradeBonus", "tech_id"]

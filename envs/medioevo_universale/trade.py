@@ -363,7 +363,7 @@ class TradeMixin:
         self.changed(changes.OBJECTS | changes.TECHNOLOGY)
         g = self.board.good[node]
         self._bank(p, -self.cube_price)
-        self.trade_bonus["bought"] += 1
+        self.trade_bonus.bought += 1
         self.goods_supply[g] -= 1
         self.goods[oid][g] += 1
 

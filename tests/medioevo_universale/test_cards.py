@@ -5,7 +5,7 @@ import pytest
 from envs.core import TabletopEnv
 from envs.core.errors import IllegalActionError
 from envs.medioevo_universale import SPEC
-from envs.medioevo_universale.cards import ABILITY_WINDOWS, ability_params
+from envs.medioevo_universale.cards import ABILITY_WINDOWS, WarlordStep, ability_params
 from envs.medioevo_universale.combat import BattleStep
 from envs.medioevo_universale.constants import (
     AR, CASTLE, GREEN, HI, LI, RED, RELIGION_B, VIOLET, Ctrl, Head, Phase, Stage,
@@ -631,8 +631,8 @@ def test_weiser_61_draws_three_and_keeps_one():
     e = engine_at_event_choice(61)
     first = e.event_card
     buy(e, PLAY, card(61))
-    assert e.phase == Phase.CARD_FOLLOW and len(e.card_ctx["events"]) == 3
-    drawn = list(e.card_ctx["events"])
+    assert e.phase == Phase.CARD_FOLLOW and len(e.card_ctx.events) == 3
+    drawn = list(e.card_ctx.events)
     env_obs = new_encoder_view(e, e.actor)
     assert env_obs.any()
     buy(e, (Head.EVENT, 2))
@@ -1081,11 +1081,13 @@ def test_kriegsfuerst_6_half_the_units_move_on_after_entering_another_players_re
     assert PLAY not in e.legal_moves()  # nothing aboard yet
     play(e, (Head.LOAD, HI), (Head.LOAD, HI), (Head.LOAD, HI), PLAY)
     buy(e, PLAY, card(6))
+    assert e.warlord_step == WarlordStep() and e.warlord_step.armed  # until the step into another's region
     mp = e.objs[wagon][4]
     play(e, (Head.NODE, pressburg))  # a takeover (act of war), then the conquest decisions
     while e.phase == Phase.CONQUEST:
         e.play(e.legal_moves()[0])
-    assert e.phase == Phase.MOVE and e.actor == 0 and e.objs[wagon][4] == mp - 1
+    assert e.phase == Phase.MOVE and e.actor == 0 and e.objs[wagon][4] == mp - 1  # the MP from before the entry
+    assert e.warlord_step is None  # the card is used up
     assert e.stopped[0][pressburg * 7 + HI] == 3
     play(e, (Head.LOAD, HI), (Head.LOAD, HI))
     assert (Head.LOAD, HI) not in e.legal_moves()  # half of 3, rounded up
@@ -1125,7 +1127,7 @@ def test_miliz_25_three_mp_bring_units_and_a_loaded_war_wagon_into_the_invaded_r
     buy(e, (Head.OBJECT, e.slots[1].index(wagon)), (Head.LOAD, LI), (Head.LOAD, LI), DONE)
     assert e.units[1][n * 7 + HI] == 2 and e.units[1][n * 7 + LI] == 2 and e.objs[wagon][3] == n
     assert e.units[1][buda * 7 + HI] == 1 and e.units[1][slawonien * 7 + LI] == 1
-    assert e.card_ctx["left"] == 1
+    assert e.card_ctx.left == 1
     assert all(BOARD.dist[o[1][1]][n] == 1 for o in e.tree if o[0][0] == Head.UNIT)  # 1 MP left
     buy(e, DONE)
     assert e.phase != Phase.CARD_FOLLOW and e.bt.owners == [0, 1]
@@ -1272,6 +1274,7 @@ def test_kriegsfuerst_6_after_a_won_battle_half_the_survivors_move_on():
     mp = e.objs[wagon][4] - 1  # after the step into Pressburg
     e.play((Head.NODE, pressburg))
     assert e.bt is not None and e.bt.owners == [0, 1]
+    assert e.warlord_step == WarlordStep(pressburg, mp) and not e.warlord_step.armed  # the entry and its MP
     while e.bt is not None or e.phase == Phase.CONQUEST:
         e.play(e.legal_moves()[0])
     survivors = e.army[0][pressburg]

@@ -14,6 +14,7 @@ from envs.medioevo_universale.constants import (
 from envs.medioevo_universale.cards import JEDERZEIT_WINDOWS
 from envs.medioevo_universale.data import game_data
 from envs.medioevo_universale.diplomacy import GUEST_TREATIES, STATE_TREATIES, TREATY_NAMES, Treaty
+from envs.medioevo_universale.technologies import TechWindow
 
 from .forced import forced_decisions
 from .test_encoder_cache import assert_matches_fresh_encoder
@@ -551,7 +552,7 @@ def test_fuzz_ceasefire_in_battles_and_kartografie_defenders():
             in_battle = e.bt is not None
             seen["battle window"] += in_battle and e.phase == Phase.DIPLOMACY
             seen["ceasefire retreat"] += in_battle and e.phase == Phase.RETREAT_TO and e.in_ceasefire(*e.bt.owners)
-            invading = e.phase == Phase.TECH_USE and e.tech_use["window"] == "invade"
+            invading = e.phase == Phase.TECH_USE and e.tech_use.window == TechWindow.INVADE
             seen["invasion window"] += invading and not e.prefix
             legal = [int(i) for i in np.flatnonzero(obs["action_mask"])]
             names = {i: env.action_name(i) for i in legal}
@@ -568,7 +569,8 @@ def test_fuzz_ceasefire_in_battles_and_kartografie_defenders():
             seen["defender came"] += came and e.bt is not None
             check_invariants(env)
             use = e.tech_use
-            if e.current_player >= 0 and (e.dip_window == "battle" or use is not None and use["window"] == "invade"):
+            invade_open = use is not None and use.window == TechWindow.INVADE
+            if e.current_player >= 0 and (e.dip_window == "battle" or invade_open):
                 assert_matches_fresh_encoder(env, {e.current_player, 0})
             if e.dip_window == "battle" and e.current_player >= 0:  # the fast partner list keeps the window's limit
                 p = e.current_player

@@ -5,6 +5,7 @@ from envs.core import TabletopEnv, testing
 from envs.medioevo_universale import SPEC
 from envs.medioevo_universale.data import game_data, markers_feasible
 from envs.medioevo_universale.scoring import AWARDS
+from envs.medioevo_universale.technologies import TechWindow
 
 COMP = game_data().comp
 # games per player count in the default run
@@ -90,7 +91,7 @@ def check_invariants(env) -> None:
         for i in e.land_nodes:
             if e.multi_war is not None and e.multi_war.node == i:
                 continue  # spec 5.15: the attacker fights the armies there one after another
-            if e.tech_use is not None and e.tech_use["window"] == "invade" and e.tech_use["node"] == i:
+            if e.tech_use is not None and e.tech_use.window == TechWindow.INVADE and e.tech_use.context.node == i:
                 continue  # W-INVADE: the absent controller may bring a unit before the battles begin
             sides = e.hostile_sides(i)  # treaty guests (right of way, stationing) side with their host
             assert sides <= 1, f"two hostile armies in {e.board.names[i]} outside a battle"

@@ -13,7 +13,7 @@ from envs.medioevo_universale import SPEC
 from envs.medioevo_universale.constants import BLUE, CIVIL, GALLEY, HI, LI, WAR_WAGON, Ctrl, Head, Phase
 from envs.medioevo_universale.data import game_data, markers_feasible
 from envs.medioevo_universale.diplomacy import Treaty
-from envs.medioevo_universale.technologies import KARTOGRAFIE
+from envs.medioevo_universale.technologies import KARTOGRAFIE, TechWindow
 
 from .forced import forced_decisions, touched
 from .test_encoder_cache import assert_matches_fresh_encoder
@@ -345,7 +345,7 @@ def towards_crowded_regions(e, legal, codec, pick):
         return [i for i in legal if codec.decode(e, i)[0] in heads]
     if e.phase == Phase.WAR_TURN and starting(Head.OBJECT) and pick.random() < 0.8:
         return starting(Head.OBJECT)
-    if e.phase == Phase.TECH_USE and e.tech_use["window"] == "invade" and pick.random() < 0.9:
+    if e.phase == Phase.TECH_USE and e.tech_use.window == TechWindow.INVADE and pick.random() < 0.9:
         return [i for i in legal if codec.decode(e, i) != DONE] or legal  # the absent host or an ally comes in
     if e.phase == Phase.MOVE:
         p = e.actor
@@ -386,23 +386,24 @@ def test_fuzz_multi_party_wars(n):
             conquests = sum(e.stat_conquered)
             seen["choice"] += e.phase == Phase.NEXT_OPPONENT
             use = e.tech_use
-            window = use if use is not None and use["window"] == "invade" else None
-            present = e.army[use["seat"]][use["node"]] if window else 0
+            window = use if use is not None and use.window == TechWindow.INVADE else None
+            ctx = use.context if window else None
+            present = e.army[use.seat][ctx.node] if window else 0
             if pick.random() < 0.02:
                 testing.observation_in_space(env, agent, obs)
             env.step(pick.choice(legal))
             steps += 1
             check_invariants(env)
             mw = e.multi_war
-            if window and e.army[use["seat"]][use["node"]] > present:  # the host or an ally of it came in
-                if e.tech_use is None and use["opponents"]:  # no further window: one more opponent of the sequence
-                    assert mw is not None and mw.node == use["node"]
-                    assert sorted(mw.left + mw.fought) == sorted([*use["opponents"], use["seat"]])
+            if window and e.army[use.seat][ctx.node] > present:  # the host or an ally of it came in
+                if e.tech_use is None and ctx.opponents:  # no further window: one more opponent of the sequence
+                    assert mw is not None and mw.node == ctx.node
+                    assert sorted(mw.left + mw.fought) == sorted([*ctx.opponents, use.seat])
                 elif e.tech_use is None:  # it turned the takeover into the battle of an invasion
-                    assert e.bt is not None and e.bt.owners == [use["invader"], use["seat"]]
+                    assert e.bt is not None and e.bt.owners == [ctx.invader, use.seat]
                 else:  # the next decider's window, with the newcomer among the opponents
-                    assert e.tech_use["window"] == "invade" and use["seat"] in e.tech_use["opponents"]
-                key = "an absent host joins by Kartografie" if use["seat"] == use["controller"] else \
+                    assert e.tech_use.window == TechWindow.INVADE and use.seat in e.tech_use.context.opponents
+                key = "an absent host joins by Kartografie" if use.seat == ctx.controller else \
                     "an ally joins by Kartografie"
                 seen[key] += 1
             if mw is not None:
@@ -417,7 +418,7 @@ def test_fuzz_multi_party_wars(n):
                     assert sum(e.stat_conquered) == conquests  # another army is left: no conquest
                 else:
                     seen["attacker gone"] += 1
-            invading = e.tech_use is not None and e.tech_use["window"] == "invade"
+            invading = e.tech_use is not None and e.tech_use.window == TechWindow.INVADE
             if mw is not None and e.phase == Phase.NEXT_OPPONENT or before is not None and mw is None or invading:
                 assert_matches_fresh_encoder(env, {e.current_player, 0} - {-1})
                 seen["fresh encoder checks"] += 1
@@ -805,7 +806,7 @@ def test_kartografie_lets_the_absent_controller_join_the_battles_against_its_gue
     one more opponent of the sequence (MEHRPARTEIENKRIEG) and HRE chooses the order."""
     e = invaded_beside_a_guest()
     pressburg = node("Pressburg")
-    assert e.phase == Phase.TECH_USE and e.actor == HUN and e.tech_use["window"] == "invade"
+    assert e.phase == Phase.TECH_USE and e.actor == HUN and e.tech_use.window == TechWindow.INVADE
     assert e.bt is None and not e.at_war[HRE][BYZ]  # nothing fought yet
     play(e, (Head.TECH, KARTOGRAFIE), (Head.NODE, node("Buda")), (Head.UNIT, HI), DONE)  # DONE: 100 fl for the TP
     assert e.army[HUN][pressburg] == 1 and e.phase == Phase.NEXT_OPPONENT and e.actor == HRE
@@ -865,7 +866,7 @@ def test_kartografie_brings_an_allys_unit_into_the_invaded_region():
     (MEHRPARTEIENKRIEG, ASSUMPTION: battle sides have one owner each); HRE beats both and conquers."""
     e = ally_engine()
     pressburg = node("Pressburg")
-    assert e.phase == Phase.TECH_USE and e.actor == BYZ and e.tech_use["window"] == "invade" and e.bt is None
+    assert e.phase == Phase.TECH_USE and e.actor == BYZ and e.tech_use.window == TechWindow.INVADE and e.bt is None
     play(e, (Head.TECH, KARTOGRAFIE), (Head.NODE, node("Buda")), (Head.UNIT, LI), DONE)  # DONE: 100 fl for the TP
     assert e.army[BYZ][pressburg] == 1 and e.stopped[BYZ][pressburg * NT + LI] == 1
     assert e.phase == Phase.NEXT_OPPONENT and e.actor == HRE and sorted(e.multi_war.left) == [HUN, BYZ]

@@ -1,19 +1,23 @@
-"""The rule state kept as records (``combat.Battle``, ``cards.CardWindow``, ...): a closing card window goes on
-with the rule its ``Resume`` names, a battle task with the rule its ``BattleStep`` names, a window opened inside
-another leaves that one open underneath, and the records copy, compare and pickle by value (the change domains and
-``clone()`` rely on it)."""
+"""The rule state kept as records (``combat.Battle``, ``cards.CardWindow``, ``technologies.TechUse``, ...): a
+closing card window goes on with the rule its ``Resume`` names, a battle task with the rule its ``BattleStep``
+names, a window opened inside another leaves that one open underneath, a W-INVADE window's context names what the
+next one inherits, and the records copy, compare and pickle by value (the change domains and ``clone()`` rely
+on it)."""
 import copy
 import inspect
 import pickle
+from dataclasses import replace
 
 from envs.medioevo_universale.cards import CONTINUE, CardWindow, Resume
 from envs.medioevo_universale.combat import ROUND_TASKS, Battle, BattleStep
-from envs.medioevo_universale.constants import Head, Phase, Stage
+from envs.medioevo_universale.constants import HI, Head, Phase, Stage
 from envs.medioevo_universale.engine import MedioevoEngine
+from envs.medioevo_universale.technologies import KARTOGRAFIE, TechContext, TechUse, TechWindow
 
 from .test_cards import PLAY, card, choose_taxes, engine_at_purchase, engine_at_tax, give, trade_turn
+from .test_multi_war import BYZ, HRE, HUN, ally_engine
 from .test_rules import DONE, buy, node
-from .test_war import fight, put, war_engine
+from .test_war import fight, play, put, war_engine
 
 
 def test_every_resume_goes_on_with_a_rule_of_the_engine():
@@ -113,3 +117,23 @@ def test_the_battle_record_copies_compares_and_pickles_by_value():
     assert bt.dice[0] == [4, 5, 2] and twin.bt != bt  # a clone's battle is its own
     restored.play((Head.DICE, 0))  # the attacker keeps its dice, the defender rolls 1, 2, 3
     assert restored.bt.dice == [[4, 5, 2], [1, 2, 3]] and bt.dice[1] == [0, 0, 0]
+
+
+def test_the_invasion_windows_pass_their_context_on_in_records():
+    """W-INVADE of the empty region's controller, then of its ally: each window is a ``TechUse`` whose
+    ``TechContext`` (also ``engine.tech_ctx``) names the region, the invader, the controller, the opponents so far
+    and the deciders still to come; the unit the controller brings in is an opponent in the ally's window, whose
+    record is a new one (the first is unchanged)."""
+    e = ally_engine(hun_army=False, hun_kartografie=True)
+    pressburg = node("Pressburg")
+    use = e.tech_use
+    assert isinstance(use, TechUse) and not hasattr(use, "__dict__") and e.tech_ctx is use.context
+    assert e.phase == Phase.TECH_USE and (use.window, use.seat) == (TechWindow.INVADE, HUN)
+    assert use.context == TechContext(node=pressburg, invader=HRE, controller=HUN, deciders=(BYZ,))
+    twin, restored = e.clone(), pickle.loads(pickle.dumps(e))
+    assert twin.tech_use == use == restored.tech_use and twin.tech_use is not use
+    play(e, (Head.TECH, KARTOGRAFIE), (Head.NODE, node("Buda")), (Head.UNIT, HI), DONE)
+    ally = e.tech_use
+    assert (ally.window, ally.seat, ally.return_phase) == (TechWindow.INVADE, BYZ, use.return_phase)
+    assert ally.context == replace(use.context, opponents=(HUN,), deciders=())
+    assert use.context.opponents == () and use.context.deciders == (BYZ,)

@@ -14,18 +14,18 @@ SYMBOLS = ("movement", "units", "buildings", "goods")
 def card_choice_sources(e, seat: int):
     """What ``encode_card_choice`` shows ``seat`` (None: nothing); the encoder rewrites the field when it changed."""
     ctx = e.card_ctx
-    if ctx is None or e.phase != Phase.CARD_FOLLOW or e.actor != seat or "events" not in ctx:
+    if ctx is None or e.phase != Phase.CARD_FOLLOW or e.actor != seat:
         return None
-    return ctx["events"]
+    return ctx.events
 
 
 def encode_card_choice(e, seat: int, v) -> None:
     """The observation's ``my_card_choice`` field: the event cards Weiser 61 drew (chooser only)."""
     ctx = e.card_ctx
-    if ctx is None or e.phase != Phase.CARD_FOLLOW or e.actor != seat or "events" not in ctx:
+    if ctx is None or e.phase != Phase.CARD_FOLLOW or e.actor != seat or ctx.events is None:
         return
     nn = e.board.num_nodes
-    for i, ev_id in enumerate(ctx["events"]):
+    for i, ev_id in enumerate(ctx.events):
         ev = e.data.events[ev_id]
         base = i * (12 + nn)
         for j, sym in enumerate(ev.symbols):
@@ -61,7 +61,7 @@ def encode_card_effects(e, seat: int, v) -> None:
     for c in e.locked_cards:
         v[base + c] = 1
     if e.card_ctx is not None and e.phase == Phase.CARD_FOLLOW:
-        v[base + 72 + e.card_ctx["card"]] = 1
+        v[base + 72 + e.card_ctx.card] = 1
     base += 144
     v[base] = e.card_money.get(_c(36), 0) / ability_params()["36"]["deposit"]
     for i, card in enumerate((_c(37), _c(38))):
@@ -69,7 +69,7 @@ def encode_card_effects(e, seat: int, v) -> None:
         if used is not None and used[0] == r:
             v[base + 1 + 2 * i + (used[1] != seat)] = 1
     if e.card_ctx is not None and e.phase == Phase.CARD_FOLLOW:
-        v[base + 5] = min(1.0, e.card_ctx["left"] / 3)
+        v[base + 5] = min(1.0, e.card_ctx.left / 3)
     if e.cw is not None:
         v[base + 6 + (e.cw.resume == Resume.SAVED and e.cw.window == W_TRADE_TURN)] = 1
 
@@ -104,7 +104,7 @@ def card_moves_sources(e) -> tuple:
     """Everything ``encode_card_moves`` reads (the slots only while a vehicle has a card's property)."""
     ctx = e.card_ctx
     return (e.vehicle_cards, e.hunters, e.round, e.slots if e.vehicle_cards or e.hunters else None,
-            e.warlord_step, e.warlord_load, e.hunter_pending, ctx.get("wagon", -1) if ctx is not None else -1)
+            e.warlord_step, e.warlord_load, e.hunter_pending, ctx.wagon if ctx is not None else -1)
 
 
 def encode_card_moves(e, out, slices: dict, rel: list[int]) -> None:
@@ -124,7 +124,7 @@ def encode_card_moves(e, out, slices: dict, rel: list[int]) -> None:
     m[1] = min(1.0, e.warlord_load[1] / 9) if e.warlord_load is not None else 0.0
     m[2] = e.hunter_pending >= 0
     ctx = e.card_ctx
-    m[3] = ctx is not None and ctx.get("wagon", -1) >= 0
+    m[3] = ctx is not None and ctx.wagon >= 0
 
 
 __all__ = ["card_choice_sources", "card_effects_sources", "card_move_fields", "card_moves_sources",

@@ -40,6 +40,7 @@ from ..codec import head_names
 from ..combat import Battle
 from ..constants import NUM_PHASES as _ALL_PHASES, NUM_SLOTS, NUM_UNIT_TYPES, PHASE_NAMES, STAGE_NAMES, Phase, Stage
 from ..data import EMPIRES, GOAL_KEYS, VEHICLE_KINDS, game_data
+from ..technologies import TechWindow
 from .cards import (
     card_choice_sources, card_effects_sources, card_move_fields, card_moves_sources, card_window_fields,
     encode_card_choice, encode_card_effects, encode_card_moves, encode_card_window,
@@ -742,7 +743,7 @@ class MedioevoEncoder(ObservationEncoder):
                 mo2[0] = min(1.0, e.markers_to_place / 3)
                 mo2[1 + e.marker_origin] = 1
         use = e.tech_use
-        invaded = use["node"] if use is not None and use["window"] == "invade" else -1
+        invaded = use.context.node if use is not None and use.window == TechWindow.INVADE else -1
         if seen[_Seen.INVADED] != invaded:
             seen[_Seen.INVADED] = invaded
             out[L["tech_invaded"]] = 0

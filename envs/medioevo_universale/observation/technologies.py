@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from ...core.encoder import Field
 from ..constants import NUM_UNIT_TYPES as NT
-from ..technologies import APPOINTED_TYPES
+from ..technologies import APPOINTED_TYPES, TechWindow
 
 
-WINDOW_KINDS = ("revolt", "battle", "taktik", "move", "war_turn", "trade", "buy", "sale")
+WINDOW_KINDS = (TechWindow.REVOLT, TechWindow.BATTLE, TechWindow.TAKTIK, TechWindow.MOVE, TechWindow.WAR_TURN,
+                TechWindow.TRADE, TechWindow.BUY, TechWindow.SALE)
 
 
 def technology_fields(num_nodes: int) -> list[Field]:
@@ -29,14 +30,14 @@ def technology_sources(e) -> tuple:
 def encode_technologies(e, out, slices: dict) -> None:
     """Public: windows, counters and payments are played in the open. Writes into zeroed fields."""
     use = e.tech_use
-    if use is not None and use["window"] in WINDOW_KINDS:  # "invade": its own field (encode_invasion)
-        out[slices["tech_window"]][WINDOW_KINDS.index(use["window"])] = 1
-        if use["window"] == "revolt":
-            out[slices["tech_revolt"]][use["node"]] = 1
+    if use is not None and use.window in WINDOW_KINDS:  # INVADE: its own field (encode_invasion)
+        out[slices["tech_window"]][WINDOW_KINDS.index(use.window)] = 1
+        if use.window == TechWindow.REVOLT:
+            out[slices["tech_revolt"]][use.context.node] = 1
     tb = e.trade_bonus
-    out[slices["tech_state"]] = (float(e.movement_locked()), min(1.0, tb["handel"] / 6),
-                                 min(1.0, tb["bought"] / 6), min(1.0, tb["discount"] / 500),
-                                 min(1.0, use["points"] / 20) if use is not None and "points" in use else 0.0)
+    out[slices["tech_state"]] = (float(e.movement_locked()), min(1.0, tb.handel / 6),
+                                 min(1.0, tb.bought / 6), min(1.0, tb.discount / 500),
+                                 min(1.0, use.context.points / 20) if use is not None else 0.0)
     pay = e.tp_payment
     if pay is not None:
         v = out[slices["tp_payment"]]
@@ -79,8 +80,8 @@ def invasion_fields(num_nodes: int) -> list[Field]:
 def encode_invasion(e, out, slices: dict) -> None:
     """Public: the window is played in the open."""
     use = e.tech_use
-    if use is not None and use["window"] == "invade":
-        out[slices["tech_invaded"]][use["node"]] = 1
+    if use is not None and use.window == TechWindow.INVADE:
+        out[slices["tech_invaded"]][use.context.node] = 1
 
 
 __all__ = ["WINDOW_KINDS", "appointment_fields", "appointments_sources", "encode_appointments", "encode_invasion",
