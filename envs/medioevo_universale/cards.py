@@ -27,7 +27,7 @@ from functools import lru_cache
 
 from .constants import (
     AR, B_AR, B_CP, B_LI, CA, CARAVAN, CIVIL, GALLEY, HI, LI, MERCHANT_SHIP, MILITARY, NUM_COLOURS, NUM_UNIT_TYPES,
-    RELIGION_B, SIEGE, VIOLET, WAR_WAGON, Ctrl, Head, Phase, Stage,
+    RELIGION_B, SIEGE, VIOLET, WAR_WAGON, Ctrl, Head, Phase, Stage, Stake,
 )
 from .data import _load
 from . import changes
@@ -1036,7 +1036,7 @@ class CardsMixin:
             return [()] if self._seller_moves(p, ()) else []
         if cid == 30:
             route = self.route_of(p)
-            return [()] if route is not None and route["vehicle"] >= 0 and self.round_effects.get(c) != (
+            return [()] if route is not None and route.vehicle >= 0 and self.round_effects.get(c) != (
                 self.round, p) else []
         if cid in (32, 33):
             return [opt[1:] for opt in self._build_options(p, card=c, reserve=extra)]
@@ -1369,8 +1369,8 @@ class CardsMixin:
     def _objects_at_stake(self, p: int) -> list[tuple]:
         """Diplomat 50 / 51 in W-ANY before a conquest's plunder: p's objects the conquest will decide over."""
         slots = self.slots[p]
-        return [((Head.OBJECT, slots.index(x)),) for kind, x in self.conquest["items"]
-                if kind == "o" and self.objs[x][0] == p and not self.plunder_protected(x)]
+        return [((Head.OBJECT, slots.index(x)),) for kind, x in self.conquest.items
+                if kind == Stake.OBJECT and self.objs[x][0] == p and not self.plunder_protected(x)]
 
     def _steward_regions(self, p: int, cls: int) -> list[int]:
         """Verwalter 69 / 70: raise p's civil (military) building by 1 level when the other class
@@ -1404,7 +1404,7 @@ class CardsMixin:
             return False
         if c == _c(30) and len(opt) == 2:
             self.changed(changes.ROUTES)
-            self.route[p]["vehicle"] = self.slots[p][opt[1][1]]  # Verkäufer 30: the new vehicle, no activation
+            self.route[p].vehicle = self.slots[p][opt[1][1]]  # Verkäufer 30: the new vehicle, no activation
             return False
         self.cards_played[c] += 1
         if c in self.hand[p]:
@@ -1481,7 +1481,7 @@ class CardsMixin:
         elif cid in (30, 64):
             self.round_effects[c] = (self.round, p)
             if cid == 30:
-                self.route_vehicle_kind[p] = self.objs[self.route[p]["vehicle"]][1]
+                self.route_vehicle_kind[p] = self.objs[self.route[p].vehicle][1]
         elif cid in (32, 33):
             self._do_build(p, subs[0][1], subs[1][1], card=c)
             return self.phase == Phase.PLACE_MARKER
@@ -1610,21 +1610,21 @@ class CardsMixin:
         self.goods[oid][g] -= 1
         self.goods_supply[g] += 1
 
-    def _orphaned_route(self, p: int, route: dict):
+    def _orphaned_route(self, p: int, route):
         """Verkäufer 30: a route whose vehicle was lost keeps its markers until the end of the round
         (vehicle -1) when the card was played for it this round; otherwise it ends (None)."""
-        if route.get("orphaned") == self.round:
+        if route.orphaned == self.round:
             return route
-        if self.round_effects.get(_c(30)) == (self.round, p) and route["vehicle"] >= 0:
-            route["vehicle"] = -1
-            route["orphaned"] = self.round
+        if self.round_effects.get(_c(30)) == (self.round, p) and route.vehicle >= 0:
+            route.vehicle = -1
+            route.orphaned = self.round
             return route
         return None
 
     def _route_vehicle_options(self, p: int) -> list[tuple]:
         """Verkäufer 30: an own trade vehicle of the lost one's kind takes the orphaned route over."""
         route = self.route_of(p)
-        if route is None or route["vehicle"] >= 0:
+        if route is None or route.vehicle >= 0:
             return []
         return [(PLAY, (Head.CARD, _c(30)), (Head.OBJECT, s)) for s, oid in self._traders_of(p)
                 if self.objs[oid][1] == self.route_vehicle_kind[p] and self.objs[oid][3] >= 0]
@@ -1636,11 +1636,11 @@ class CardsMixin:
         is an inhabited region on the route graph of the route's kind, not its start and not already
         holding one of its markers."""
         route = self.route_of(p)
-        if route is None or "start" not in route:
+        if route is None:
             return []
-        stages = route["stages"]
-        graph = self._route_graph(route["kind"])
-        free = [n for n in sorted(graph) if graph[n] and n != route["start"] and n not in stages]
+        stages = route.stages
+        graph = self._route_graph(route.kind)
+        free = [n for n in sorted(graph) if graph[n] and n != route.start and n not in stages]
         return [((Head.NODE, a), (Head.NODE, b)) for i, a in enumerate(stages[:-1]) if i not in moved
                 for b in free]
 
@@ -1738,7 +1738,7 @@ class CardsMixin:
                 self.bt.tasks = [(BattleStep.END_ROUND,)]
         elif cid == 31:
             self.changed(changes.ROUTES)
-            stages = self.route_of(p)["stages"]
+            stages = self.route_of(p).stages
             i = stages.index(opt[0][1])
             stages[i] = opt[1][1]
             ctx.moved += (i,)

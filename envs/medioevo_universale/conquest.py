@@ -10,14 +10,27 @@ transports left in the region the same way (G75, immediately). Objects of uninvo
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .cards import Resume
-from .constants import MILITARY, NUM_UNIT_TYPES, Ctrl, Head, Phase
+from .constants import MILITARY, NUM_UNIT_TYPES, Ctrl, Head, Phase, Stake
 from . import changes
 
 NT = NUM_UNIT_TYPES
 KEEP = (Head.CTRL, Ctrl.KEEP)
 PLUNDER = (Head.CTRL, Ctrl.PLUNDER)
 CUBE_PLUNDER = 50  # fl per market cube [SRC]
+
+
+@dataclass(slots=True)
+class Conquest:
+    """The take-over / plunder decisions in progress (``engine.conquest``): the winner decides over the items,
+    first to last."""
+    node: int  # the region (or sea zone) conquered
+    winner: int
+    loser: int  # the seat beaten there (-1: none); a multi-party war may have beaten more (spec 5.15)
+    items: list[tuple[int, int]]  # (Stake, x) still to decide
+    marker_owner: int = -1  # Stake.MARKER items: the former owner of the military building just taken
 
 
 class ConquestMixin:
@@ -28,17 +41,17 @@ class ConquestMixin:
         self.changed(changes.CONQUEST)  # it opens; apply reports every move made while it is open
         if buildings:  # the winner took the region (by battle or takeover)
             self._blood_for_conquest(node, winner)
-        items: list[tuple] = []
+        items: list[tuple[int, int]] = []
         for beaten in (loser, *more_losers):
             if beaten < 0:
                 continue
             if buildings:
-                items += [("b", cls) for cls in range(3) if self.building_owner_at(node, cls) == beaten]
-            items += [("o", oid) for oid in self.objects_at(node) if self.objs[oid][0] == beaten
+                items += [(Stake.BUILDING, cls) for cls in range(3) if self.building_owner_at(node, cls) == beaten]
+            items += [(Stake.OBJECT, oid) for oid in self.objects_at(node) if self.objs[oid][0] == beaten
                       and not self.plunder_protected(oid)]  # Diplomat 50 / 51 (cards.py)
         if buildings:
-            items += [("c", g) for g, c in enumerate(self.cubes[node]) if c]
-        self.conquest = {"node": node, "winner": winner, "loser": loser, "items": items}
+            items += [(Stake.CUBE, g) for g, c in enumerate(self.cubes[node]) if c]
+        self.conquest = Conquest(node, winner, loser, items)
         if self._jederzeit_window("any_plunder", Resume.PLUNDER):  # W-ANY: Diplomat 50 / 51 (cards.py)
             return
         self._next_conquest_item()
@@ -46,15 +59,15 @@ class ConquestMixin:
     def _after_plunder_window(self) -> None:
         """The objects a Diplomat protected in the window before the plunder are not decided over."""
         cq = self.conquest
-        cq["items"] = [item for item in cq["items"] if item[0] != "o" or not self.plunder_protected(item[1])]
+        cq.items = [item for item in cq.items if item[0] != Stake.OBJECT or not self.plunder_protected(item[1])]
         self._next_conquest_item()
 
     def _next_conquest_item(self) -> None:
         cq = self.conquest
-        while cq["items"]:
+        while cq.items:
             moves = self.conquest_moves()
             if len(moves) > 1:
-                self.actor = cq["winner"]
+                self.actor = cq.winner
                 self.phase = Phase.CONQUEST
                 return
             self._resolve_conquest_item(moves[0])
@@ -62,20 +75,20 @@ class ConquestMixin:
         self.entry_battle_over()  # at sea a multi-party war may go on (movement.py)
 
     def conquest_item(self) -> tuple:
-        return self.conquest["items"][0]
+        return self.conquest.items[0]
 
     def conquest_moves(self) -> list[tuple[int, int]]:
         cq = self.conquest
-        w = cq["winner"]
-        kind, x = cq["items"][0]
-        if kind == "b":
-            level = self.building_level_at(cq["node"], x)
+        w = cq.winner
+        kind, x = cq.items[0]
+        if kind == Stake.BUILDING:
+            level = self.building_level_at(cq.node, x)
             ok = self.markers_allow(w, level)
-        elif kind == "o":
+        elif kind == Stake.OBJECT:
             ok = self.free_slot(w) >= 0 and self.markers_allow(w, self.objs[x][2])
-        elif kind == "m":
+        elif kind == Stake.MARKER:
             ok = self.markers_left[w] > 0
-        else:
+        else:  # Stake.CUBE
             ok = True
         return [KEEP, PLUNDER] if ok else [PLUNDER]
 
@@ -85,15 +98,15 @@ class ConquestMixin:
 
     def _resolve_conquest_item(self, move: tuple[int, int]) -> None:
         cq = self.conquest
-        node, w = cq["node"], cq["winner"]
-        kind, x = cq["items"].pop(0)
+        node, w = cq.node, cq.winner
+        kind, x = cq.items.pop(0)
         # the item's owner: several players may have lost the region (spec 5.15)
-        loser = (self.building_owner_at(node, x) if kind == "b" else self.objs[x][0] if kind == "o"
-                 else cq["marker_owner"] if kind == "m" else cq["loser"])
+        loser = (self.building_owner_at(node, x) if kind == Stake.BUILDING else self.objs[x][0]
+                 if kind == Stake.OBJECT else cq.marker_owner if kind == Stake.MARKER else cq.loser)
         keep = move[1] == Ctrl.KEEP
-        if not keep and kind in ("b", "o"):
+        if not keep and (kind == Stake.BUILDING or kind == Stake.OBJECT):
             self._blood_for_plunder(loser, w)
-        if kind == "b":
+        if kind == Stake.BUILDING:
             cls = x
             building = self.building_kind_at(node, cls)
             if keep:
@@ -102,14 +115,14 @@ class ConquestMixin:
                     self.civil_owner[node] = w
                 elif cls == MILITARY:
                     self.mil_owner[node] = w
-                    cq["marker_owner"] = loser
-                    cq["items"][:0] = [("m", m) for m in self._orphan_markers(node, loser)]
+                    cq.marker_owner = loser
+                    cq.items[:0] = [(Stake.MARKER, m) for m in self._orphan_markers(node, loser)]
                 else:
                     self.cath_owner[node] = w
             else:
                 self._bank(w, int(self.plunder_fraction * self.comp.building_cost[building]))  # G45
                 self._remove_building(node, cls)
-        elif kind == "o":
+        elif kind == Stake.OBJECT:
             o = self.objs[x]
             if keep:
                 self.changed(changes.OBJECTS)
@@ -129,7 +142,7 @@ class ConquestMixin:
             else:
                 self._bank(w, int(self.plunder_fraction * self.vehicle_cost_per_level * o[2]))
                 self._remove_object(x)
-        elif kind == "m":
+        elif kind == Stake.MARKER:
             if self.marker[x] == loser:
                 self.changed(changes.MARKERS | changes.SEATS)
                 self.marker[x] = -1
@@ -137,7 +150,7 @@ class ConquestMixin:
                 if keep:
                     self.marker[x] = w
                     self.markers_left[w] -= 1
-        else:
+        else:  # Stake.CUBE
             if not keep:
                 self.changed(changes.MARKET)
                 self.cubes[node][x] = 0

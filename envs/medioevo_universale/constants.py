@@ -125,6 +125,15 @@ VILLAGE, TOWN, CITY, TOWER, FORTRESS, CASTLE, CATHEDRAL = range(7)
 CIVIL, MILITARY, RELIGIOUS = range(3)
 BUILDING_CLASS = (CIVIL, CIVIL, CIVIL, MILITARY, MILITARY, MILITARY, RELIGIOUS)
 
+
+class Stake:
+    """What one decision of a conquest is about (conquest.py): the tag of a ``Conquest.items`` pair ``(tag, x)``."""
+    BUILDING = 0  # x: the building class (CIVIL, MILITARY, RELIGIOUS) of a loser's building in the region
+    OBJECT = 1  # x: the object id of a loser's transport or siege engine there
+    CUBE = 2  # x: the goods colour of a market cube there
+    MARKER = 3  # x: the region of a control marker the taken military building's former owner loses (G92)
+
+
 # colours = technology branches
 BLUE, YELLOW, ORANGE, RED, GREEN, VIOLET = range(6)
 NUM_COLOURS = 6

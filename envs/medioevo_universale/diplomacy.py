@@ -56,6 +56,7 @@ member gets the team's placement (``team_placement``).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from itertools import permutations
 
 from ..core.errors import ConfigError
@@ -114,6 +115,35 @@ STATE_TREATIES = (Treaty.TRADE, Treaty.RIGHT_OF_WAY, Treaty.STATIONING, Treaty.F
 GUEST_TREATIES = (Treaty.RIGHT_OF_WAY, Treaty.STATIONING)  # treaties that let an army stand in the partner's region
 
 
+class OfferStep:
+    """The sub-decision of an offer in progress (``Offer.step``), in the order the module docstring gives."""
+    KIND = 0  # TREATY(kind)
+    TERM = 1  # a state treaty: DURATION(term), or PLAYER(+k) for one more party first
+    FEE = 2  # a trade treaty: CTRL(SALE_FEE) or CTRL(DONE)
+    PAYMENT = 3  # CTRL(DONE) (none), CTRL(PAY) or CTRL(DEMAND)
+    AMOUNT = 4  # COIN by COIN, then CTRL(DONE)
+    SECRET = 5  # a state treaty: CTRL(SECRET) or CTRL(DONE) (public)
+    ANSWER = 6  # sent: the addressees answer (Phase.OFFER_ANSWER)
+
+
+@dataclass(slots=True)
+class Offer:
+    """The offer being drafted or answered (``engine.offer``, spec 10.5)."""
+    proposer: int
+    addressee: int  # the first addressee (the PLAYER chosen first)
+    also: list[int] = field(default_factory=list)  # further addressees: the other parties of a treaty of several
+    kind: int = -1  # Treaty; -1 while to be chosen
+    term: int = -1  # a state treaty's DURATION index (UNTIL_END: until the game ends); -1: none
+    fee: int = 0  # a trade treaty's fee per sale action (SALE_FEE_FL or 0)
+    payer: int = -1  # the one-off payment: the proposer (to each addressee) or the first addressee (each addressee
+    # pays the proposer); -1: none
+    amount: int = 0  # fl of the one-off payment, to or from each addressee
+    secret: bool = False
+    step: int = OfferStep.KIND
+    ending: bool = False  # an offer to end a state treaty in force early, by agreement of all its parties
+    waiting: list[int] = field(default_factory=list)  # once sent: the addressees still to answer, in order
+
+
 class DiplomacyMixin:
     # ------------------------------------------------------------------------ state ----
     def _init_diplomacy(self) -> None:
@@ -123,7 +153,7 @@ class DiplomacyMixin:
         self.guest_treaties = False  # a right-of-way or stationing treaty is in force (control needs treaties)
         self.war_declared = [[0] * n for _ in range(n)]  # round of p's declaration on q, 0 = none
         self.ceasefires: set = set()  # (a, b) with a < b: no fighting until the end of the round
-        self.offer: dict | None = None  # the offer being drafted or answered
+        self.offer: Offer | None = None  # the offer being drafted or answered
         self.dip_queue: list[int] = []
         self.dip_window = ""  # "purchases" / "war" while a window is open
         self.dip_done: tuple = ()  # (round, window) of the last window opened
@@ -419,27 +449,27 @@ class DiplomacyMixin:
                                                                             key=lambda q: (q - p) % n)]
         o = self.offer
         if self.phase == Phase.OFFER_ANSWER:
-            if o["amount"] and o["payer"] != o["from"] and self.money[p] < o["amount"]:
+            if o.amount and o.payer != o.proposer and self.money[p] < o.amount:
                 return [(Head.CTRL, Ctrl.REJECT)]
             return [(Head.CTRL, Ctrl.ACCEPT), (Head.CTRL, Ctrl.REJECT)]
-        step = o["step"]
-        if step == "kind":
-            return [(Head.TREATY, k) for k in self._offer_kinds(p, o["to"])]
-        if step == "term":  # or one more party first (a treaty of several parties)
+        step = o.step
+        if step == OfferStep.KIND:
+            return [(Head.TREATY, k) for k in self._offer_kinds(p, o.addressee)]
+        if step == OfferStep.TERM:  # or one more party first (a treaty of several parties)
             return [(Head.DURATION, d) for d in range(MAX_TERM + 1)] + [
                 (Head.PLAYER, (q - p) % n - 1) for q in sorted(self._joinable(o), key=lambda q: (q - p) % n)]
-        if step == "fee":
+        if step == OfferStep.FEE:
             return [DONE, (Head.CTRL, Ctrl.SALE_FEE)]
-        if step == "payment":
-            moves = [] if o["kind"] == Treaty.PAYMENT else [DONE]
-            if self.money[p] >= 1 + len(o["also"]):  # at least 1 fl to each addressee
+        if step == OfferStep.PAYMENT:
+            moves = [] if o.kind == Treaty.PAYMENT else [DONE]
+            if self.money[p] >= 1 + len(o.also):  # at least 1 fl to each addressee
                 moves.append((Head.CTRL, Ctrl.PAY))
             return moves + [(Head.CTRL, Ctrl.DEMAND)]
-        if step == "amount":
-            limit = self.money[p] // (1 + len(o["also"])) if o["payer"] == p else DEMAND_CEILING  # to each addressee
-            moves = [DONE] if o["amount"] else []
-            return moves + [(Head.COIN, i) for i, c in enumerate(COINS) if o["amount"] + c <= limit]
-        return [DONE, (Head.CTRL, Ctrl.SECRET)]  # step "secret"
+        if step == OfferStep.AMOUNT:
+            limit = self.money[p] // (1 + len(o.also)) if o.payer == p else DEMAND_CEILING  # to each addressee
+            moves = [DONE] if o.amount else []
+            return moves + [(Head.COIN, i) for i, c in enumerate(COINS) if o.amount + c <= limit]
+        return [DONE, (Head.CTRL, Ctrl.SECRET)]  # OfferStep.SECRET
 
     def _apply_diplomacy(self, move: tuple[int, int]) -> None:
         head, arg = move
@@ -449,73 +479,72 @@ class DiplomacyMixin:
                 self._close_diplomacy_turn()
                 return
             q = (p + arg + 1) % self.num_players
-            self.offer = {"from": p, "to": q, "also": [], "kind": -1, "term": -1, "fee": 0, "payer": -1,
-                          "amount": 0, "secret": False, "step": "kind", "ending": False, "waiting": []}
+            self.offer = Offer(p, q)
             self.phase = Phase.OFFER
             return
         o = self.offer
         if self.phase == Phase.OFFER_ANSWER:
             if arg == Ctrl.ACCEPT:
-                o["waiting"].pop(0)
-                if o["waiting"]:  # a treaty of several parties: every addressee must agree
-                    self.actor = o["waiting"][0]
+                o.waiting.pop(0)
+                if o.waiting:  # a treaty of several parties: every addressee must agree
+                    self.actor = o.waiting[0]
                     return
                 self._conclude(o)
             self._after_offer()
             return
-        step = o["step"]
-        if step == "kind":
-            o["kind"] = arg
+        step = o.step
+        if step == OfferStep.KIND:
+            o.kind = arg
             if arg == Treaty.DECLARE_WAR:
-                self._declare_war(p, o["to"])
+                self._declare_war(p, o.addressee)
                 self._after_offer()
                 return
-            o["ending"] = arg in STATE_TREATIES and self.has_treaty(p, o["to"], arg)
-            if o["ending"]:  # "falls alle beteiligten Spieler dem zustimmen": every party of that treaty
-                parties = self._treaty_of(arg, p, o["to"])["parties"]
-                o["also"] = [r for r in parties if r not in (p, o["to"]) and not self.eliminated[r]]
-            o["step"] = "term" if arg in STATE_TREATIES and not o["ending"] else "payment"
-        elif step == "term" and head == Head.PLAYER:
-            o["also"].append((p + arg + 1) % self.num_players)
-        elif step == "term":
-            o["term"] = arg
-            o["step"] = "fee" if o["kind"] == Treaty.TRADE else "payment"
-        elif step == "fee":
-            o["fee"] = SALE_FEE_FL if arg == Ctrl.SALE_FEE else 0
-            o["step"] = "payment"
-        elif step == "payment":
+            o.ending = arg in STATE_TREATIES and self.has_treaty(p, o.addressee, arg)
+            if o.ending:  # "falls alle beteiligten Spieler dem zustimmen": every party of that treaty
+                parties = self._treaty_of(arg, p, o.addressee)["parties"]
+                o.also = [r for r in parties if r not in (p, o.addressee) and not self.eliminated[r]]
+            o.step = OfferStep.TERM if arg in STATE_TREATIES and not o.ending else OfferStep.PAYMENT
+        elif step == OfferStep.TERM and head == Head.PLAYER:
+            o.also.append((p + arg + 1) % self.num_players)
+        elif step == OfferStep.TERM:
+            o.term = arg
+            o.step = OfferStep.FEE if o.kind == Treaty.TRADE else OfferStep.PAYMENT
+        elif step == OfferStep.FEE:
+            o.fee = SALE_FEE_FL if arg == Ctrl.SALE_FEE else 0
+            o.step = OfferStep.PAYMENT
+        elif step == OfferStep.PAYMENT:
             if head == Head.CTRL and arg in (Ctrl.PAY, Ctrl.DEMAND):
-                o["payer"] = p if arg == Ctrl.PAY else o["to"]
-                o["step"] = "amount"
+                o.payer = p if arg == Ctrl.PAY else o.addressee
+                o.step = OfferStep.AMOUNT
             else:
                 self._offer_drafted(o)
-        elif step == "amount":
+        elif step == OfferStep.AMOUNT:
             if head == Head.COIN:
-                o["amount"] += COINS[arg]
+                o.amount += COINS[arg]
             else:
                 self._offer_drafted(o)
-        else:
-            o["secret"] = arg == Ctrl.SECRET
+        else:  # OfferStep.SECRET
+            o.secret = arg == Ctrl.SECRET
             self._send_offer(o)
 
-    def _offer_drafted(self, o: dict) -> None:
-        if o["kind"] in STATE_TREATIES and not o.get("ending"):
-            o["step"] = "secret"
+    def _offer_drafted(self, o: Offer) -> None:
+        if o.kind in STATE_TREATIES and not o.ending:
+            o.step = OfferStep.SECRET
         else:
             self._send_offer(o)
 
-    def _send_offer(self, o: dict) -> None:
-        o["step"] = "answer"
-        o["waiting"] = [o["to"]] + o["also"]  # they answer in this order
-        self.actor = o["to"]
+    def _send_offer(self, o: Offer) -> None:
+        o.step = OfferStep.ANSWER
+        o.waiting = [o.addressee] + o.also  # they answer in this order
+        self.actor = o.addressee
         self.phase = Phase.OFFER_ANSWER
 
-    def _joinable(self, o: dict) -> list[int]:
+    def _joinable(self, o: Offer) -> list[int]:
         """Seats that may join the state treaty being drafted as further parties (rulebook: "Ein formaler
         Vertrag zwischen 2 oder mehr Spielern"): in the game, at peace with every party so far (no war, no
         declaration pending), and without a treaty of that kind with any of them (one of each kind per pair)."""
-        parties = [o["from"], o["to"]] + o["also"]
-        kind = o["kind"]
+        parties = [o.proposer, o.addressee] + o.also
+        kind = o.kind
         return [r for r in range(self.num_players) if r not in parties and not self.eliminated[r] and not any(
             self.at_war[x][r] or self.war_declared[x][r] or self.war_declared[r][x] or self.has_treaty(x, r, kind)
             for x in parties)]
@@ -524,7 +553,7 @@ class DiplomacyMixin:
         return next(t for t in self.treaties if t["kind"] == kind and p in t["parties"] and q in t["parties"])
 
     def _after_offer(self) -> None:
-        p = self.offer["from"]
+        p = self.offer.proposer
         self.offer = None
         self.actor = p
         self.offers_left -= 1
@@ -539,14 +568,14 @@ class DiplomacyMixin:
         self.war_declared[p][q] = self.round
         self._break_all_treaties(p, q)
 
-    def _conclude(self, o: dict) -> None:
-        p, q, kind = o["from"], o["to"], o["kind"]
-        if o["amount"]:  # the proposer pays each addressee, or each addressee pays the proposer
-            for r in [q] + o["also"]:
-                if o["payer"] == p:
-                    self._transfer(p, r, o["amount"])
+    def _conclude(self, o: Offer) -> None:
+        p, q, kind = o.proposer, o.addressee, o.kind
+        if o.amount:  # the proposer pays each addressee, or each addressee pays the proposer
+            for r in [q] + o.also:
+                if o.payer == p:
+                    self._transfer(p, r, o.amount)
                 else:
-                    self._transfer(r, p, o["amount"])
+                    self._transfer(r, p, o.amount)
         if kind == Treaty.CEASEFIRE:
             self.changed(changes.DIPLOMACY)
             self.ceasefires.add((min(p, q), max(p, q)))
@@ -561,13 +590,13 @@ class DiplomacyMixin:
                     if k:
                         self.prisoners[captor][owner][t] = 0
                         self.unit_supply[owner][min(t, 4)] += k
-        elif o.get("ending"):  # all parties agree: it ends like a treaty whose term is over
+        elif o.ending:  # all parties agree: it ends like a treaty whose term is over
             self._end_treaties([self._treaty_of(kind, p, q)])
         elif kind in STATE_TREATIES:
             self.changed(changes.DIPLOMACY)
-            until = 0 if o["term"] == UNTIL_END else self.round + o["term"]  # term index 0 = 1 round
-            self.treaties.append({"kind": kind, "parties": (p, q, *o["also"]), "until": until,
-                                  "secret": o["secret"], "fee": o["fee"]})
+            until = 0 if o.term == UNTIL_END else self.round + o.term  # term index 0 = 1 round
+            self.treaties.append({"kind": kind, "parties": (p, q, *o.also), "until": until,
+                                  "secret": o.secret, "fee": o.fee})
             self._refresh_treaty_index()
 
     # ------------------------------------------------------------------ team game ----
@@ -586,4 +615,4 @@ class DiplomacyMixin:
         return [ep[k] * 1e8 + (money[k] + 1e6) * 10 + (n - pos[k]) for k in (self.team_of[p] for p in range(n))]
 
 
-__all__ = ["DiplomacyMixin", "MAX_OPPONENTS", "MAX_TERM", "TREATY_NAMES", "Treaty"]
+__all__ = ["DiplomacyMixin", "MAX_OPPONENTS", "MAX_TERM", "Offer", "OfferStep", "TREATY_NAMES", "Treaty"]

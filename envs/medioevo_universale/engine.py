@@ -35,17 +35,17 @@ from .data import BUILDING_NAMES, EMPIRES, UNIT_NAMES, VEHICLE_KINDS, GameData, 
 from . import changes
 from .cards import CardsMixin
 from .combat import BarbarianWar, Battle, BattleAfter, BattleMixin
-from .conquest import ConquestMixin
+from .conquest import Conquest, ConquestMixin
 from .diplomacy import DiplomacyMixin, team_of_seats
 from .economy import EconomyMixin
-from .events import EventsMixin
+from .events import EventEffect, EventsMixin
 from .movement import MultiWar, WarMixin
 from .purchases import PurchaseMixin
 from .scoring import ScoringMixin
 from .setup import SetupMixin
 from .state import StateMixin
 from .technologies import TechnologyMixin
-from .trade import TradeMixin
+from .trade import Route, RouteDraft, TradeMixin
 from .variants import VariantsMixin
 
 NT = NUM_UNIT_TYPES
@@ -268,7 +268,7 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         self.move_steps = 0
         self.mover = -1
         self.cycle_moved = False
-        self.conquest: dict | None = None  # pending take-over / plunder decisions
+        self.conquest: Conquest | None = None  # pending take-over / plunder decisions
         self.capitulated = [[0] * NT for _ in range(n)]  # units set aside by capitulation
         self.capitulated_round = [0] * n
         self.prisoners = [[[0] * NT for _ in range(n)] for _ in range(n)]  # [captor][owner][type]
@@ -282,8 +282,8 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         self.sale_factor = 0
         self.battle_nodes: set = set()  # G47: regions with a battle this round
         self.bought_at = -1  # the region where the active vehicle just bought (a route may start)
-        self.route: list[dict | None] = [None] * n  # each seat's trade route
-        self.route_draft: dict | None = None
+        self.route: list[Route | None] = [None] * n  # each seat's trade route
+        self.route_draft: RouteDraft | None = None  # the route being declared
         self.route_graphs: dict[str, dict] = {}
         self.naval_crewed: list[int] = []  # galleys with units aboard when a naval battle starts
         self.barb_galleys = raw["barbarians"]["galley_markers"]
@@ -301,7 +301,7 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         self.event_card = -1
         self.ev_stage = ""
         self.ev_tasks: list = []
-        self.ev_effect: dict | None = None
+        self.ev_effect: EventEffect | None = None  # an event symbol's points being distributed (events.py)
         self.ev_rolls: list = []
         self.buildup_left = 0
         self.revolt_queue: list[int] = []

@@ -14,6 +14,7 @@
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import compress
 
@@ -27,6 +28,16 @@ NT = NUM_UNIT_TYPES
 SYMBOL_LIMIT = {"movement": 2, "units": 4, "buildings": 3, "goods": 2}  # d6 results that hit
 BARB_UNIT = {LI: B_LI, AR: B_AR, CP1: B_CP}
 BUILDUP_NEED = {LI: 0, AR: 2, CP1: 4}  # barbarians already in a region before one of the type may be added
+
+
+@dataclass(slots=True)
+class EventEffect:
+    """One chosen symbol of the event card hitting one seat (``engine.ev_effect``, step 2.2): the points of its d6
+    roll, which the seat distributes one at a time."""
+    symbol: str  # "movement", "units", "buildings" or "goods" (SYMBOL_LIMIT)
+    player: int  # the seat hit
+    left: int  # points still to distribute
+    picked: list[int] = field(default_factory=list)  # "movement": the objects already given a stop marker
 
 
 @lru_cache(maxsize=None)
@@ -87,7 +98,7 @@ class EventsMixin:
                 self.ev_rolls.append((symbol, p, roll))
                 if roll > SYMBOL_LIMIT[symbol]:
                     continue
-                self.ev_effect = {"symbol": symbol, "player": p, "left": roll, "picked": []}
+                self.ev_effect = EventEffect(symbol, p, roll)
                 if self._effect_step():
                     return
             self.ev_stage = "buildup"
@@ -117,7 +128,7 @@ class EventsMixin:
     def _effect_targets(self, symbol: str, p: int) -> list[tuple]:
         regions, seas = self._event_area()
         if symbol == "movement":
-            picked = self.ev_effect["picked"] if self.ev_effect else []
+            picked = self.ev_effect.picked if self.ev_effect is not None else []
             return [((Head.OBJECT, s),) for s, oid in enumerate(self.slots[p])
                     if oid >= 0 and oid not in picked and self.objs[oid][O_KIND] != SIEGE
                     and (self.objs[oid][O_NODE] in regions or self.objs[oid][O_NODE] in seas)]
@@ -143,18 +154,18 @@ class EventsMixin:
     def _effect_step(self) -> bool:
         """Apply points automatically while there is no real choice; True when a decision is pending."""
         eff = self.ev_effect
-        while eff["left"] > 0:
-            opts = self._effect_targets(eff["symbol"], eff["player"])
+        while eff.left > 0:
+            opts = self._effect_targets(eff.symbol, eff.player)
             if not opts:
                 break
-            if eff["symbol"] == "movement" and len(opts) <= eff["left"]:
+            if eff.symbol == "movement" and len(opts) <= eff.left:
                 for opt in opts:
                     self._apply_effect_point(opt)
                 break
             if len(opts) == 1:
                 self._apply_effect_point(opts[0])
                 continue
-            self.actor = eff["player"]
+            self.actor = eff.player
             self.phase = Phase.EVENT_EFFECT
             self._open_tree(opts)
             return True
@@ -165,18 +176,18 @@ class EventsMixin:
     def _apply_effect_point(self, opt: tuple) -> None:
         self.changed(changes.EVENTS)
         eff = self.ev_effect
-        p = eff["player"]
-        eff["left"] -= 1
-        if eff["symbol"] == "movement":
+        p = eff.player
+        eff.left -= 1
+        if eff.symbol == "movement":
             self.changed(changes.OBJECTS)
             oid = self.slots[p][opt[0][1]]
-            eff["picked"].append(oid)
+            eff.picked.append(oid)
             self.objs[oid][4] = 0  # a stop marker: no MP this round
-        elif eff["symbol"] == "units" and opt[0][0] == Head.OBJECT:
+        elif eff.symbol == "units" and opt[0][0] == Head.OBJECT:
             self._damage_aboard(p, self.slots[p][opt[0][1]], opt[1][1])
-        elif eff["symbol"] == "units":
+        elif eff.symbol == "units":
             self._damage_unit(p, opt[0][1], opt[1][1])
-        elif eff["symbol"] == "goods":
+        elif eff.symbol == "goods":
             self.changed(changes.OBJECTS)
             oid = self.slots[p][opt[0][1]]
             self.goods[oid][opt[1][1]] -= 1

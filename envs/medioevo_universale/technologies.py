@@ -684,12 +684,12 @@ class TechnologyMixin:
         if route is None:
             return []
         return [(((Head.NODE, y),), 0, ((YELLOW, 1),))
-                for y, done in zip(route["stages"][:-1], route["established"][:-1]) if not done]
+                for y, done in zip(route.stages[:-1], route.established[:-1]) if not done]
 
     def _do_gilden(self, p: int, moves: tuple) -> None:
         self.changed(changes.ROUTES)
         route = self.route_of(p)
-        route["established"][route["stages"].index(moves[0][1])] = True
+        route.established[route.stages.index(moves[0][1])] = True
 
     # ===================================================================== movement ====
     def _in_own_environment(self, oid: int, node: int | None = None) -> bool:

@@ -26,6 +26,8 @@ armies cannot be entered, G46) - the suicide move is masked.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from .cards import Resume
 from .constants import (
     CARAVAN, MERCHANT_SHIP, NUM_UNIT_TYPES, O_KIND, O_MP, O_NODE, ROUTE_LENGTHS, Ctrl, Head, Phase, Stage,
@@ -39,6 +41,27 @@ TRADE_TREATY = Treaty.TRADE
 NT = NUM_UNIT_TYPES
 DONE = (Head.CTRL, Ctrl.DONE)
 TRADERS = (CARAVAN, MERCHANT_SHIP)
+
+
+@dataclass(slots=True)
+class RouteDraft:
+    """A trade route being declared (``engine.route_draft``): its length, then its stages one by one."""
+    start: int  # the region where the vehicle just bought
+    kind: str  # "land" / "sea": the route graph it follows (``route_graph``)
+    stages: list[int] = field(default_factory=list)  # the stages chosen so far, the destination last
+    length: int = 0  # 4, 6 or 8 stages (ROUTE_LENGTHS); 0 while to be chosen
+
+
+@dataclass(slots=True)
+class Route:
+    """A seat's declared trade route (``engine.route[p]``, G49)."""
+    vehicle: int  # the marked vehicle's object id; -1: lost, the route kept until the round's end (Verkäufer 30)
+    stages: list[int]  # the destination last
+    established: list[bool]  # per stage: reached by the vehicle
+    points: int  # the trade points its completion gives
+    start: int  # the region it was declared in (not a stage; Verkäufer 31 keeps its markers off it)
+    kind: str  # "land" / "sea": the route graph Verkäufer 31 re-places its markers on
+    orphaned: int = -1  # Verkäufer 30: the round its vehicle was lost (-1: never)
 
 
 class TradeMixin:
@@ -152,10 +175,10 @@ class TradeMixin:
             return [DONE] + [(Head.ROUTE, i) for i in range(len(ROUTE_LENGTHS))]
         if self.phase == Phase.ROUTE_STAGE:
             draft = self.route_draft
-            prev = draft["stages"][-1] if draft["stages"] else draft["start"]
-            graph = self._route_graph(draft["kind"])
+            prev = draft.stages[-1] if draft.stages else draft.start
+            graph = self._route_graph(draft.kind)
             return [DONE] + [(Head.NODE, y) for y in sorted(graph.get(prev, ()))
-                             if y != draft["start"] and y not in draft["stages"]]
+                             if y != draft.start and y not in draft.stages]
         if self.phase == Phase.ROUTE_POINTS:
             return [(Head.CTRL, Ctrl.POINT_EP), (Head.CTRL, Ctrl.POINT_FL)]
         room = self.goods_capacity(oid) - sum(goods)  # cards.py: Wissenschaftler 11
@@ -170,7 +193,7 @@ class TradeMixin:
             return [DONE] + [(Head.GOOD, g) for g in range(8) if goods[g] and g not in present]
         moves = [DONE]
         route = self.route_of(p)
-        if route is not None and route["vehicle"] == oid:
+        if route is not None and route.vehicle == oid:
             moves.append((Head.CTRL, Ctrl.ABANDON_ROUTE))
         elif route is None and self.bought_at == node and self._route_graph(self._route_kind(oid)).get(node):
             moves.append((Head.CTRL, Ctrl.START_ROUTE))
@@ -219,7 +242,7 @@ class TradeMixin:
             self.trade_action = ""
             if self.route_completing:
                 self.changed(changes.ROUTES)
-                self.route_points_left = self.route_of(p)["points"]
+                self.route_points_left = self.route_of(p).points
                 self.phase = Phase.ROUTE_POINTS
                 return
             self._after_sale(node)
@@ -229,7 +252,7 @@ class TradeMixin:
             return
         if head == Head.CTRL and arg == Ctrl.START_ROUTE:
             self.changed(changes.ROUTES)
-            self.route_draft = {"start": node, "kind": self._route_kind(oid), "stages": [], "length": 0}
+            self.route_draft = RouteDraft(node, self._route_kind(oid))
             self.phase = Phase.ROUTE_LENGTH
             return
         if head == Head.CTRL and arg == Ctrl.ABANDON_ROUTE:
@@ -255,8 +278,8 @@ class TradeMixin:
             self.sale_factor = self.market_factor(node)  # counted before the new cube is placed
             self.route_completing = False
             route = self.route_of(p)
-            if route is not None and route["vehicle"] == oid:
-                if node == route["stages"][-1] and all(route["established"][:-1]):
+            if route is not None and route.vehicle == oid:
+                if node == route.stages[-1] and all(route.established[:-1]):
                     self.route_completing = True
                     self.withheld_factor = self.sale_factor
                     self.sale_factor = 0  # G91: no market bonus on the route-completing sale
@@ -287,9 +310,9 @@ class TradeMixin:
         o[O_MP] -= self.step_cost(o[O_KIND], o[O_NODE], y)
         o[O_NODE] = y
         route = self.route_of(o[0])
-        if route is not None and route["vehicle"] == self.trader and y in route["stages"][:-1]:
+        if route is not None and route.vehicle == self.trader and y in route.stages[:-1]:
             self.changed(changes.ROUTES)
-            route["established"][route["stages"].index(y)] = True
+            route.established[route.stages.index(y)] = True
 
     # ----------------------------------------------------------------- routes ----
     def _route_kind(self, oid: int) -> str:
@@ -303,11 +326,11 @@ class TradeMixin:
             self.route_graphs[kind] = graph
         return graph
 
-    def route_of(self, p: int):
+    def route_of(self, p: int) -> Route | None:
         """p's trade route, or None (a lost or taken-over vehicle ends it)."""
         route = self.route[p]
         if route is not None:
-            oid = route["vehicle"]
+            oid = route.vehicle
             if oid not in self.objs or self.objs[oid][0] != p:
                 self.stamp_at_once(changes.ROUTES)  # also a query may find it
                 self.route[p] = route = self._orphaned_route(p, route)  # Verkäufer 30 (cards.py)
@@ -332,7 +355,7 @@ class TradeMixin:
                     or self.route_keeps_market_bonus(p)):  # Kameltreiber 64 (cards.py)
                 self._bank(p, self.city_market_bonus * self.withheld_factor * len(self.sold_now))
             self.route_fl_points = 0
-            self.stat_route_stages[p] = max(self.stat_route_stages[p], len(route["stages"]))
+            self.stat_route_stages[p] = max(self.stat_route_stages[p], len(route.stages))
             self.route[p] = None
             self.phase = Phase.TRADE
             self._after_sale(node)
@@ -344,16 +367,15 @@ class TradeMixin:
             self._trade_checkpoint()
             return
         if self.phase == Phase.ROUTE_LENGTH:
-            draft["length"] = ROUTE_LENGTHS[arg]
+            draft.length = ROUTE_LENGTHS[arg]
             self.phase = Phase.ROUTE_STAGE
             return
-        draft["stages"].append(arg)
-        if len(draft["stages"]) < draft["length"]:
+        draft.stages.append(arg)
+        if len(draft.stages) < draft.length:
             return
-        k = draft["length"]
-        self.route[p] = {"vehicle": oid, "stages": list(draft["stages"]), "established": [False] * k,
-                         "points": self.route_points[ROUTE_LENGTHS.index(k)],
-                         "start": draft["start"], "kind": draft["kind"]}  # Verkäufer 31 re-places markers
+        k = draft.length
+        self.route[p] = Route(oid, list(draft.stages), [False] * k, self.route_points[ROUTE_LENGTHS.index(k)],
+                              draft.start, draft.kind)
         self.route_draft = None
         self.bought_at = -1
         self.phase = Phase.TRADE

@@ -8,9 +8,10 @@ from envs.medioevo_universale import SPEC
 from envs.medioevo_universale.cards import ABILITY_WINDOWS, WarlordStep, ability_params
 from envs.medioevo_universale.combat import BattleStep
 from envs.medioevo_universale.constants import (
-    AR, CASTLE, GREEN, HI, LI, RED, RELIGION_B, VIOLET, Ctrl, Head, Phase, Stage,
+    AR, CASTLE, CIVIL, GREEN, HI, LI, RED, RELIGION_B, VIOLET, Ctrl, Head, Phase, Stage, Stake,
 )
 from envs.medioevo_universale.data import game_data
+from envs.medioevo_universale.trade import Route
 
 from .forced import touched
 from .test_encoder_cache import assert_matches_fresh_encoder
@@ -621,7 +622,7 @@ def test_kameltreiber_64_needs_a_route_and_keeps_the_market_bonus():
     give(e, p, 64)
     slot, oid = trade_turn(e, p, node("Prag"), [1] + [0] * 7)
     assert PLAY not in e.legal_moves()  # no trade route in progress
-    e.route[p] = {"vehicle": oid, "stages": [node("Franken")], "established": [False], "points": 1}
+    e.route[p] = Route(oid, [node("Franken")], [False], 1, node("Prag"), "land")
     e.play(PLAY)
     buy(e, PLAY, card(64))
     assert e.route_keeps_market_bonus(p) and not e.route_keeps_market_bonus(1)
@@ -947,15 +948,15 @@ def test_verkaeufer_30_keeps_the_route_of_a_lost_vehicle_for_another_vehicle():
     other = e._new_object(p, 0, 1, node("Aachen"))
     e.goods[other] = [0] * 8
     stages = [node("Franken"), node("Schwaben"), node("Mailand"), node("Genua")]
-    e.route[p] = {"vehicle": oid, "stages": stages, "established": [True, False, False, False], "points": 1}
+    e.route[p] = Route(oid, stages, [True, False, False, False], 1, node("Prag"), "land")
     e.play(PLAY)
     buy(e, PLAY, card(30))
     e._remove_object(oid)  # the vehicle is lost
-    assert e.route_of(p) is not None and e.route[p]["vehicle"] == -1
+    assert e.route_of(p) is not None and e.route[p].vehicle == -1
     e.phase, e.actor = Phase.TRADE_TURN, p
     e.play(PLAY)
     buy(e, PLAY, card(30), (Head.OBJECT, e.slots[p].index(other)))
-    assert e.route[p]["vehicle"] == other and e.route[p]["established"][0]
+    assert e.route[p].vehicle == other and e.route[p].established[0]
     e._remove_object(other)
     e.round += 1  # the markers stay only until the end of the round
     assert e.route_of(p) is None
@@ -974,8 +975,7 @@ def test_verkaeufer_31_rearranges_the_markers_of_an_unfinished_route():
     graph = e._route_graph("land")
     start = node("Prag")
     stages = [node("Franken"), node("Schwaben"), node("Mailand"), node("Genua")]
-    e.route[p] = {"vehicle": oid, "stages": list(stages), "established": [True, False, False, False],
-                  "points": 2, "start": start, "kind": "land"}
+    e.route[p] = Route(oid, list(stages), [True, False, False, False], 2, start, "land")
     e.play(PLAY)
     buy(e, PLAY, card(31))
     assert e.phase == Phase.CARD_FOLLOW
@@ -989,8 +989,8 @@ def test_verkaeufer_31_rearranges_the_markers_of_an_unfinished_route():
     assert (Head.NODE, a) not in {o[0] for o in e.tree}  # a marker is moved once per activation
     buy(e, (Head.NODE, stages[1]), (Head.NODE, b))
     buy(e, DONE)
-    assert e.route[p]["stages"] == [a, b, stages[2], stages[3]]
-    assert e.route[p]["established"] == [True, False, False, False]
+    assert e.route[p].stages == [a, b, stages[2], stages[3]]
+    assert e.route[p].established == [True, False, False, False]
     assert e.phase == Phase.TRADE_TURN and 30 in e.rotated[p]
 
 
@@ -1217,8 +1217,7 @@ def test_random_play_with_the_movement_trade_and_militia_cards_keeps_the_invaria
                     while len(stages) < 4 and [y for y in graph[stages[-1]] if y != where and y not in stages]:
                         stages.append(int(rng.choice(sorted(y for y in graph[stages[-1]]
                                                             if y != where and y not in stages))))
-                    e.route[q] = {"vehicle": oid, "stages": stages, "established": [False] * len(stages),
-                                  "points": 2, "start": where, "kind": "land"}
+                    e.route[q] = Route(oid, stages, [False] * len(stages), 2, where, "land")
                 if e.unit_supply[q][LI] >= 2:
                     e.unit_supply[q][LI] -= 2
                     e._add_units(q, where, LI, 2)
@@ -1384,11 +1383,11 @@ def test_diplomat_51_protects_a_caravan_before_the_conquest_decides_over_it():
     fight(e, "Buda", 0, 1, [4, 6, 8, 1, 1, 1])
     play(e, (Head.DICE, 0), DONE, (Head.DICE, 0))
     assert e.phase == Phase.CARD_WINDOW and e.actor == 1 and e.cw.window == "any_plunder"
-    assert e.conquest["items"] == [("b", 0), ("o", caravan)]  # what is at stake is shown
+    assert e.conquest.items == [(Stake.BUILDING, CIVIL), (Stake.OBJECT, caravan)]  # what is at stake is shown
     buy(e, PLAY, card(51))
     assert e.legal_moves() == [(Head.OBJECT, e.slots[1].index(caravan))]  # only an object at stake
     buy(e, (Head.OBJECT, e.slots[1].index(caravan)))
-    assert e.phase == Phase.CONQUEST and e.actor == 0 and e.conquest["items"] == [("b", 0)]
+    assert e.phase == Phase.CONQUEST and e.actor == 0 and e.conquest.items == [(Stake.BUILDING, CIVIL)]
     play(e, (Head.CTRL, Ctrl.PLUNDER))
     assert e.objs[caravan][0] == 1 and e.civil[buda] == 0
 

@@ -13,7 +13,9 @@ from envs.medioevo_universale.constants import (
 )
 from envs.medioevo_universale.cards import JEDERZEIT_WINDOWS
 from envs.medioevo_universale.data import game_data
-from envs.medioevo_universale.diplomacy import GUEST_TREATIES, STATE_TREATIES, TREATY_NAMES, Treaty
+from envs.medioevo_universale.diplomacy import (
+    GUEST_TREATIES, STATE_TREATIES, TREATY_NAMES, Offer, OfferStep, Treaty,
+)
 from envs.medioevo_universale.technologies import TechWindow
 
 from .forced import forced_decisions
@@ -169,7 +171,7 @@ def test_ceasefire_masks_attacks_and_peace_ends_the_war():
         assert ((Head.NODE, node("Pressburg")) in eng.legal_moves()) == allowed
     e._diplomacy_end_round()
     assert not e.ceasefires and e.at_war[HRE][HUN]
-    e._conclude({"from": HRE, "to": HUN, "kind": Treaty.PEACE, "amount": 0, "payer": -1})
+    e._conclude(Offer(HRE, HUN, kind=Treaty.PEACE))
     assert not e.at_war[HRE][HUN] and not e.at_war[HUN][HRE]
 
 
@@ -323,7 +325,7 @@ def test_a_state_treaty_ends_early_when_both_agree():
     assert e.controller(buda) == HUN and e.phase == Phase.DIPLOMACY and e.actor == HRE
     ep = list(e.ep)
     propose(e, HUN, Treaty.RIGHT_OF_WAY)
-    assert e.offer["ending"] and set(e.legal_moves()) == {DONE, PAY, DEMAND}  # no term, fee or secrecy
+    assert e.offer.ending and set(e.legal_moves()) == {DONE, PAY, DEMAND}  # no term, fee or secrecy
     play(e, PAY, coin(50), DONE)
     assert e.phase == Phase.OFFER_ANSWER and e.actor == HUN
     play(e, REJECT)
@@ -485,7 +487,7 @@ def test_a_naval_ceasefire_lets_the_multi_party_sequence_go_on():
     assert e.bt is not None and e.bt.owners == [HRE, BYZ] and e.multi_war.fought == [HUN, BYZ]
     assert e.objs[galleys[HUN]][0] == HUN and e.cargo[galleys[HUN]][LI] == 1
     play(e, (Head.DICE, 0), (Head.DICE, 0))  # HRE's 8 beats BYZ's 1: BYZ's crew is destroyed, its galley afloat
-    assert e.bt is None and e.phase == Phase.CONQUEST and e.conquest["loser"] == BYZ
+    assert e.bt is None and e.phase == Phase.CONQUEST and e.conquest.loser == BYZ
     play(e, (Head.CTRL, Ctrl.PLUNDER))
     assert e.multi_war is None and galleys[BYZ] not in e.objs and e.objs[galleys[HUN]][0] == HUN
 
@@ -558,7 +560,7 @@ def test_fuzz_ceasefire_in_battles_and_kartografie_defenders():
             names = {i: env.action_name(i) for i in legal}
             if in_battle and e.offer is not None:
                 for seat in range(n):
-                    if seat not in (e.offer["from"], e.offer["to"]):
+                    if seat not in (e.offer.proposer, e.offer.addressee):
                         assert not env.observe(env.possible_agents[seat])["observation"][offer].any()
             legal = preferred_moves(e, legal, names, pick)
             if pick.random() < 0.05:
@@ -630,7 +632,7 @@ def test_fuzz_ceasefire_in_naval_battles():
             names = {i: env.action_name(i) for i in legal}
             if naval and e.offer is not None:
                 for seat in range(n):
-                    if seat not in (e.offer["from"], e.offer["to"]):
+                    if seat not in (e.offer.proposer, e.offer.addressee):
                         assert not env.observe(env.possible_agents[seat])["observation"][offer].any()
             legal = preferred_moves(e, towards_naval_battles(e, legal, env.codec, pick), names, pick)
             action = pick.choice(legal)
@@ -713,7 +715,7 @@ def test_only_seats_at_peace_with_every_party_and_without_that_treaty_may_join()
     assert not any(h == Head.PLAYER for h, _ in e.legal_moves())
     e2 = dip_engine()
     play(e2, (Head.PLAYER, 0), (Head.TREATY, Treaty.STATIONING))
-    state = (e2.phase, e2.actor, dict(e2.offer, also=list(e2.offer["also"])))
+    state = (e2.phase, e2.actor, dataclasses.replace(e2.offer, also=list(e2.offer.also)))
     e2.war_declared[3][HRE] = 1
     assert (Head.PLAYER, 2) not in e2.legal_moves()
     with pytest.raises(IllegalActionError):
@@ -745,7 +747,7 @@ def test_a_treaty_of_several_parties_ends_early_only_when_all_agree():
     e.unit_supply[BYZ][HI] -= 1
     assert e.controller(buda) == HUN and e.actor == HRE
     propose(e, BYZ, Treaty.RIGHT_OF_WAY)
-    assert e.offer["ending"] and e.offer["also"] == [HUN]
+    assert e.offer.ending and e.offer.also == [HUN]
     play(e, DONE, ACCEPT)
     assert e.actor == HUN and len(e.treaties) == 1
     play(e, REJECT)
@@ -777,10 +779,10 @@ def towards_treaties_of_several_parties(e, legal, names, pick):
     """The random player's bias: make offers, of state treaties, add parties, accept."""
     if e.phase == Phase.DIPLOMACY and len(legal) > 1 and pick.random() < 0.9:
         return [i for i in legal if names[i] != "CTRL(DONE)"]
-    if e.phase == Phase.OFFER and e.offer["step"] == "kind" and pick.random() < 0.8:
+    if e.phase == Phase.OFFER and e.offer.step == OfferStep.KIND and pick.random() < 0.8:
         kinds = {f"TREATY({TREATY_NAMES[k]})" for k in STATE_TREATIES}
         return [i for i in legal if names[i] in kinds] or legal
-    if e.phase == Phase.OFFER and e.offer["step"] == "term" and pick.random() < 0.7:
+    if e.phase == Phase.OFFER and e.offer.step == OfferStep.TERM and pick.random() < 0.7:
         return [i for i in legal if names[i].startswith("PLAYER(")] or legal
     if e.phase == Phase.OFFER_ANSWER and pick.random() < 0.85:
         return [i for i in legal if names[i] == "CTRL(ACCEPT)"] or legal
@@ -804,15 +806,15 @@ def test_fuzz_treaties_of_several_parties():
             e = env.engine
             legal = [int(i) for i in np.flatnonzero(obs["action_mask"])]
             names = {i: env.action_name(i) for i in legal}
-            if e.offer is not None and e.offer["also"]:
-                parties = {e.offer["from"], e.offer["to"], *e.offer["also"]}
+            if e.offer is not None and e.offer.also:
+                parties = {e.offer.proposer, e.offer.addressee, *e.offer.also}
                 for seat in set(range(n)) - parties:
                     assert not env.observe(env.possible_agents[seat])["observation"][offer].any()
             action = pick.choice(towards_treaties_of_several_parties(e, legal, names, pick))
             adding = e.phase == Phase.OFFER and names[action].startswith("PLAYER(")  # a further party: minor
             state, stamps = (_public_state(e), e.stamps[:]) if adding else (None, None)
             before = [t for t in e.treaties if len(t["parties"]) > 2]
-            ending = e.offer is not None and e.offer["ending"] and e.offer["also"] and e.phase == Phase.OFFER_ANSWER
+            ending = e.offer is not None and e.offer.ending and e.offer.also and e.phase == Phase.OFFER_ANSWER
             breaches = sum(e.ep_events[p].get("treaty_breach", 0) for p in range(n))
             rnd = e.round
             env.step(action)

@@ -10,9 +10,9 @@ import pytest
 from envs.core import TabletopEnv, testing
 from envs.core.errors import IllegalActionError
 from envs.medioevo_universale import SPEC
-from envs.medioevo_universale.constants import BLUE, CIVIL, GALLEY, HI, LI, WAR_WAGON, Ctrl, Head, Phase
+from envs.medioevo_universale.constants import BLUE, CIVIL, GALLEY, HI, LI, WAR_WAGON, Ctrl, Head, Phase, Stake
 from envs.medioevo_universale.data import game_data, markers_feasible
-from envs.medioevo_universale.diplomacy import Treaty
+from envs.medioevo_universale.diplomacy import Offer, Treaty
 from envs.medioevo_universale.technologies import KARTOGRAFIE, TechWindow
 
 from .forced import forced_decisions, touched
@@ -28,8 +28,7 @@ LOSE = [1, 1, 1, 4, 1, 8]  # 2 LI roll 1 / 1 against 3 LI with 8 / 1: the attack
 
 
 def treaty(e, a, b, kind=Treaty.RIGHT_OF_WAY):
-    e._conclude({"from": a, "to": b, "also": [], "kind": kind, "term": 5, "fee": 0, "amount": 0, "payer": -1,
-                 "secret": False})
+    e._conclude(Offer(a, b, kind=kind, term=5))
 
 
 def three_party_engine(dice, attacker=HI, hun_li=1):
@@ -89,10 +88,10 @@ def test_attacker_fights_each_opponent_in_the_chosen_order_then_conquers():
     assert e.ep_events[HRE]["conquest"] == 2  # 1 + the village, once
     assert e.phase == Phase.CONQUEST and e.actor == HRE
     byz_wagon = e.conquest_item()[1]
-    assert e.conquest_item()[0] == "o" and e.objs[byz_wagon][0] == BYZ  # the beaten guest's war wagon
+    assert e.conquest_item()[0] == Stake.OBJECT and e.objs[byz_wagon][0] == BYZ  # the beaten guest's war wagon
     money = e.money[HRE]
     play(e, (Head.CTRL, Ctrl.PLUNDER))
-    assert e.conquest_item() == ("b", CIVIL)  # then HUN's village (in the order of the battles)
+    assert e.conquest_item() == (Stake.BUILDING, CIVIL)  # then HUN's village (in the order of the battles)
     play(e, (Head.CTRL, Ctrl.KEEP))
     assert e.civil_owner[pressburg] == HRE and byz_wagon not in e.objs and e.money[HRE] > money
     assert e.conquest is None and e.controller(pressburg) == HRE
@@ -492,7 +491,7 @@ def test_a_galley_fights_each_hostile_crew_and_takes_the_beaten_ships_after_each
     assert e.bt.naval and e.bt.owners == [HRE, BYZ] and not e.at_war[HRE][HUN]
     one_round(e)  # HRE 8 + 1 (galley levels 2 against 1) beats BYZ's LI; its loss value 1 kills 1 HI
     assert e.bt is None and e.multi_war.left == [HUN]
-    assert e.phase == Phase.CONQUEST and e.actor == HRE and e.conquest["loser"] == BYZ
+    assert e.phase == Phase.CONQUEST and e.actor == HRE and e.conquest.loser == BYZ
     byz_galley = e.conquest_item()[1]
     play(e, (Head.CTRL, Ctrl.PLUNDER))
     assert byz_galley not in e.objs
@@ -500,7 +499,7 @@ def test_a_galley_fights_each_hostile_crew_and_takes_the_beaten_ships_after_each
     assert e.bt.galleys[1] == [oid for oid, o in e.objs.items() if o[0] == HUN]  # both count (+1 each)
     one_round(e)
     assert e.bt is None and e.multi_war.left == []  # the sequence ends once HUN's ships are decided
-    assert e.phase == Phase.CONQUEST and [item[1] for item in e.conquest["items"]][-1] == hun_spare
+    assert e.phase == Phase.CONQUEST and [item[1] for item in e.conquest.items][-1] == hun_spare
     play(e, (Head.CTRL, Ctrl.KEEP), (Head.CTRL, Ctrl.PLUNDER))
     assert e.multi_war is None
     assert sorted(o[0] for o in e.objs.values() if o[3] == tyr) == [HRE, HRE]
@@ -518,7 +517,7 @@ def test_an_empty_hostile_fleet_is_taken_in_its_turn_without_a_battle():
     e.cargo[byz_galley][LI] = 0
     sail(e)
     play(e, (Head.PLAYER, 1))
-    assert e.bt is None and e.phase == Phase.CONQUEST and e.conquest_item() == ("o", byz_galley)
+    assert e.bt is None and e.phase == Phase.CONQUEST and e.conquest_item() == (Stake.OBJECT, byz_galley)
     assert e.at_war[HRE][BYZ] and not e.at_war[HRE][HUN]
     play(e, (Head.CTRL, Ctrl.KEEP))
     assert e.objs[byz_galley][0] == HRE
@@ -553,7 +552,7 @@ def test_a_beaten_attacker_ends_the_naval_sequence():
     play(e, (Head.PLAYER, 0))
     play(e, (Head.DICE, 0), DONE, (Head.DICE, 0))
     assert e.bt is None and e.phase == Phase.CONQUEST and e.actor == HUN
-    assert e.conquest_item() == ("o", e.slots[HRE][0])
+    assert e.conquest_item() == (Stake.OBJECT, e.slots[HRE][0])
     play(e, (Head.CTRL, Ctrl.PLUNDER))
     assert e.multi_war is None and e.phase == Phase.WAR_TURN and not e.at_war[HRE][BYZ]
     assert sum(e.cargo[next(oid for oid, o in e.objs.items() if o[0] == BYZ)]) == 1

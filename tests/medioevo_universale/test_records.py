@@ -1,8 +1,9 @@
-"""The rule state kept as records (``combat.Battle``, ``cards.CardWindow``, ``technologies.TechUse``, ...): a
-closing card window goes on with the rule its ``Resume`` names, a battle task with the rule its ``BattleStep``
-names, a window opened inside another leaves that one open underneath, a W-INVADE window's context names what the
-next one inherits, and the records copy, compare and pickle by value (the change domains and ``clone()`` rely
-on it)."""
+"""The rule state kept as records (``combat.Battle``, ``cards.CardWindow``, ``technologies.TechUse``,
+``conquest.Conquest``, ``trade.Route``, ``diplomacy.Offer``, ``events.EventEffect``, ...): a closing card window goes
+on with the rule its ``Resume`` names, a battle task with the rule its ``BattleStep`` names, a window opened inside
+another leaves that one open underneath, a W-INVADE window's context names what the next one inherits, the records
+follow their rules' steps, and they copy, compare and pickle by value (the change domains and ``clone()`` rely on
+it)."""
 import copy
 import inspect
 import pickle
@@ -10,14 +11,19 @@ from dataclasses import replace
 
 from envs.medioevo_universale.cards import CONTINUE, CardWindow, Resume
 from envs.medioevo_universale.combat import ROUND_TASKS, Battle, BattleStep
-from envs.medioevo_universale.constants import HI, Head, Phase, Stage
+from envs.medioevo_universale.conquest import Conquest
+from envs.medioevo_universale.constants import CARAVAN, HI, LI, MILITARY, Ctrl, Head, Phase, Stage, Stake
+from envs.medioevo_universale.diplomacy import SALE_FEE_FL, UNTIL_END, Offer, OfferStep, Treaty
 from envs.medioevo_universale.engine import MedioevoEngine
+from envs.medioevo_universale.events import EventEffect
 from envs.medioevo_universale.technologies import KARTOGRAFIE, TechContext, TechUse, TechWindow
+from envs.medioevo_universale.trade import Route, RouteDraft
 
 from .test_cards import PLAY, card, choose_taxes, engine_at_purchase, engine_at_tax, give, trade_turn
+from .test_diplomacy import dip_engine, propose
 from .test_multi_war import BYZ, HRE, HUN, ally_engine
 from .test_rules import DONE, buy, node
-from .test_war import fight, play, put, war_engine
+from .test_war import ScriptedRng, fight, play, put, war_engine
 
 
 def test_every_resume_goes_on_with_a_rule_of_the_engine():
@@ -137,3 +143,94 @@ def test_the_invasion_windows_pass_their_context_on_in_records():
     assert (ally.window, ally.seat, ally.return_phase) == (TechWindow.INVADE, BYZ, use.return_phase)
     assert ally.context == replace(use.context, opponents=(HUN,), deciders=())
     assert use.context.opponents == () and use.context.deciders == (BYZ,)
+
+
+def assert_copies_by_value(e, read):
+    """The record ``read(engine)`` has slots, and a clone's, a pickled engine's and a deep copy equal it, each its
+    own object. Returns the clone."""
+    record = read(e)
+    assert not hasattr(record, "__dict__")  # slots: a misspelt field cannot be set
+    twin, restored = e.clone(), pickle.loads(pickle.dumps(e))
+    assert read(twin) == record == read(restored) == copy.deepcopy(record)
+    assert read(twin) is not record and read(restored) is not record
+    return twin
+
+
+def test_the_conquest_record_tags_its_items_by_stake():
+    """Taking a tower puts the former owner's orphaned control markers first (``Stake.MARKER``, G92), with their
+    owner; a clone's conquest is its own."""
+    e = war_engine()
+    buda, kron, puszta, slaw = node("Buda"), node("Kronstadt"), node("Puszta"), node("Slawonien")
+    for n in (buda, kron):
+        e.mil[n], e.mil_owner[n] = 1, 1
+    for m in (puszta, slaw):
+        e.marker[m] = 1
+        e.markers_left[1] -= 1
+    e.cubes[buda] = [0] * 8
+    put(e, 0, "Buda", HI=3)
+    put(e, 1, "Buda", LI=1)
+    fight(e, "Buda", 0, 1, [4, 6, 8, 1, 1, 1])
+    play(e, (Head.PROTECT, 2), (Head.DICE, 0), DONE, (Head.DICE, 0))
+    assert e.phase == Phase.CONQUEST and e.conquest == Conquest(buda, 0, 1, [(Stake.BUILDING, MILITARY)])
+    play(e, (Head.CTRL, Ctrl.KEEP))  # the tower
+    cq = e.conquest
+    assert isinstance(cq, Conquest) and cq.items == [(Stake.MARKER, slaw)] and cq.marker_owner == 1
+    twin = assert_copies_by_value(e, lambda x: x.conquest)
+    twin.play((Head.CTRL, Ctrl.PLUNDER))
+    assert twin.conquest is None and cq.items == [(Stake.MARKER, slaw)]
+    play(e, (Head.CTRL, Ctrl.KEEP))
+    assert e.conquest is None and e.marker[slaw] == 0 and twin.marker[slaw] == -1
+
+
+def test_the_route_records_follow_the_declaration():
+    """``RouteDraft`` while a route is declared (length, then stages), then the seat's ``Route``; a clone's route
+    is its own."""
+    gh = 3
+    e = war_engine(order=(0, 1, 2, 3))
+    ids = [node(x) for x in ("Kiew", "Caffa", "Saraj", "Trebisonda", "Antakya")]
+    e.route_graphs["land"] = {a: frozenset(b for b in ids if abs(ids.index(b) - ids.index(a)) == 1) for a in ids}
+    e._new_object(gh, CARAVAN, 3, ids[0])
+    oid = e.slots[gh][0]
+    e._start_trade()
+    play(e, (Head.OBJECT, 0), (Head.CTRL, Ctrl.BUY), DONE, (Head.CTRL, Ctrl.START_ROUTE))
+    assert e.route_draft == RouteDraft(ids[0], "land") and e.route_draft.length == 0
+    play(e, (Head.ROUTE, 0), (Head.NODE, ids[1]))
+    assert e.route_draft == RouteDraft(ids[0], "land", [ids[1]], 4)
+    assert_copies_by_value(e, lambda x: x.route_draft)
+    play(e, (Head.NODE, ids[2]), (Head.NODE, ids[3]), (Head.NODE, ids[4]))
+    assert e.route_draft is None and e.route[gh] == Route(oid, ids[1:], [False] * 4, 2, ids[0], "land")
+    twin = assert_copies_by_value(e, lambda x: x.route_of(gh))
+    twin.route[gh].established[0] = True
+    assert e.route[gh].established == [False] * 4
+
+
+def test_the_offer_record_follows_its_steps():
+    """A trade treaty offered until the game ends, with the sale fee and a demanded 10 fl: each sub-decision fills
+    one field of the ``Offer`` and moves its ``OfferStep``; sent, the addressee answers."""
+    e = dip_engine()
+    propose(e, 1, Treaty.TRADE)
+    assert e.offer == Offer(0, 1, kind=Treaty.TRADE, step=OfferStep.TERM)
+    play(e, (Head.DURATION, UNTIL_END), (Head.CTRL, Ctrl.SALE_FEE), (Head.CTRL, Ctrl.DEMAND), (Head.COIN, 2))
+    assert e.offer == Offer(0, 1, [], Treaty.TRADE, UNTIL_END, SALE_FEE_FL, 1, 10, step=OfferStep.AMOUNT)
+    assert_copies_by_value(e, lambda x: x.offer)
+    play(e, DONE, (Head.CTRL, Ctrl.SECRET))
+    assert e.phase == Phase.OFFER_ANSWER and e.actor == 1
+    assert e.offer == Offer(0, 1, [], Treaty.TRADE, UNTIL_END, SALE_FEE_FL, 1, 10, True, OfferStep.ANSWER,
+                            waiting=[1])
+
+
+def test_the_event_effect_record():
+    """D6: Yellow's roll of 4 against its 2 HI; the first point is forced, three are left to distribute."""
+    e = war_engine(order=(0, 1, 2, 3))
+    yellow = 0
+    e.event_deck.remove(0)
+    e.event_deck.append(0)
+    put(e, yellow, "Prag", HI=2)
+    e.rng = ScriptedRng([4])
+    e._start_event_card()
+    play(e, (Head.EVENT, 2))  # drop Goods
+    assert e.phase == Phase.EVENT_EFFECT and e.ev_effect == EventEffect("units", yellow, 3)
+    twin = assert_copies_by_value(e, lambda x: x.ev_effect)
+    twin.play((Head.NODE, node("Prag")))
+    twin.play((Head.UNIT, LI))
+    assert twin.ev_effect is None and e.ev_effect.left == 3

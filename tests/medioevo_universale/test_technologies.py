@@ -17,6 +17,7 @@ from envs.medioevo_universale.technologies import (
     BESCHAFFUNG, EINFLUSS, ERLASS, ERNENNUNG, GESETZE, GILDEN, HANDEL, INGENIEURSKUNST, KARTOGRAFIE, LOGISTIK, MARKT,
     MASCHINENBAU, NATIONALSTAAT, STRATEGIE, TAKTIK, WELTLICHE_MACHT,
 )
+from envs.medioevo_universale.trade import Route
 
 from .forced import forced_decisions
 from .test_encoder_cache import assert_matches_fresh_encoder
@@ -278,8 +279,7 @@ def test_gilden_establishes_stages_but_not_the_destination():
     stages = [node(x) for x in ("Kiptschak", "Don-Steppe", "Saraj", "Bolgar", "Kiew", "Caffa")]
 
     def setup(e):
-        e.route[gh] = {"vehicle": e.slots[gh][0], "stages": stages, "established": [True] * 3 + [False] * 3,
-                       "points": 4}
+        e.route[gh] = Route(e.slots[gh][0], stages, [True] * 3 + [False] * 3, 4, node("Walachei"), "land")
 
     e = quiet_engine()
     no_tp_sources(e, gh)
@@ -292,7 +292,7 @@ def test_gilden_establishes_stages_but_not_the_destination():
     play(e, tech(GILDEN))
     assert e.legal_moves() == sorted([(Head.NODE, stages[3]), (Head.NODE, stages[4])])
     play(e, (Head.NODE, stages[3]), tech(GILDEN), (Head.NODE, stages[4]))
-    assert e.route[gh]["established"] == [True] * 5 + [False]
+    assert e.route[gh].established == [True] * 5 + [False]
     assert tech(GILDEN) not in e.legal_moves()
 
 

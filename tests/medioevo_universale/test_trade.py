@@ -110,12 +110,12 @@ def test_trade_route_example():
         assert e.legal_moves() == [DONE, (Head.NODE, ids[1])]
         play(e, (Head.NODE, ids[1]), (Head.NODE, ids[2]), (Head.NODE, ids[3]), (Head.NODE, ids[4]))
         route = e.route[gh]
-        assert route["stages"] == ids[1:] and route["points"] == 2
+        assert route.stages == ids[1:] and route.points == 2
         # the caravan travels (moved directly here; the legs are covered by the movement tests)
         for stop in ids[1:]:
             e.objs[oid][4] += 1
             e._trade_step(stop)
-        assert route["established"] == [True, True, True, False]
+        assert route.established == [True, True, True, False]
         money, ep = e.money[gh], e.ep[gh]
         play(e, (Head.GOOD, good("grain")), DONE)
         assert e.phase == Phase.ROUTE_POINTS

@@ -3,7 +3,7 @@ import pytest
 
 from envs.medioevo_universale.combat import attack_value
 from envs.medioevo_universale.constants import (
-    AR, CA, CP1, GALLEY, HI, LI, SIEGE, WAR_WAGON, Ctrl, Head, Phase, Stage,
+    AR, CA, CP1, GALLEY, HI, LI, SIEGE, WAR_WAGON, Ctrl, Head, Phase, Stage, Stake,
 )
 from envs.medioevo_universale.data import game_data
 
@@ -532,7 +532,7 @@ def test_control_marker_replacement_on_taking_a_tower():
     play(e, (Head.PROTECT, 2), (Head.DICE, 0), DONE, (Head.DICE, 0))
     play(e, (Head.CTRL, Ctrl.KEEP))  # the tower
     assert e.mil_owner[buda] == 0 and e.phase == Phase.CONQUEST
-    assert e.conquest["items"][0] == ("m", slaw)
+    assert e.conquest.items[0] == (Stake.MARKER, slaw)
     play(e, (Head.CTRL, Ctrl.KEEP))
     assert e.marker[slaw] == 0 and e.marker[puszta] == 1
 

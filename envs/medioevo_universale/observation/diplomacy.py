@@ -74,12 +74,12 @@ def encode_diplomacy(e, seat: int, out, L, rel: list[int], to_rel: list[int], vi
 def offer_sources(e, seat: int) -> tuple | None:
     """What ``encode_offer`` shows ``seat`` of the offer in progress, or None (no offer, or not for ``seat``): an
     offer is seen by its parties only, its proposer and its addressees. Only what the field shows: the offer's
-    other keys change at drafting steps."""
+    other fields change at drafting steps."""
     o = e.offer
-    if o is None or not (seat == o["from"] or seat == o["to"] or seat in o["also"]):
+    if o is None or not (seat == o.proposer or seat == o.addressee or seat in o.also):
         return None
-    return (o["from"], o["to"], tuple(o["also"]), o["kind"], o["term"], o["fee"] > 0, o["amount"],
-            o["payer"] == o["from"], o["secret"])
+    return (o.proposer, o.addressee, tuple(o.also), o.kind, o.term, o.fee > 0, o.amount, o.payer == o.proposer,
+            o.secret)
 
 
 def encode_offer(sources: tuple, ov, to_rel: list[int]) -> None:

@@ -38,7 +38,9 @@ from ..changes import (
 )
 from ..codec import head_names
 from ..combat import Battle
-from ..constants import NUM_PHASES as _ALL_PHASES, NUM_SLOTS, NUM_UNIT_TYPES, PHASE_NAMES, STAGE_NAMES, Phase, Stage
+from ..constants import (
+    NUM_PHASES as _ALL_PHASES, NUM_SLOTS, NUM_UNIT_TYPES, PHASE_NAMES, STAGE_NAMES, Phase, Stage, Stake,
+)
 from ..data import EMPIRES, GOAL_KEYS, VEHICLE_KINDS, game_data
 from ..technologies import TechWindow
 from .cards import (
@@ -106,7 +108,7 @@ _TREE_PHASES = (Phase.PURCHASE, Phase.DEFICIT, Phase.EVENT_EFFECT, Phase.BUILDUP
 def _snapshot(value):
     """A copy of engine data that later changes of the engine's lists, dicts and sets cannot reach
     (a list is copied element by element unless its first element is a number or a string: a list of
-    numbers is copied at C speed, and None often stands for a dict to come, as in ``route``)."""
+    numbers is copied at C speed, and None often stands for a record to come, as in ``route``)."""
     kind = type(value)
     if kind in _SCALARS:
         return value
@@ -587,13 +589,14 @@ class MedioevoEncoder(ObservationEncoder):
             for p in range(n):
                 route = e.route[p]
                 if route is not None:
-                    for node, done in zip(route["stages"], route["established"]):
+                    for node, done in zip(route.stages, route.established):
                         rs[node, to_rel[p], 1 if done else 0] = 1
-            if e.route_draft is not None:
-                for node in e.route_draft["stages"]:
+            draft = e.route_draft
+            if draft is not None:
+                for node in draft.stages:
                     rv[nn * n * 2 + node] = 1
-                if e.route_draft["length"]:
-                    rv[nn * n * 2 + nn + (4, 6, 8).index(e.route_draft["length"])] = 1
+                if draft.length:
+                    rv[nn * n * 2 + nn + (4, 6, 8).index(draft.length)] = 1
             rv[-1] = min(1.0, points_left / 6)
         if fresh & WAR and _changed(seen, _Seen.AT_WAR, e.at_war, shared):
             out[L["at_war"]] = [e.at_war[p][q] for p in rel for q in rel]
@@ -613,8 +616,8 @@ class MedioevoEncoder(ObservationEncoder):
                 evv[12 + nn + e.tax_rates.index(self._events[e.event_deck[-1]].allowed_tax)] = 1
             k = 12 + nn + 5
             if e.ev_effect is not None:
-                evv[k + symbols.index(e.ev_effect["symbol"])] = 1
-                evv[k + 4] = min(1.0, e.ev_effect["left"] / 4)
+                evv[k + symbols.index(e.ev_effect.symbol)] = 1
+                evv[k + 4] = min(1.0, e.ev_effect.left / 4)
             evv[k + 5] = e.buildup_left / 3 if e.ev_stage == "buildup" else 0
             for p in e.revolt_queue:
                 evv[k + 6 + to_rel[p]] = min(1.0, evv[k + 6 + to_rel[p]] + 0.2)
@@ -706,23 +709,23 @@ class MedioevoEncoder(ObservationEncoder):
             if bt is not None:
                 self._write_battle(e, bt, to_rel, bv, sv)
         cq = e.conquest
-        conquering = cq is not None and bool(cq["items"])
+        conquering = cq is not None and bool(cq.items)
         if conquering or seen[_Seen.CONQUEST]:
             seen[_Seen.CONQUEST] = conquering
             cv = out[L["conquest"]]
             cv[:] = 0
             if conquering:
-                kind, x = cq["items"][0]
-                where = cq["node"]
-                if kind == "b":
+                kind, x = cq.items[0]
+                where = cq.node
+                if kind == Stake.BUILDING:
                     cv[x] = 1
                     cv[10] = e.building_level_at(where, x) / 3
-                elif kind == "o":
+                elif kind == Stake.OBJECT:
                     cv[3 + e.objs[x][1]] = 1
                     cv[10] = e.objs[x][2] / 3
-                elif kind == "c":
+                elif kind == Stake.CUBE:
                     cv[8] = 1
-                else:
+                else:  # Stake.MARKER
                     cv[9] = 1
                     where = x
                 cv[11 + where] = 1
