@@ -31,6 +31,7 @@ class HeuristicAgent(Agent):
         self.encoder = KingsburgEncoder(game_config, num_players)
         self.layout = self.encoder.layout
         self.tables = tables(game_config.module_more_buildings)
+        self.market_slot = next(b.slot for b in self.tables.buildings if b and b.effect == "market")  # C-II
         self.names = self.codec.action_names()
         self._random = random.Random(seed)
 
@@ -115,6 +116,12 @@ class HeuristicAgent(Agent):
             taken |= raw[L[f"seat{i}_advisors"]]
         return [True] + [not t for t in taken]
 
+    def _market_usable(self, raw) -> bool:
+        """The Market is built and not used this season: a die sum may reach one rank higher or lower (spec 2.4
+        C-II)."""
+        L = self.layout
+        return bool(raw[L["seat0_buildings"]][self.market_slot]) and not raw[L["seat0_flags"]][1]
+
     def _place_dice(self, raw, legal: list[int]) -> int:
         L = self.layout
         player = raw[L["seat0_player_dice"]]
@@ -123,7 +130,7 @@ class HeuristicAgent(Agent):
         bvals = [int(np.argmax(bonus[8 * i + 1:8 * i + 7])) + 1 if bonus[8 * i] else 0 for i in range(4)]
         free = self._free_ranks(raw)
         plus2 = raw[L["seat0_plus2"]][0] > 0 and not raw[L["seat0_flags"]][0]
-        market = bool(raw[L["seat0_buildings"]][1 * NUM_COLS + 1]) and not raw[L["seat0_flags"]][1]
+        market = self._market_usable(raw)
         offsets = {0} | ({2} if plus2 else set())
         if market:
             offsets |= {o + m for o in offsets for m in (-1, 1)}

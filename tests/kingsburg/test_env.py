@@ -256,3 +256,19 @@ def test_heuristic_beats_random_in_two_player_games():
             env.step(players[p].act(obs["observation"], obs["action_mask"]))
         wins += env.engine.winners == [seat]
     assert wins / games >= 0.8, f"heuristic won {wins}/{games}"
+
+
+@pytest.mark.parametrize("rows, market", [((0, 0, 2, 0, 0, 0, 0), True), ((0, 2, 0, 0, 0, 0, 0), False)])
+def test_heuristic_sees_the_market_in_row_c(rows, market):
+    """The heuristic counts on the Market's +1 / -1 (spec 2.4 C-II) exactly when C-II is built, not B-II."""
+    from agents.heuristics.kingsburg import HeuristicAgent
+
+    env = envs.make("kingsburg", num_players=2)
+    env.reset(seed=1)
+    e = env.unwrapped.engine
+    e.rows[0] = list(rows)
+    e.season_flags[0] = 0
+    e.stamp_everything()
+    agent = HeuristicAgent(2)
+    observation = env.observe("player_0")["observation"]
+    assert agent._market_usable(agent.encoder.unscale(observation)) is market
