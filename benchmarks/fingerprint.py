@@ -51,6 +51,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     total, steps, start = hashlib.sha256(), 0, time.process_time()
     for config in [{}] + args.config:
+        played_at = []
         for n in envs.spec(args.game).player_counts:
             for seed in range(args.games):
                 try:
@@ -59,6 +60,10 @@ def main(argv=None) -> int:
                     break
                 total.update(digest)
                 steps += played
+            else:
+                played_at.append(n)
+        if not played_at:  # a fingerprint that silently left a config out would prove nothing about it
+            parser.error(f"config {json.dumps(config)} is not valid at any player count of {args.game}")
     print(total.hexdigest(), steps, f"{time.process_time() - start:.1f}s")
     return 0
 

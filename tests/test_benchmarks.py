@@ -26,3 +26,15 @@ def test_ab_benchmark_smoke(capsys):
     assert ab.main([str(root), str(root), "--game", "catan_card", "--players", "2", "--games", "1", "--runs", "1"]) == 0
     out = capsys.readouterr().out
     assert "B / A = " in out and out.count(" steps, compiled build: ") == 2
+
+
+def test_fingerprint_refuses_a_config_no_player_count_accepts(capsys):
+    """A config that every player count rejects would be left out of the hash without a word: it is an error."""
+    import pytest
+
+    from benchmarks import fingerprint
+
+    assert fingerprint.main(["catan_card", "--games", "1"]) == 0
+    with pytest.raises(SystemExit):
+        fingerprint.main(["catan_card", "--games", "1", "--config", json.dumps({"no_such_option": 1})])
+    assert "not valid at any player count" in capsys.readouterr().err
