@@ -16,6 +16,7 @@ import evaluate
 import train as train_cli
 from agents.ppo import CheckpointError, PPOAgent, read_checkpoint_metadata, write_checkpoint_metadata
 from agents.training import tournament
+from agents.training.checkpoints import OPTIMIZER_MEMBER
 from agents.training.config import load_config
 from agents.training.trainer import train
 from envs.core.errors import ConfigError
@@ -81,6 +82,19 @@ def test_run_outputs_and_exact_resume(trained):
     snapshots = sorted(os.listdir(run / "snapshots"))
     assert "snapshot_000000002048.zip" not in snapshots  # the pool never sees the last update
     assert 1 <= len(snapshots) <= 3 + 2
+    # a snapshot holds the policy only (checkpoints keep the optimizer for resuming) and plays as an agent
+    snapshot = str(run / "snapshots" / snapshots[-1])
+    with zipfile.ZipFile(snapshot) as archive:
+        assert "policy.pth" in archive.namelist() and OPTIMIZER_MEMBER not in archive.namelist()
+    with zipfile.ZipFile(run / "checkpoints" / "step_000000002048" / "model.zip") as archive:
+        assert OPTIMIZER_MEMBER in archive.namelist()
+    assert os.path.getsize(snapshot) < 0.6 * os.path.getsize(full.final_model)
+    assert read_checkpoint_metadata(snapshot)["game"] == GAME
+    player = PPOAgent(snapshot, game=GAME, num_players=2)
+    env = envs.make(GAME, num_players=2)
+    env.reset(seed=0)
+    observation = env.observe(env.agent_selection)
+    assert observation["action_mask"][player.act(observation["observation"], observation["action_mask"])]
     # resuming gives bit-identical weights to the uninterrupted run
     assert same_params(policy_params(full.final_model), policy_params(resumed.final_model))
 

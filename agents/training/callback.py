@@ -18,7 +18,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 import agents as agents_pkg
 
-from .checkpoints import MODEL_FILE, STATE_FILE, RunPaths, save_model
+from .checkpoints import MODEL_FILE, STATE_FILE, RunPaths, save_model, save_policy
 from .config import TrainConfig
 
 
@@ -127,7 +127,7 @@ class SelfPlayCallback(BaseCallback):
     def add_snapshot(self) -> None:
         os.makedirs(self.paths.snapshots, exist_ok=True)
         path = os.path.join(self.paths.snapshots, f"snapshot_{self.model.num_timesteps:012d}.zip")
-        save_model(self.model, path, self.config, self.num_players)
+        save_policy(self.model, path, self.config, self.num_players)
         self.snapshots.append(path)
         self.training_env.env_method("add_snapshot", path)
         self.last_snapshot = self.iteration

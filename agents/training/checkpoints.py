@@ -5,7 +5,9 @@ checkpoint holds and how a run resumes from it is described in docs/training.md.
 """
 from __future__ import annotations
 
+import io
 import os
+import zipfile
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,4 +88,23 @@ def save_model(model, path: str, config: TrainConfig, num_players: int) -> None:
     from agents.ppo import write_checkpoint_metadata
 
     model.save(path)
+    write_checkpoint_metadata(path, checkpoint_metadata(config, num_players, model))
+
+
+#: the member of an SB3 zip holding the optimizer's state (Adam: two values per weight)
+OPTIMIZER_MEMBER = "policy.optimizer.pth"
+
+
+def save_policy(model, path: str, config: TrainConfig, num_players: int) -> None:
+    """A snapshot for the opponent pool: the model's zip without the optimizer's state, which only resuming
+    training needs (checkpoints keep it), so about a third of the size. Loads as an agent (``PPOAgent``)."""
+    from agents.ppo import write_checkpoint_metadata
+
+    full = io.BytesIO()
+    model.save(full)
+    full.seek(0)
+    with zipfile.ZipFile(full) as src, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as dst:
+        for item in src.infolist():
+            if item.filename != OPTIMIZER_MEMBER:
+                dst.writestr(item, src.read(item.filename))
     write_checkpoint_metadata(path, checkpoint_metadata(config, num_players, model))
