@@ -56,7 +56,7 @@ member gets the team's placement (``team_placement``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import permutations
 
 from ..core.errors import ConfigError
@@ -144,11 +144,22 @@ class Offer:
     waiting: list[int] = field(default_factory=list)  # once sent: the addressees still to answer, in order
 
 
+@dataclass(slots=True)
+class StateTreaty:
+    """A state treaty in force (``engine.treaties``; rulebook C: "Staatsvertrag: Ein formaler Vertrag zwischen 2
+    oder mehr Spielern"): it binds every pair of its parties."""
+    kind: int  # Treaty: one of STATE_TREATIES
+    parties: tuple[int, ...]  # the proposer, then the addressees
+    until: int  # the last round of its term; 0: until the game ends
+    secret: bool  # seen by its parties only (spec 7.1)
+    fee: int  # a trade treaty's fee per sale action, paid to the host (SALE_FEE_FL or 0)
+
+
 class DiplomacyMixin:
     # ------------------------------------------------------------------------ state ----
     def _init_diplomacy(self) -> None:
         n = self.num_players
-        self.treaties: list[dict] = []  # {"kind", "parties": (a, b, ...), "until": last round or 0, "secret", "fee"}
+        self.treaties: list[StateTreaty] = []
         self.treaty_kinds: dict[tuple[int, int], set] = {}  # (a, b) and (b, a) -> kinds in force (index)
         self.guest_treaties = False  # a right-of-way or stationing treaty is in force (control needs treaties)
         self.war_declared = [[0] * n for _ in range(n)]  # round of p's declaration on q, 0 = none
@@ -260,9 +271,9 @@ class DiplomacyMixin:
         index: dict[tuple[int, int], set] = {}
         guests = False
         for t in self.treaties:
-            for a, b in permutations(t["parties"], 2):  # a treaty of several parties binds every pair of them
-                index.setdefault((a, b), set()).add(t["kind"])
-            guests = guests or t["kind"] in GUEST_TREATIES
+            for a, b in permutations(t.parties, 2):  # a treaty of several parties binds every pair of them
+                index.setdefault((a, b), set()).add(t.kind)
+            guests = guests or t.kind in GUEST_TREATIES
         self.treaty_kinds = index
         self.guest_treaties = guests
         # guests leave control with their host (G24): only a region with an army can change hands
@@ -270,7 +281,7 @@ class DiplomacyMixin:
             if any(armies):
                 self._forget_control(node)
 
-    def _end_treaties(self, ended: list[dict], breaker: int = -1) -> None:
+    def _end_treaties(self, ended: list[StateTreaty], breaker: int = -1) -> None:
         """Treaties end (term over, breach, war). The breaker loses 2 EP per treaty; guests whose
         presence an ended treaty allowed leave the host's regions."""
         if not ended:
@@ -278,8 +289,8 @@ class DiplomacyMixin:
         self.changed(changes.DIPLOMACY)
         guests = []
         for t in ended:
-            if t["kind"] in GUEST_TREATIES:
-                for g, h in permutations(t["parties"], 2):
+            if t.kind in GUEST_TREATIES:
+                for g, h in permutations(t.parties, 2):
                     guests += [(g, h, node) for node in self.land_nodes
                                if self.army[g][node] and self.controller(node) == h]
         for t in ended:
@@ -294,7 +305,7 @@ class DiplomacyMixin:
     def _break_all_treaties(self, p: int, q: int) -> None:
         """War between p and q: every treaty between them is broken by p (spec 5.19); a treaty of more parties
         ends for all of them ("Der Vertrag endet dann sofort")."""
-        self._end_treaties([t for t in self.treaties if p in t["parties"] and q in t["parties"]], breaker=p)
+        self._end_treaties([t for t in self.treaties if p in t.parties and q in t.parties], breaker=p)
 
     def _withdraw_army(self, p: int, node: int) -> None:
         """The army goes back to its owner's supply (spec 5.17 removal)."""
@@ -310,8 +321,8 @@ class DiplomacyMixin:
         if host < 0 or host == p:
             return
         for t in self.treaties:
-            if t["kind"] == Treaty.TRADE and t["fee"] and p in t["parties"] and host in t["parties"]:
-                self._transfer(p, host, min(t["fee"], self.money[p]))
+            if t.kind == Treaty.TRADE and t.fee and p in t.parties and host in t.parties:
+                self._transfer(p, host, min(t.fee, self.money[p]))
                 return
 
     def _war_breaks_treaties(self, p: int, q: int) -> None:
@@ -332,13 +343,13 @@ class DiplomacyMixin:
                     self.changed(changes.WAR)
                     self.war_declared[p][q] = 0
                     self.at_war[p][q] = self.at_war[q][p] = True
-        over = [t for t in self.treaties if (t["until"] and t["until"] <= self.round)
-                or sum(not self.eliminated[s] for s in t["parties"]) < 2]
+        over = [t for t in self.treaties if (t.until and t.until <= self.round)
+                or sum(not self.eliminated[s] for s in t.parties) < 2]
         self._end_treaties(over)
-        left = [i for i, t in enumerate(self.treaties) if any(self.eliminated[s] for s in t["parties"])]
+        left = [i for i, t in enumerate(self.treaties) if any(self.eliminated[s] for s in t.parties)]
         for i in left:  # a treaty of several parties goes on between those still in the game
             t = self.treaties[i]
-            self.treaties[i] = dict(t, parties=tuple(s for s in t["parties"] if not self.eliminated[s]))
+            self.treaties[i] = replace(t, parties=tuple(s for s in t.parties if not self.eliminated[s]))
         if left:
             self._refresh_treaty_index()
 
@@ -501,7 +512,7 @@ class DiplomacyMixin:
                 return
             o.ending = arg in STATE_TREATIES and self.has_treaty(p, o.addressee, arg)
             if o.ending:  # "falls alle beteiligten Spieler dem zustimmen": every party of that treaty
-                parties = self._treaty_of(arg, p, o.addressee)["parties"]
+                parties = self._treaty_of(arg, p, o.addressee).parties
                 o.also = [r for r in parties if r not in (p, o.addressee) and not self.eliminated[r]]
             o.step = OfferStep.TERM if arg in STATE_TREATIES and not o.ending else OfferStep.PAYMENT
         elif step == OfferStep.TERM and head == Head.PLAYER:
@@ -549,8 +560,8 @@ class DiplomacyMixin:
             self.at_war[x][r] or self.war_declared[x][r] or self.war_declared[r][x] or self.has_treaty(x, r, kind)
             for x in parties)]
 
-    def _treaty_of(self, kind: int, p: int, q: int) -> dict:
-        return next(t for t in self.treaties if t["kind"] == kind and p in t["parties"] and q in t["parties"])
+    def _treaty_of(self, kind: int, p: int, q: int) -> StateTreaty:
+        return next(t for t in self.treaties if t.kind == kind and p in t.parties and q in t.parties)
 
     def _after_offer(self) -> None:
         p = self.offer.proposer
@@ -595,8 +606,7 @@ class DiplomacyMixin:
         elif kind in STATE_TREATIES:
             self.changed(changes.DIPLOMACY)
             until = 0 if o.term == UNTIL_END else self.round + o.term  # term index 0 = 1 round
-            self.treaties.append({"kind": kind, "parties": (p, q, *o.also), "until": until,
-                                  "secret": o.secret, "fee": o.fee})
+            self.treaties.append(StateTreaty(kind, (p, q, *o.also), until, o.secret, o.fee))
             self._refresh_treaty_index()
 
     # ------------------------------------------------------------------ team game ----
@@ -615,4 +625,4 @@ class DiplomacyMixin:
         return [ep[k] * 1e8 + (money[k] + 1e6) * 10 + (n - pos[k]) for k in (self.team_of[p] for p in range(n))]
 
 
-__all__ = ["DiplomacyMixin", "MAX_OPPONENTS", "MAX_TERM", "Offer", "OfferStep", "TREATY_NAMES", "Treaty"]
+__all__ = ["DiplomacyMixin", "MAX_OPPONENTS", "MAX_TERM", "Offer", "OfferStep", "StateTreaty", "TREATY_NAMES", "Treaty"]

@@ -26,6 +26,7 @@ option that is off by default (the team game 8.4 lives with diplomacy).
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from functools import lru_cache
 
 from .constants import (
@@ -55,6 +56,15 @@ def terrain_rules() -> tuple[dict, int, dict, int, frozenset]:
             rules["unit_upkeep_at_sea"], rivers | frozenset((b, a) for a, b in rivers))
 
 
+@dataclass(slots=True)
+class AuctionTie:
+    """8.1 (G25): the highest bidders tied for an empire, who bid again at once (``engine.auction_ties``)."""
+    empire: int
+    seats: list[int]  # the tied bidders, in seat order
+    amount: int  # the tied bid: the least they may bid again
+    rounds: int = 0  # extra bidding rounds held so far (``auction_tie_rounds`` at most, then a random draw)
+
+
 class VariantsMixin:
     def _init_variants(self) -> None:
         n, board = self.num_players, self.board
@@ -70,7 +80,7 @@ class VariantsMixin:
         self.sealed_empire = [-1] * n  # sealed empire choice
         self.sealed_ep_bid = [-1] * n  # sealed EP bid
         self.shown_empire_bid = [[-1, -1] for _ in range(n)]  # last revealed (empire, bid) per seat
-        self.auction_ties: list[dict] = []
+        self.auction_ties: list[AuctionTie] = []  # in empire order
         if self.config.terrain:
             mp, river_mp, upkeep, at_sea, rivers = terrain_rules()
             self.enter_mp = [1 if board.is_sea[i] else mp[board.terrain[i]] for i in range(board.num_nodes)]
@@ -99,7 +109,7 @@ class VariantsMixin:
 
     def empire_bid_moves(self) -> list[tuple[int, int]]:
         if self.phase == Phase.EMPIRE_TIE_BID:  # bidding goes on: at least the tied amount
-            return [(Head.EP_BID, b) for b in range(self.auction_ties[0]["amount"], EP_BID_MAX + 1)]
+            return [(Head.EP_BID, b) for b in range(self.auction_ties[0].amount, EP_BID_MAX + 1)]
         if self.sealed_empire[self.actor] < 0:
             return [(Head.EMPIRE, e) for e in self.auction_empires if e not in self.empire_of]
         return [(Head.EP_BID, b) for b in range(EP_BID_MAX + 1)]
@@ -135,21 +145,21 @@ class VariantsMixin:
             if len(best) == 1:
                 self._award_empire(best[0], e, top)
             else:
-                self.auction_ties.append({"empire": e, "seats": best, "amount": top, "rounds": 0})
+                self.auction_ties.append(AuctionTie(e, best, top))
         self._next_empire_tie()
 
     def _next_empire_tie(self) -> None:
         self.changed(changes.VARIANTS)
         while self.auction_ties:
             tie = self.auction_ties[0]
-            if tie["amount"] >= EP_BID_MAX or tie["rounds"] >= self.max_tie_rounds:
-                seats = tie["seats"]
-                self._award_empire(seats[int(self.rng.integers(len(seats)))], tie["empire"], tie["amount"])
+            if tie.amount >= EP_BID_MAX or tie.rounds >= self.max_tie_rounds:
+                seats = tie.seats
+                self._award_empire(seats[int(self.rng.integers(len(seats)))], tie.empire, tie.amount)
                 self.auction_ties.pop(0)
                 continue
-            for p in tie["seats"]:
+            for p in tie.seats:
                 self.sealed_ep_bid[p] = -1
-            self.queue = list(tie["seats"])
+            self.queue = list(tie.seats)
             self.phase = Phase.EMPIRE_TIE_BID
             self.actor = self.queue.pop(0)
             return
@@ -158,16 +168,16 @@ class VariantsMixin:
     def _settle_empire_tie(self) -> None:
         self.changed(changes.VARIANTS)
         tie = self.auction_ties[0]
-        tie["rounds"] += 1
-        for p in tie["seats"]:
+        tie.rounds += 1
+        for p in tie.seats:
             self.shown_empire_bid[p][1] = self.sealed_ep_bid[p]
-        top = max(self.sealed_ep_bid[p] for p in tie["seats"])
-        best = [p for p in tie["seats"] if self.sealed_ep_bid[p] == top]
+        top = max(self.sealed_ep_bid[p] for p in tie.seats)
+        best = [p for p in tie.seats if self.sealed_ep_bid[p] == top]
         if len(best) == 1:
-            self._award_empire(best[0], tie["empire"], top)
+            self._award_empire(best[0], tie.empire, top)
             self.auction_ties.pop(0)
         else:
-            tie["seats"], tie["amount"] = best, top
+            tie.seats, tie.amount = best, top
         self._next_empire_tie()
 
     def _award_empire(self, p: int, e: int, bid: int) -> None:
@@ -425,4 +435,4 @@ class VariantsMixin:
         return li
 
 
-__all__ = ["VariantsMixin", "EP_BID_MAX", "BLOOD_MARKERS"]
+__all__ = ["AuctionTie", "VariantsMixin", "EP_BID_MAX", "BLOOD_MARKERS"]

@@ -88,7 +88,7 @@ def test_right_of_way_with_payment_is_a_normal_move_and_keeps_control():
     assert e.phase == Phase.OFFER_ANSWER and e.actor == HUN
     play(e, ACCEPT)
     assert e.money[HRE] == money[HRE] - 100 and e.money[HUN] == money[HUN] + 100
-    assert [(t["kind"], t["parties"], t["until"], t["secret"]) for t in e.treaties] == [
+    assert [(t.kind, t.parties, t.until, t.secret) for t in e.treaties] == [
         (Treaty.RIGHT_OF_WAY, (HRE, HUN), 3, False)]
     close_window(e)
     assert e.phase == Phase.WAR_TURN and e.actor == HRE
@@ -190,7 +190,7 @@ def test_trade_treaty_with_a_sale_fee():
     assert (Head.GOOD, salt) not in before.trade_moves()  # no trade in a foreign region without a treaty
     propose(e, HUN, Treaty.TRADE, (Head.DURATION, 1), (Head.CTRL, Ctrl.SALE_FEE), DONE, DONE)
     play(e, ACCEPT)
-    assert e.treaties[0]["fee"] == 50 and e.treaties[0]["until"] == 2
+    assert e.treaties[0].fee == 50 and e.treaties[0].until == 2
     close_window(e)
     e._start_trade()
     money = list(e.money)
@@ -211,7 +211,7 @@ def test_stationing_and_free_trade_allow_purchases_in_the_partner_region():
     assert ((Head.PURCHASE, Purchase.VEHICLE), (Head.VEHICLE, CARAVAN * 3), (Head.NODE, pressburg)) in e.tree
     play(e, (Head.PURCHASE, Purchase.UNIT), (Head.UNIT, LI), (Head.NODE, pressburg))
     assert e.units[HRE][pressburg * NT + LI] == 1 and e.controller(pressburg) == HUN  # G24
-    e.treaties = [t for t in e.treaties if t["kind"] != Treaty.STATIONING]
+    e.treaties = [t for t in e.treaties if t.kind != Treaty.STATIONING]
     e._refresh_treaty_index()
     assert e.controller(pressburg) == HRE  # the guest treaty is gone (the engine would evict it)
 
@@ -239,7 +239,7 @@ def test_secret_treaty_is_hidden_from_non_parties():
     e = dip_engine()
     propose(e, HUN, Treaty.RIGHT_OF_WAY, (Head.DURATION, 5), DONE, (Head.CTRL, Ctrl.SECRET))
     play(e, ACCEPT)
-    assert e.treaties[0]["secret"]
+    assert e.treaties[0].secret
     enc = MedioevoEncoder(e.config, 4)
     hidden = e.clone()
     hidden.treaties = []
@@ -292,7 +292,7 @@ def test_random_play_with_diplomacy_and_teams():
         check_invariants(env)
         e = env.engine
         seen["treaty"] += bool(e.treaties)
-        seen["secret"] += any(t["secret"] for t in e.treaties)
+        seen["secret"] += any(t.secret for t in e.treaties)
         seen["declared"] += any(map(any, e.war_declared))
         seen["guest army"] += any(e.army[p][i] and e.controller(i) not in (-1, p)
                                   for i in e.land_nodes for p in range(e.num_players))
@@ -673,7 +673,7 @@ def test_a_treaty_of_three_parties_binds_every_pair_and_all_must_accept():
     play(e, ACCEPT)
     assert e.phase == Phase.OFFER_ANSWER and e.actor == BYZ and e.treaties == [] and e.money == money
     play(e, ACCEPT)
-    assert [(t["kind"], t["parties"], t["until"]) for t in e.treaties] == [(Treaty.NON_AGGRESSION, (HRE, HUN, BYZ), 3)]
+    assert [(t.kind, t.parties, t.until) for t in e.treaties] == [(Treaty.NON_AGGRESSION, (HRE, HUN, BYZ), 3)]
     assert e.money[HRE] == money[HRE] - 100 and e.money[HUN] == money[HUN] + 50 and e.money[BYZ] == money[BYZ] + 50
     assert all(e.has_treaty(a, b, Treaty.NON_AGGRESSION) for a in (HRE, HUN, BYZ) for b in (HRE, HUN, BYZ) if a != b)
     assert not any(e.has_treaty(3, b, Treaty.NON_AGGRESSION) for b in range(3))
@@ -766,7 +766,7 @@ def test_the_offer_and_a_secret_treaty_of_several_parties_are_seen_by_its_partie
         assert ov[4:8].sum() == 2  # the two addressees
     assert not enc.encode(e, 3)[L["offer"]].any()
     play(e, (Head.CTRL, Ctrl.SECRET), ACCEPT, ACCEPT)
-    assert e.treaties[0]["secret"] and e.treaties[0]["parties"] == (HRE, HUN, BYZ)
+    assert e.treaties[0].secret and e.treaties[0].parties == (HRE, HUN, BYZ)
     hidden = e.clone()
     hidden.treaties = []
     hidden._refresh_treaty_index()
@@ -813,7 +813,7 @@ def test_fuzz_treaties_of_several_parties():
             action = pick.choice(towards_treaties_of_several_parties(e, legal, names, pick))
             adding = e.phase == Phase.OFFER and names[action].startswith("PLAYER(")  # a further party: minor
             state, stamps = (_public_state(e), e.stamps[:]) if adding else (None, None)
-            before = [t for t in e.treaties if len(t["parties"]) > 2]
+            before = [t for t in e.treaties if len(t.parties) > 2]
             ending = e.offer is not None and e.offer.ending and e.offer.also and e.phase == Phase.OFFER_ANSWER
             breaches = sum(e.ep_events[p].get("treaty_breach", 0) for p in range(n))
             rnd = e.round
@@ -823,9 +823,9 @@ def test_fuzz_treaties_of_several_parties():
                 changed = {k for k, v in _public_state(e).items() if state.get(k) != v}
                 assert e.stamps == stamps and changed <= MINOR_MAY_CHANGE, changed
                 seen["party added"] += 1
-            after = [t for t in e.treaties if len(t["parties"]) > 2]
+            after = [t for t in e.treaties if len(t.parties) > 2]
             for t in after:
-                assert all(e.has_treaty(a, b, t["kind"]) for a in t["parties"] for b in t["parties"] if a != b)
+                assert all(e.has_treaty(a, b, t.kind) for a in t.parties for b in t.parties if a != b)
             gone = [t for t in before if t not in after]
             if gone:
                 if sum(e.ep_events[p].get("treaty_breach", 0) for p in range(n)) < breaches:
@@ -835,10 +835,10 @@ def test_fuzz_treaties_of_several_parties():
                 elif e.round != rnd:
                     seen["term over"] += 1
             new = [t for t in after if t not in before]
-            seen["three parties"] += any(len(t["parties"]) == 3 for t in new)
-            seen["four or more"] += any(len(t["parties"]) >= 4 for t in new)
-            seen["guest army"] += any(t["kind"] in GUEST_TREATIES and any(
-                e.army[g][i] and e.controller(i) == h for g in t["parties"] for h in t["parties"] if g != h
+            seen["three parties"] += any(len(t.parties) == 3 for t in new)
+            seen["four or more"] += any(len(t.parties) >= 4 for t in new)
+            seen["guest army"] += any(t.kind in GUEST_TREATIES and any(
+                e.army[g][i] and e.controller(i) == h for g in t.parties for h in t.parties if g != h
                 for i in e.land_nodes) for t in after)
             if (gone or new) and e.current_player >= 0:
                 assert_matches_fresh_encoder(env, {e.current_player, 0})
@@ -861,9 +861,9 @@ def test_a_treaty_of_several_parties_goes_on_without_an_eliminated_party():
     e.unit_supply[HRE][HI] -= 1
     e.eliminated[BYZ] = True
     e._diplomacy_end_round()
-    assert [(t["kind"], t["parties"]) for t in e.treaties] == [
+    assert [(t.kind, t.parties) for t in e.treaties] == [
         (Treaty.RIGHT_OF_WAY, (HRE, HUN)), (Treaty.TRADE, (HRE, 3))]
     assert e.army[HRE][buda] == 1 and e.controller(buda) == HUN and not e.has_treaty(HRE, BYZ, Treaty.RIGHT_OF_WAY)
     e.eliminated[HUN] = True
     e._diplomacy_end_round()
-    assert [t["kind"] for t in e.treaties] == [Treaty.TRADE]
+    assert [t.kind for t in e.treaties] == [Treaty.TRADE]

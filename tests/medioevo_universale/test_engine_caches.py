@@ -18,7 +18,7 @@ from envs.medioevo_universale.engine import ENGINE_ATTRIBUTES, MedioevoConfig, M
 from envs.medioevo_universale.constants import LI, NUM_UNIT_TYPES as NT, O_KIND, O_LEVEL, SIEGE
 from envs.medioevo_universale.cards import W_END, W_EVENT, W_MOVE, W_PURCHASE, W_REACT, W_TAX, W_TRADE_TURN
 from envs.medioevo_universale.data import GOAL_KEYS
-from envs.medioevo_universale.diplomacy import Treaty
+from envs.medioevo_universale.diplomacy import StateTreaty, Treaty
 from envs.medioevo_universale.state import StateMixin
 
 GAMES = [
@@ -147,7 +147,7 @@ def test_a_guest_treaty_changes_control():
     node = next(n for n in e.home_regions[0] if e.controller(n) == 0 and not e.army[0][n] and not e.barb_total[n])
     e._add_units(1, node, LI, 1)
     assert e.controller(node) == 1
-    e.treaties.append({"kind": Treaty.STATIONING, "parties": (0, 1), "until": 0, "secret": False, "fee": 0})
+    e.treaties.append(StateTreaty(Treaty.STATIONING, (0, 1), until=0, secret=False, fee=0))
     e._refresh_treaty_index()
     assert e.controller(node) == 0 and e._cached_control_map() == fresh_control(e)
 

@@ -293,7 +293,7 @@ def force_three_party_regions(e):
     for a, b in pairs:
         treaty(e, a, b)
     for t in e.treaties:
-        t["until"] = 0
+        t.until = 0
     for p in range(n):
         e._bank(p, 3000)
         e.tech[p][BLUE] = max(e.tech[p][BLUE], 4)  # Kartografie: an absent host may join (W-INVADE)

@@ -1,5 +1,6 @@
 """The rule state kept as records (``combat.Battle``, ``cards.CardWindow``, ``technologies.TechUse``,
-``conquest.Conquest``, ``trade.Route``, ``diplomacy.Offer``, ``events.EventEffect``, ...): a closing card window goes
+``conquest.Conquest``, ``trade.Route``, ``diplomacy.Offer``, ``diplomacy.StateTreaty``, ``variants.AuctionTie``,
+``events.EventEffect``, ...): a closing card window goes
 on with the rule its ``Resume`` names, a battle task with the rule its ``BattleStep`` names, a window opened inside
 another leaves that one open underneath, a W-INVADE window's context names what the next one inherits, the records
 follow their rules' steps, and they copy, compare and pickle by value (the change domains and ``clone()`` rely on
@@ -13,16 +14,18 @@ from envs.medioevo_universale.cards import CONTINUE, CardWindow, Resume
 from envs.medioevo_universale.combat import ROUND_TASKS, Battle, BattleStep
 from envs.medioevo_universale.conquest import Conquest
 from envs.medioevo_universale.constants import CARAVAN, HI, LI, MILITARY, Ctrl, Head, Phase, Stage, Stake
-from envs.medioevo_universale.diplomacy import SALE_FEE_FL, UNTIL_END, Offer, OfferStep, Treaty
+from envs.medioevo_universale.diplomacy import SALE_FEE_FL, UNTIL_END, Offer, OfferStep, StateTreaty, Treaty
 from envs.medioevo_universale.engine import MedioevoEngine
 from envs.medioevo_universale.events import EventEffect
 from envs.medioevo_universale.technologies import KARTOGRAFIE, TechContext, TechUse, TechWindow
 from envs.medioevo_universale.trade import Route, RouteDraft
+from envs.medioevo_universale.variants import AuctionTie
 
 from .test_cards import PLAY, card, choose_taxes, engine_at_purchase, engine_at_tax, give, trade_turn
 from .test_diplomacy import dip_engine, propose
 from .test_multi_war import BYZ, HRE, HUN, ally_engine
 from .test_rules import DONE, buy, node
+from .test_variants import auction_engine, bid
 from .test_war import ScriptedRng, fight, play, put, war_engine
 
 
@@ -217,6 +220,43 @@ def test_the_offer_record_follows_its_steps():
     assert e.phase == Phase.OFFER_ANSWER and e.actor == 1
     assert e.offer == Offer(0, 1, [], Treaty.TRADE, UNTIL_END, SALE_FEE_FL, 1, 10, True, OfferStep.ANSWER,
                             waiting=[1])
+
+
+def test_the_state_treaty_record_follows_the_offer_and_the_parties_left():
+    """A public right of way of HRE, HUN and BYZ for 5 rounds and a secret trade treaty of HRE and GH with the sale
+    fee until the game ends, each concluded as a ``StateTreaty`` that ``_treaty_of`` finds for any pair of its
+    parties. When BYZ leaves the game the right of way goes on between the others as a new record: the old one,
+    held elsewhere, keeps its parties."""
+    e = dip_engine(offers=2)
+    play(e, (Head.PLAYER, 0), (Head.TREATY, Treaty.RIGHT_OF_WAY), (Head.PLAYER, 1), (Head.DURATION, 4),
+         DONE, DONE, (Head.CTRL, Ctrl.ACCEPT), (Head.CTRL, Ctrl.ACCEPT))
+    propose(e, 3, Treaty.TRADE, (Head.DURATION, UNTIL_END), (Head.CTRL, Ctrl.SALE_FEE), DONE, (Head.CTRL, Ctrl.SECRET))
+    play(e, (Head.CTRL, Ctrl.ACCEPT))
+    way = StateTreaty(Treaty.RIGHT_OF_WAY, (HRE, HUN, BYZ), 5, False, 0)
+    assert e.treaties == [way, StateTreaty(Treaty.TRADE, (HRE, 3), 0, True, SALE_FEE_FL)]
+    assert e._treaty_of(Treaty.RIGHT_OF_WAY, BYZ, HUN) is e.treaties[0]
+    twin = assert_copies_by_value(e, lambda x: x.treaties[0])
+    held = e.treaties[0]
+    e.eliminated[BYZ] = True
+    e._diplomacy_end_round()
+    assert e.treaties[0] == replace(way, parties=(HRE, HUN)) and held == way == twin.treaties[0]
+
+
+def test_the_auction_tie_record_follows_the_bidding_again():
+    """8.1 (G25): seats 0 and 1 tie at 5 EP for the same empire, an ``AuctionTie`` at 5; both bid 6 again: the tie
+    stands at 6 after one extra round; 7 against 6 settles it. A clone's tie is its own."""
+    e = auction_engine()
+    a, b = e.auction_empires[:2]
+    bid(e, a, 5)
+    bid(e, a, 5)
+    bid(e, b, 3)
+    bid(e, b, 0)
+    assert e.phase == Phase.EMPIRE_TIE_BID and e.auction_ties == [AuctionTie(a, [0, 1], 5)]
+    twin = assert_copies_by_value(e, lambda x: x.auction_ties[0])
+    play(e, (Head.EP_BID, 6), (Head.EP_BID, 6))
+    assert e.auction_ties == [AuctionTie(a, [0, 1], 6, rounds=1)] and twin.auction_ties == [AuctionTie(a, [0, 1], 5)]
+    play(e, (Head.EP_BID, 7), (Head.EP_BID, 6))
+    assert e.auction_ties == [] and e.empire_of[0] == a
 
 
 def test_the_event_effect_record():

@@ -27,8 +27,10 @@ def diplomacy_fields(n: int) -> list:
 
 
 def diplomacy_sources(e, seat: int) -> tuple:
-    """Everything ``encode_diplomacy`` reads for ``seat``: the encoder rewrites the fields only when it changed."""
-    return e.treaties, e.round if e.treaties else 0, e.war_declared, e.ceasefires, e.team_of
+    """Everything ``encode_diplomacy`` reads for ``seat``: the encoder rewrites the fields only when it changed. The
+    treaties as tuples: the encoder keeps a copy, which for a record would be a deep copy."""
+    treaties = [(t.kind, t.parties, t.until, t.secret, t.fee) for t in e.treaties]
+    return treaties, e.round if treaties else 0, e.war_declared, e.ceasefires, e.team_of
 
 
 def encode_diplomacy(e, seat: int, out, L, rel: list[int], to_rel: list[int], view=None) -> None:
@@ -43,14 +45,14 @@ def encode_diplomacy(e, seat: int, out, L, rel: list[int], to_rel: list[int], vi
     out[treaties:L["ceasefire"].stop] = 0  # treaties, war_declared and ceasefire follow each other
     row = k + 1
     for t in e.treaties:
-        if t["secret"] and seat not in t["parties"]:
+        if t.secret and seat not in t.parties:
             continue  # spec 7.1: secret treaties are seen by their parties only
-        term = 1.0 if not t["until"] else min(1.0, (t["until"] - e.round + 1) / 12)
-        kind = STATE_TREATIES.index(t["kind"])
-        for a, b in permutations(t["parties"], 2):  # a treaty of several parties: every pair of them
+        term = 1.0 if not t.until else min(1.0, (t.until - e.round + 1) / 12)
+        kind = STATE_TREATIES.index(t.kind)
+        for a, b in permutations(t.parties, 2):  # a treaty of several parties: every pair of them
             at = treaties + (to_rel[a] * n + to_rel[b]) * row
             view[at + kind] = term
-            if t["fee"]:
+            if t.fee:
                 view[at + k] = 1.0
     declared = e.war_declared
     for i, p in enumerate(rel):

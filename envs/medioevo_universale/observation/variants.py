@@ -35,9 +35,9 @@ def encode_variants(e, seat: int, out, slices: dict, rel: list[int], to_rel: lis
         for emp in e.auction_empires:
             v[emp] = 1
         v[ne + e.auction_round - 1] = 1
-        tied = e.auction_ties[0]["seats"] if e.phase == Phase.EMPIRE_TIE_BID else ()
+        tied = e.auction_ties[0].seats if e.phase == Phase.EMPIRE_TIE_BID else ()
         if tied:
-            v[ne + 2] = e.auction_ties[0]["amount"] / EP_BID_MAX
+            v[ne + 2] = e.auction_ties[0].amount / EP_BID_MAX
         for i, p in enumerate(rel):
             k = ne + 3 + i * (ne + 2)
             emp, bid = e.shown_empire_bid[p]
