@@ -82,6 +82,12 @@ def main(argv=None) -> int:
     except TabletopError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if result.interrupted:
+        again = [a for a in (argv if argv is not None else sys.argv[1:]) if a not in ("--resume", "--overwrite")]
+        print(f"stopped by Ctrl-C after {result.num_timesteps:,} steps; the latest checkpoint is in "
+              f"{os.path.join(result.run_dir, 'checkpoints')}. Continue with:\n"
+              f"  python train.py {' '.join(again)} --resume")
+        return 130  # the shell's code for a run ended by Ctrl-C
     rate = f"{result.steps_per_second:,.0f} steps/s" if result.seconds > 0 else "no steps left to train"
     print(f"trained {result.num_timesteps:,} steps in {result.seconds:,.0f} s ({rate})")
     for name, value in result.latest_eval.items():

@@ -354,3 +354,29 @@ def test_short_training_beats_random(tmp_path):
     result = train(config)
     match = tournament.play_match(GAME, 2, result.final_model, "random", games=200, seed=123)
     assert match.win_rate >= 0.9, match.summary()
+
+
+def test_ctrl_c_saves_a_checkpoint_that_resumes(tmp_path, monkeypatch):
+    """The first Ctrl-C (SIGINT) stops training after the env step in progress, mid-rollout here, and saves a
+    checkpoint whose envs and last observation agree; ``--resume`` continues it to the end."""
+    import signal
+
+    from agents.training.callback import SelfPlayCallback
+
+    on_step = SelfPlayCallback._on_step
+
+    def interrupted_at_300(self):
+        if self.model.num_timesteps == 300:  # inside the second rollout (256 steps each)
+            os.kill(os.getpid(), signal.SIGINT)
+        return on_step(self)
+
+    monkeypatch.setattr(SelfPlayCallback, "_on_step", interrupted_at_300)
+    stopped = train(tiny(tmp_path, 1024))
+    assert stopped.interrupted and not os.path.exists(stopped.final_model)
+    assert sorted(os.listdir(tmp_path / "checkpoints"))[-1] == "step_000000000300"  # where the signal came
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the trainer's handler is gone
+    monkeypatch.setattr(SelfPlayCallback, "_on_step", on_step)
+    resumed = train(tiny(tmp_path, 1024), resume=True)
+    # whole rollouts of 256 steps from step 300 on: three reach the total
+    assert not resumed.interrupted and resumed.num_timesteps == 3 * 256
+    assert read_checkpoint_metadata(resumed.final_model)["num_timesteps"] == 300 + 3 * 256

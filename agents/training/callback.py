@@ -44,6 +44,7 @@ class SelfPlayCallback(BaseCallback):
         self.latest_eval: dict[str, float] = {}
         self._bar = None
         self._bar_pending = 0
+        self.stop_requested = False  # set by Ctrl-C (trainer.stop_on_interrupt): stop after the current env step
 
     # -- state for resume ---------------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
@@ -103,6 +104,12 @@ class SelfPlayCallback(BaseCallback):
             if self._bar_pending >= 1024:
                 self._bar.update(self._bar_pending)
                 self._bar_pending = 0
+        if self.stop_requested:
+            # SB3 leaves its rollout before it takes this step's observation as the last one: take it here, so
+            # that the checkpoint's observation is that of the envs it saves
+            self.model._last_obs = self.locals["new_obs"]
+            self.model._last_episode_starts = self.locals["dones"]
+            return False
         return True
 
     def _on_rollout_end(self) -> None:
@@ -114,7 +121,7 @@ class SelfPlayCallback(BaseCallback):
         self._refresh_bar()
 
     def _on_training_end(self) -> None:
-        if self.last_checkpoint != self.iteration:
+        if self.last_checkpoint != self.iteration or self.stop_requested:
             self.save_checkpoint()
         if self._bar is not None:
             self._bar.update(self._bar_pending)

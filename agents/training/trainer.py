@@ -12,8 +12,11 @@ import os
 import pickle
 import random
 import shutil
+import signal
 import sys
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -38,6 +41,8 @@ class TrainResult:
     num_timesteps: int
     seconds: float
     latest_eval: dict[str, float]
+    #: stopped by Ctrl-C: the latest checkpoint holds the run (``--resume`` continues it), no final model
+    interrupted: bool = False
 
     @property
     def steps_per_second(self) -> float:
@@ -61,6 +66,26 @@ def _policy_kwargs(config: TrainConfig) -> dict[str, Any]:
         "net_arch": list(config.ppo.net_arch),
         "activation_fn": {"tanh": nn.Tanh, "relu": nn.ReLU}[config.ppo.activation],
     }
+
+
+@contextmanager
+def stop_on_interrupt(callback: SelfPlayCallback, log: Callable[[str], None]):
+    """The first Ctrl-C asks the callback to stop after the env step in progress (then a checkpoint is saved);
+    a second one aborts at once. Only the main thread can take signals; elsewhere Ctrl-C aborts as usual."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def first(signum, frame):
+        log("Ctrl-C: stopping after this step and saving a checkpoint (Ctrl-C again aborts without saving)")
+        callback.stop_requested = True
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    previous = signal.signal(signal.SIGINT, first)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def train(
@@ -174,9 +199,11 @@ def train(
             callback.init_callback(model)
             callback.add_snapshot()
         if remaining > 0:
-            model.learn(remaining, callback=callback, reset_num_timesteps=state is None, log_interval=1)
+            with stop_on_interrupt(callback, log):
+                model.learn(remaining, callback=callback, reset_num_timesteps=state is None, log_interval=1)
         seconds = time.perf_counter() - start
-        save_model(model, paths.final_model, config, num_players)
+        if not callback.stop_requested:
+            save_model(model, paths.final_model, config, num_players)
     finally:
         venv.close()
     return TrainResult(
@@ -185,4 +212,5 @@ def train(
         num_timesteps=int(model.num_timesteps - steps_at_start),
         seconds=seconds,
         latest_eval=dict(callback.latest_eval),
+        interrupted=callback.stop_requested,
     )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import os
+import signal
 from typing import Any, Callable
 
 import gymnasium
@@ -20,6 +21,9 @@ from .selfplay_env import make_selfplay_env
 
 def _multi_env_worker(remote, parent_remote, env_fns_wrapper) -> None:
     """Worker loop of MultiEnvSubprocVecEnv: steps its slice of envs, auto-resetting finished ones."""
+    # Ctrl-C in a terminal reaches every process of the group: the trainer decides when to stop (it saves a
+    # checkpoint, which needs the workers' envs), so the workers ignore it and end when the trainer closes them
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     parent_remote.close()
     env_list = [fn() for fn in env_fns_wrapper.var]
     try:
