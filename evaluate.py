@@ -6,6 +6,9 @@
 Agents: random, heuristic, a checkpoint .zip or a run directory (its final_model.zip), each
 optionally as label=spec. Prints the pairing table (win rate with a 95% Wilson interval, mean score,
 mean game length) and OpenSkill ratings, and writes <out>/<stem>.csv, .json and .png.
+Each pairing is saved as it ends (<out>/<stem>.pairings.jsonl); run the same command again after an
+interruption and the pairings already played are not played again. Without --env, the games use the env
+settings the checkpoints were trained with (``max_turns``, options), when they agree.
 See docs/training.md for the pairing rule.
 """
 from __future__ import annotations
@@ -45,29 +48,67 @@ def main(argv=None) -> int:
         from agents.training.config import parse_assignment
 
         num_players = args.num_players or envs.spec(args.game).default_players
-        env_kwargs = dict(parse_assignment(item) for item in args.env)
+        specs = [tournament.AgentSpec.parse(text) for text in args.agents]
+        env_kwargs = (dict(parse_assignment(item) for item in args.env) if args.env
+                      else trained_env_settings(specs))
+        stem = args.name or f"{args.game}_{num_players}p"
+        os.makedirs(args.out, exist_ok=True)
+        saved = os.path.join(args.out, f"{stem}.pairings.jsonl")
+        settings = {"game": args.game, "num_players": num_players, "agents": [vars(s) for s in specs],
+                    "games": args.games, "seed": args.seed, "env": env_kwargs, "deterministic": not args.stochastic}
+        finished = tournament.read_pairings(saved, settings)
+        if finished:
+            print(f"{len(finished)} pairing(s) already played under the same settings ({saved})", file=sys.stderr)
+        every = max(1, args.games // 10)
+
+        def save(match) -> None:
+            with open(saved, "a", encoding="utf-8") as handle:
+                handle.write(tournament.pairing_line(match, settings) + "\n")
+
+        def show(pairing: str, played: int) -> None:
+            if played % every == 0 or played == args.games:
+                print(f"  {pairing}: {played}/{args.games} games", file=sys.stderr)
+
         start = time.perf_counter()
         result = tournament.run_tournament(
-            args.game, num_players, args.agents, args.games, seed=args.seed, env_kwargs=env_kwargs,
+            args.game, num_players, specs, args.games, seed=args.seed, env_kwargs=env_kwargs,
             deterministic=not args.stochastic,
             progress=lambda text: print(f"playing {text} ...", file=sys.stderr),
+            finished=finished, on_match=save, on_game=show,
         )
         seconds = time.perf_counter() - start
     except (TabletopError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     tournament.print_table(result)
-    stem = args.name or f"{args.game}_{num_players}p"
-    os.makedirs(args.out, exist_ok=True)
     tournament.write_csv(result, os.path.join(args.out, f"{stem}.csv"))
     tournament.write_json(result, os.path.join(args.out, f"{stem}.json"))
     written = [f"{stem}.csv", f"{stem}.json"]
     if not args.no_plot:
         tournament.plot(result, os.path.join(args.out, f"{stem}.png"))
         written.append(f"{stem}.png")
+    os.remove(saved)  # the results are complete in the outputs
     games = sum(m.games for m in result.matches)
     print(f"{games} games in {seconds:.1f} s; wrote " + ", ".join(os.path.join(args.out, w) for w in written))
     return 0
+
+
+def trained_env_settings(specs) -> dict:
+    """The env settings the checkpoints among ``specs`` were trained with; an error if they differ."""
+    from agents.ppo import read_checkpoint_metadata
+
+    found = {}
+    for spec in specs:
+        if spec.kind == "checkpoint":
+            found[spec.label] = dict(read_checkpoint_metadata(spec.path).get("env_kwargs") or {})
+    distinct = {tuple(sorted(kwargs.items(), key=str)) for kwargs in found.values()}
+    if len(distinct) > 1:
+        raise ValueError(f"the checkpoints were trained with different env settings {found}; choose with --env")
+    settings = dict(next(iter(distinct))) if distinct else {}
+    if settings:
+        print(f"env settings of the checkpoints' training: {settings} (--env KEY=VALUE to choose others)",
+              file=sys.stderr)
+    return settings
 
 
 if __name__ == "__main__":

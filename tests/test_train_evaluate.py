@@ -380,3 +380,46 @@ def test_ctrl_c_saves_a_checkpoint_that_resumes(tmp_path, monkeypatch):
     # whole rollouts of 256 steps from step 300 on: three reach the total
     assert not resumed.interrupted and resumed.num_timesteps == 3 * 256
     assert read_checkpoint_metadata(resumed.final_model)["num_timesteps"] == 300 + 3 * 256
+
+
+def test_an_interrupted_tournament_goes_on_where_it_stopped(tmp_path, monkeypatch, capsys):
+    """evaluate.py saves each pairing as it ends; run again after an interruption, it plays only the pairings
+    still missing and writes what an uninterrupted run writes."""
+    args = ["--game", GAME, "--agents", "random", "heuristic", "r2=random", "--games", "3", "--no-plot"]
+    assert evaluate.main(args + ["--out", str(tmp_path / "whole"), "--name", "t"]) == 0
+    assert not (tmp_path / "whole" / "t.pairings.jsonl").exists()  # complete: the outputs hold it all
+    play_match, played = tournament.play_match, []
+
+    def interrupted_at_second(*a, **k):
+        if len(played) == 1:
+            raise KeyboardInterrupt
+        played.append(k["agent_label"])
+        return play_match(*a, **k)
+
+    monkeypatch.setattr(tournament, "play_match", interrupted_at_second)
+    with pytest.raises(KeyboardInterrupt):
+        evaluate.main(args + ["--out", str(tmp_path / "cut"), "--name", "t"])
+    assert len((tmp_path / "cut" / "t.pairings.jsonl").read_text().splitlines()) == 1
+    played.clear()
+    monkeypatch.setattr(tournament, "play_match",
+                        lambda *a, **k: played.append(k["agent_label"]) or play_match(*a, **k))
+    assert evaluate.main(args + ["--out", str(tmp_path / "cut"), "--name", "t"]) == 0
+    assert len(played) == 2  # of the three pairings
+    assert "1 pairing(s) already played" in capsys.readouterr().err
+    whole, cut = (json.loads((tmp_path / d / "t.json").read_text()) for d in ("whole", "cut"))
+    assert whole == cut
+
+
+def test_evaluate_uses_the_env_settings_a_checkpoint_was_trained_with(trained, tmp_path, capsys):
+    root, full, _ = trained
+    path = str(tmp_path / "short_games.zip")
+    shutil.copy(full.final_model, path)
+    metadata = read_checkpoint_metadata(path)
+    write_checkpoint_metadata(path, {**metadata, "env_kwargs": {"max_turns": 7}})
+    assert evaluate.main(["--game", GAME, "--agents", path, "random", "--games", "2", "--no-plot",
+                          "--out", str(tmp_path), "--name", "t"]) == 0
+    data = json.loads((tmp_path / "t.json").read_text())
+    assert data["env_kwargs"] == {"max_turns": 7} and all(g["truncated"] for g in data["games"])
+    assert evaluate.main(["--game", GAME, "--agents", path, "random", "--games", "2", "--no-plot", "--env",
+                          "max_turns=500", "--out", str(tmp_path), "--name", "u"]) == 0
+    assert json.loads((tmp_path / "u.json").read_text())["env_kwargs"] == {"max_turns": 500}

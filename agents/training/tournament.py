@@ -19,6 +19,7 @@ seats of a game its new rating is the mean of the per-seat updates.
 from __future__ import annotations
 
 import csv
+import functools
 import json
 import math
 import os
@@ -251,11 +252,13 @@ def play_match(
     deterministic: bool = True,
     agent_label: str | None = None,
     opponent_label: str | None = None,
+    on_game=None,
 ) -> MatchResult:
     """Play a pairing: ``agent`` in seat ``g % num_players`` of game g, ``opponent`` in the rest.
 
     ``agent``/``opponent`` are Agent objects or specs (``"random"``, a checkpoint path, ...). Agents
     built from specs get one object per seat; an Agent object passed in sits in every seat it holds.
+    ``on_game(games_played)``, if given, is called after every game (progress).
     """
     import envs
 
@@ -277,6 +280,8 @@ def play_match(
         labels = [a_label if s == seat else b_label for s in range(num_players)]
         result.records.append(play_game(env, seat_agents, labels, game_seed(seed, g)))
         result.agent_seats.append(seat)
+        if on_game is not None:
+            on_game(g + 1)
     return result
 
 
@@ -389,8 +394,15 @@ def run_tournament(
     env_kwargs: dict | None = None,
     deterministic: bool = True,
     progress=None,
+    finished: Sequence[MatchResult] = (),
+    on_match=None,
+    on_game=None,
 ) -> TournamentResult:
-    """Every pairing of the given agents over ``games`` games each (see the module docstring)."""
+    """Every pairing of the given agents over ``games`` games each (see the module docstring).
+
+    ``finished``: pairings already played (an interrupted tournament, see ``read_pairings``), not played again;
+    ``on_match(match)`` is called as each pairing ends (to save it), ``on_game(pairing, games_played)`` after
+    every game."""
     import envs
 
     spec = envs.spec(game)
@@ -411,17 +423,54 @@ def run_tournament(
         for j in range(len(specs))
         if i != j and (num_players > 2 or i < j)
     ]
+    done = {(m.agent_name, m.opponent_name): m for m in finished if m.games == games}
     matches = []
     for i, j in pairs:
-        if progress is not None:
-            progress(f"{specs[i].label} vs {specs[j].label}")
-        matches.append(
-            play_match(game, num_players, specs[i], specs[j], games, seed, env_kwargs, deterministic,
-                       agent_label=specs[i].label, opponent_label=specs[j].label)
-        )
+        pairing = f"{specs[i].label} vs {specs[j].label}"
+        match = done.get((specs[i].label, specs[j].label))
+        if match is None:
+            if progress is not None:
+                progress(pairing)
+            match = play_match(
+                game, num_players, specs[i], specs[j], games, seed, env_kwargs, deterministic,
+                agent_label=specs[i].label, opponent_label=specs[j].label,
+                on_game=None if on_game is None else functools.partial(on_game, pairing))
+            if on_match is not None:
+                on_match(match)
+        elif progress is not None:
+            progress(f"{pairing} (already played)")
+        matches.append(match)
     labels = [s.label for s in specs]
     ratings = openskill_ratings([r for m in matches for r in m.records], labels)
     return TournamentResult(game, num_players, games, seed, labels, matches, ratings, dict(env_kwargs or {}), deterministic)
+
+
+# -- pairings saved as they end ---------------------------------------------------------------------
+def pairing_line(match: MatchResult, settings: dict[str, Any]) -> str:
+    """One finished pairing as a line of JSON, with the tournament settings it was played under."""
+    return json.dumps({"settings": settings, "agent": match.agent_name, "opponent": match.opponent_name,
+                       "agent_seats": match.agent_seats, "records": [asdict(r) for r in match.records]},
+                      sort_keys=True, default=str)
+
+
+def read_pairings(path: str, settings: dict[str, Any]) -> list[MatchResult]:
+    """The pairings saved in ``path`` (``pairing_line`` per line) under the same settings; a line cut off by an
+    interruption, or saved under other settings, is ignored."""
+    if not os.path.isfile(path):
+        return []
+    matches = []
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            try:
+                item = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if item.get("settings") != json.loads(json.dumps(settings, sort_keys=True, default=str)):
+                continue
+            match = MatchResult(item["agent"], item["opponent"], [GameRecord(**r) for r in item["records"]])
+            match.agent_seats = list(item["agent_seats"])
+            matches.append(match)
+    return matches
 
 
 # -- outputs ----------------------------------------------------------------------------------------
