@@ -76,7 +76,7 @@ def stop_on_interrupt(callback: SelfPlayCallback, log: Callable[[str], None]):
         yield
         return
 
-    def first(signum, frame):
+    def first(_signum, _frame):
         log("Ctrl-C: stopping after this step and saving a checkpoint (Ctrl-C again aborts without saving)")
         callback.stop_requested = True
         signal.signal(signal.SIGINT, signal.default_int_handler)
