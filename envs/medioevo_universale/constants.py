@@ -157,6 +157,22 @@ class Stage:
 STAGE_NAMES = ("SETUP", "TURN_ORDER", "EVENTS", "TAXES", "PURCHASES", "WAR", "TRADE", "END_OF_ROUND", "OVER")
 
 
+class EventStage:
+    """Where phase 2 (the events, spec 5.4) stands: the drawn card's effects, the build-up, the revolts."""
+    NONE = 0
+    EFFECTS = 1
+    BUILDUP = 2
+    REVOLTS = 3
+
+
+class DiplomacyWindow:
+    """The diplomacy window open (spec 10.5): before the purchases, before the war, or in a battle (DW-BATTLE)."""
+    NONE = 0
+    PURCHASES = 1
+    WAR = 2
+    BATTLE = 3
+
+
 class Phase:
     """The pending decision's kind. Values index the observation's one-hot."""
 

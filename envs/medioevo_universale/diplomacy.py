@@ -60,7 +60,7 @@ from dataclasses import dataclass, field, replace
 from itertools import permutations
 
 from ..core.errors import ConfigError
-from .constants import COINS, NUM_UNIT_TYPES, Ctrl, Head, Phase
+from .constants import COINS, NUM_UNIT_TYPES, Ctrl, DiplomacyWindow, Head, Phase
 from . import changes
 from .combat import BattleStep
 
@@ -166,7 +166,7 @@ class DiplomacyMixin:
         self.ceasefires: set = set()  # (a, b) with a < b: no fighting until the end of the round
         self.offer: Offer | None = None  # the offer being drafted or answered
         self.dip_queue: list[int] = []
-        self.dip_window = ""  # "purchases" / "war" while a window is open
+        self.dip_window = DiplomacyWindow.NONE  # the window open, if any
         self.dip_done: tuple = ()  # (round, window) of the last window opened
         self.offers_left = 0
         self.team_of = team_of_seats(self.config.teams, n)
@@ -354,7 +354,7 @@ class DiplomacyMixin:
             self._refresh_treaty_index()
 
     # -------------------------------------------------------------------- windows ----
-    def _diplomacy_window(self, window: str) -> bool:
+    def _diplomacy_window(self, window: int) -> bool:
         """Open the window once per round and phase; True while it holds a decision."""
         if not self.config.diplomacy_offers or self.dip_done == (self.round, window):
             return False
@@ -377,16 +377,16 @@ class DiplomacyMixin:
         self.turn += 1
         if self._next_diplomat():
             return
-        window, self.dip_window = self.dip_window, ""
-        if window == "battle":
+        window, self.dip_window = self.dip_window, DiplomacyWindow.NONE
+        if window == DiplomacyWindow.BATTLE:
             self._battle_run()  # its END_ROUND sees whether a ceasefire stopped the battle
-        elif window == "purchases":
+        elif window == DiplomacyWindow.PURCHASES:
             self._start_purchases()
         else:
             self._start_war()
 
     def _offer_partners(self, p: int) -> list[int]:
-        if self.dip_window == "battle":  # DW-BATTLE: only the other party, when a ceasefire is possible
+        if self.dip_window == DiplomacyWindow.BATTLE:  # DW-BATTLE: only the other party, when a ceasefire is possible
             return [q for q in range(self.num_players) if q != p and self._offer_kinds(p, q)]
         # otherwise ``_offer_kinds`` holds PAYMENT for every seat still in the game and nothing for another
         return [q for q in range(self.num_players) if q != p and not self.eliminated[q]]
@@ -394,7 +394,7 @@ class DiplomacyMixin:
     def _offer_kinds(self, p: int, q: int) -> list[int]:
         if self.eliminated[q]:
             return []
-        if self.dip_window == "battle":  # DW-BATTLE: only a ceasefire, only with the other party
+        if self.dip_window == DiplomacyWindow.BATTLE:  # DW-BATTLE: only a ceasefire, only with the other party
             return [Treaty.CEASEFIRE] if q in self.bt.owners and self._battle_ceasefire_possible() else []
         war = self.at_war[p][q]
         declared = self.war_declared[p][q] or self.war_declared[q][p]
@@ -438,7 +438,7 @@ class DiplomacyMixin:
             return False
         bt.dip_round = bt.round
         self._push((BattleStep.END_ROUND,))  # run again when the window closes
-        self.dip_window = "battle"
+        self.dip_window = DiplomacyWindow.BATTLE
         self.dip_queue = [p for p in self.order if p in (att, dfn)]
         self._next_diplomat()  # the first party can offer the ceasefire just found possible
         return True

@@ -30,7 +30,7 @@ from ..core.changes import ChangeLog
 from ..core.config import check_range
 from ..core.engine import RulesEngine, flat_class, instance_state
 from ..core.errors import ConfigError, IllegalActionError
-from .constants import HEAD_NAMES, NUM_UNIT_TYPES, PHASE_NAMES, STAGE_NAMES, Ctrl, Head, Phase, Stage
+from .constants import HEAD_NAMES, NUM_UNIT_TYPES, PHASE_NAMES, STAGE_NAMES, Ctrl, EventStage, Head, Phase, Stage
 from .data import BUILDING_NAMES, EMPIRES, UNIT_NAMES, VEHICLE_KINDS, GameData, game_data
 from . import changes
 from .cards import CardsMixin
@@ -299,7 +299,7 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         self.battle_after = BattleAfter.MOVE  # what a battle's end resumes (combat.py)
         self.event_discard: list[int] = []
         self.event_card = -1
-        self.ev_stage = ""
+        self.ev_stage = EventStage.NONE
         self.ev_tasks: list = []
         self.ev_effect: EventEffect | None = None  # an event symbol's points being distributed (events.py)
         self.ev_rolls: list = []

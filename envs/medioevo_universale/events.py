@@ -19,7 +19,7 @@ from functools import lru_cache
 from itertools import compress
 
 from .constants import (
-    AR, B_AR, B_CP, B_LI, CA, CP1, HI, LI, NUM_UNIT_TYPES, O_KIND, O_NODE, SIEGE, Ctrl, Head, Phase,
+    AR, B_AR, B_CP, B_LI, CA, CP1, HI, LI, NUM_UNIT_TYPES, O_KIND, O_NODE, SIEGE, Ctrl, EventStage, Head, Phase,
 )
 from . import changes
 from .combat import BattleAfter
@@ -80,13 +80,13 @@ class EventsMixin:
         symbols = self.data.events[self.event_card].symbols
         chosen = [s for i, s in enumerate(symbols) if i != drop]
         self.turn += 1
-        self.ev_stage = "effects"
+        self.ev_stage = EventStage.EFFECTS
         self.ev_tasks = [(s, p) for s in chosen for p in self.order if not self.eliminated[p]]
         self._resume_events()
 
     def _resume_events(self) -> None:
         """Continue phase 2 (or the final revolt check) after a decision or a battle."""
-        if self.ev_stage == "effects":
+        if self.ev_stage == EventStage.EFFECTS:
             if self.ev_effect is not None and self._effect_step():
                 return
             self.changed(changes.EVENTS)
@@ -101,13 +101,13 @@ class EventsMixin:
                 self.ev_effect = EventEffect(symbol, p, roll)
                 if self._effect_step():
                     return
-            self.ev_stage = "buildup"
+            self.ev_stage = EventStage.BUILDUP
             self.buildup_left = 3
             self.actor = self.order[0]
             self.phase = Phase.BUILDUP
             self._open_buildup()
             return
-        if self.ev_stage == "buildup":
+        if self.ev_stage == EventStage.BUILDUP:
             if self.buildup_left > 0:
                 self.actor = self.order[0]
                 self.phase = Phase.BUILDUP
@@ -115,7 +115,7 @@ class EventsMixin:
                 return
             self._start_revolts(final=False)
             return
-        if self.ev_stage == "revolts":
+        if self.ev_stage == EventStage.REVOLTS:
             self._next_revolt()
             return
         raise AssertionError(self.ev_stage)
@@ -323,7 +323,7 @@ class EventsMixin:
     # -------------------------------------------------------------------- revolts ----
     def _start_revolts(self, final: bool) -> None:
         self.changed(changes.EVENTS)
-        self.ev_stage = "revolts"
+        self.ev_stage = EventStage.REVOLTS
         self.final_check = final
         if final:
             drawn = self._draw_event() if (self.event_deck or self.event_discard) else -1

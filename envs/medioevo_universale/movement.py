@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from .cards import Resume
 from .constants import (
     CARAVAN, GALLEY, MERCHANT_SHIP, NUM_UNIT_TYPES, O_KIND, O_MP, O_NODE, O_STOP, SIEGE, WAR_WAGON, Ctrl,
-    Head, Phase, Stage,
+    DiplomacyWindow, Head, Phase, Stage,
 )
 from . import changes
 from .combat import BattleAfter
@@ -45,7 +45,7 @@ class WarMixin:
     # --------------------------------------------------------------------- the loop ----
     def _start_war(self) -> None:
         self.stage = Stage.WAR
-        if self._diplomacy_window("war"):  # spec 10.5: a diplomacy window first
+        if self._diplomacy_window(DiplomacyWindow.WAR):  # spec 10.5: a diplomacy window first
             return
         if not self._new_war_cycle():
             self._next_war_turn()

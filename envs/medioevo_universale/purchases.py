@@ -14,8 +14,8 @@ from itertools import compress
 from .data import BUILDING_NAMES
 from .constants import (
     BLUE, BUILDING_CLASS, CATHEDRAL, CIVIL, COMBAT_B, CONSTRUCTION_B, CP1, GREEN, MILITARY,
-    NUM_UNIT_TYPES, O_KIND, O_LEVEL, O_NODE, RED, RELIGION_B, SIEGE, TRANSPORT_B, VIOLET, Ctrl, Head,
-    Phase, Purchase, Stage,
+    NUM_UNIT_TYPES, O_KIND, O_LEVEL, O_NODE, RED, RELIGION_B, SIEGE, TRANSPORT_B, VIOLET, Ctrl,
+    DiplomacyWindow, Head, Phase, Purchase, Stage,
 )
 from . import changes
 from .diplomacy import Treaty
@@ -62,7 +62,7 @@ class PurchaseMixin:
     # ---------------------------------------------------------------- the menu ----
     def _start_purchases(self) -> None:
         self.stage = Stage.PURCHASES
-        if self._diplomacy_window("purchases"):  # spec 10.5: a diplomacy window first
+        if self._diplomacy_window(DiplomacyWindow.PURCHASES):  # spec 10.5: a diplomacy window first
             return
         self.queue = [p for p in self.order if not self.eliminated[p]]
         self._next_purchaser()

@@ -8,8 +8,8 @@ unit of effect). This module holds
   ``TP_PAY`` decision, where the payer rotates empire cards / flips goal tokens one at a time
   (only sources that help, and only while the cost stays payable) and ``DONE`` pays the rest in fl.
   TP left over stay in the pool until the phase of the round ends (G29: the ``stage`` setter).
-  Another rule that spends TP outside phase 4 calls ``start_tp_payment(p, fl, costs, then)`` and
-  handles its ``then`` tag in ``_tp_paid``.
+  A technology activated outside phase 4 pays with ``start_tp_payment(p, fl, costs, option)``; once paid, the
+  activation takes effect (``_tech_effect``).
 * the **activations**: options are complete move tuples starting with ``TECH(t)`` (``TECH(Weltliche
   Macht)`` first when the technology is a neighbour's), offered only when legal, useful and payable:
 
@@ -132,7 +132,7 @@ class TpPayment:
     seat: int
     fl: int  # the fl part of the price
     costs: tuple  # (colour, TP) pairs
-    then: tuple  # what the payment buys (``_tp_paid``)
+    option: tuple  # the technology activation it pays for (``_tech_effect``)
 
 
 class TechnologyMixin:
@@ -252,10 +252,10 @@ class TechnologyMixin:
             return True
         return self.money[p] >= fl + self.tp_price * self._tp_best_buy(p, costs, self.tp[p])
 
-    def start_tp_payment(self, p: int, fl: int, costs: tuple, then: tuple) -> None:
-        """Pay a TP cost outside phase 4; ``then`` says what follows (``_tp_paid``)."""
+    def start_tp_payment(self, p: int, fl: int, costs: tuple, option: tuple) -> None:
+        """Pay the TP cost of the technology activation ``option`` outside phase 4; then it takes effect."""
         self.changed(changes.TECHNOLOGY)
-        self.tp_payment = TpPayment(p, fl, costs, then)
+        self.tp_payment = TpPayment(p, fl, costs, option)
         opts = self._tp_pay_options()
         if opts == [(DONE,)]:
             self._finish_tp_payment()
@@ -317,13 +317,7 @@ class TechnologyMixin:
         self.changed(changes.TECHNOLOGY)
         pay, self.tp_payment = self.tp_payment, None
         self.tp_pay(pay.seat, pay.fl, pay.costs)
-        self._tp_paid(pay.seat, pay.then)
-
-    def _tp_paid(self, p: int, then: tuple) -> None:
-        if then[0] == "tech":
-            self._tech_effect(p, then[1])
-            return
-        raise AssertionError(then)
+        self._tech_effect(pay.seat, pay.option)
 
     @property
     def stage(self) -> int:
@@ -466,7 +460,7 @@ class TechnologyMixin:
             return
         fl, costs = self.tech_options_open.pop(opt)
         self.tech_options_open = {}
-        self.start_tp_payment(p, fl, costs, ("tech", opt))
+        self.start_tp_payment(p, fl, costs, opt)
 
     def _tech_effect(self, p: int, opt: tuple) -> None:
         moves = opt[1:] if opt[0] == (Head.TECH, WELTLICHE_MACHT) else opt

@@ -9,7 +9,7 @@ from envs.core.errors import ConfigError, IllegalActionError
 from envs.core.rewards import team_rank_rewards
 from envs.medioevo_universale import SPEC, MedioevoConfig, MedioevoEncoder, MedioevoEngine
 from envs.medioevo_universale.constants import (
-    AR, CARAVAN, COINS, GALLEY, HI, LI, WAR_WAGON, Ctrl, Head, Phase, Purchase, Stage,
+    AR, CARAVAN, COINS, GALLEY, HI, LI, WAR_WAGON, Ctrl, DiplomacyWindow, Head, Phase, Purchase, Stage,
 )
 from envs.medioevo_universale.cards import JEDERZEIT_WINDOWS
 from envs.medioevo_universale.data import game_data
@@ -333,7 +333,7 @@ def test_a_state_treaty_ends_early_when_both_agree():
     close_window(e)
     e.dip_done = ()
     e.stage = Stage.PURCHASES
-    e._diplomacy_window("purchases")
+    e._diplomacy_window(DiplomacyWindow.PURCHASES)
     assert e.phase == Phase.DIPLOMACY and e.actor == HRE
     money = list(e.money)
     propose(e, HUN, Treaty.RIGHT_OF_WAY, PAY, coin(50), DONE)
@@ -572,9 +572,9 @@ def test_fuzz_ceasefire_in_battles_and_kartografie_defenders():
             check_invariants(env)
             use = e.tech_use
             invade_open = use is not None and use.window == TechWindow.INVADE
-            if e.current_player >= 0 and (e.dip_window == "battle" or invade_open):
+            if e.current_player >= 0 and (e.dip_window == DiplomacyWindow.BATTLE or invade_open):
                 assert_matches_fresh_encoder(env, {e.current_player, 0})
-            if e.dip_window == "battle" and e.current_player >= 0:  # the fast partner list keeps the window's limit
+            if e.dip_window == DiplomacyWindow.BATTLE and e.current_player >= 0:  # the fast partner list keeps the window's limit
                 p = e.current_player
                 assert e._offer_partners(p) == [q for q in range(n) if q != p and e._offer_kinds(p, q)]
         assert env.engine.is_over

@@ -1,5 +1,5 @@
 """Phase 2 steps 2.2-2.4 and the last revolt check (spec 5.4, 6.2; Appendix D6-D8)."""
-from envs.medioevo_universale.constants import CARAVAN, GALLEY, HI, LI, Ctrl, Head, Phase
+from envs.medioevo_universale.constants import CARAVAN, GALLEY, HI, LI, Ctrl, EventStage, Head, Phase
 from envs.medioevo_universale.data import game_data
 
 from .test_war import ScriptedRng, node, play, put, units_at, war_engine
@@ -41,7 +41,7 @@ def test_buildup_example():
     e.barb_supply[0] += 1
     put(e, 2, "Konya", HI=1)
     e.barb_dice = [1, 1, 1]
-    e.ev_stage = "buildup"
+    e.ev_stage = EventStage.BUILDUP
     e.buildup_left = 3
     e.tax_rate = [10] * 4
     e._resume_events()
@@ -133,7 +133,7 @@ def test_barbarian_galleys_in_the_build_up():
     toskana = node("Toskana")
     tyr = node("Tyrrhenisches Meer (Tyrrhenian Sea)")
     ion = node("Ionisches Meer (Ionian Sea)")
-    e.ev_stage = "buildup"
+    e.ev_stage = EventStage.BUILDUP
     e.buildup_left = 3
     e.tax_rate = [10] * 4
     e._new_object(2, GALLEY, 1, ion)

@@ -10,7 +10,9 @@ import pytest
 from envs.core import TabletopEnv, testing
 from envs.core.errors import IllegalActionError
 from envs.medioevo_universale import SPEC
-from envs.medioevo_universale.constants import BLUE, CIVIL, GALLEY, HI, LI, WAR_WAGON, Ctrl, Head, Phase, Stake
+from envs.medioevo_universale.constants import (
+    BLUE, CIVIL, GALLEY, HI, LI, WAR_WAGON, Ctrl, EventStage, Head, Phase, Stake,
+)
 from envs.medioevo_universale.data import game_data, markers_feasible
 from envs.medioevo_universale.diplomacy import Offer, Treaty
 from envs.medioevo_universale.technologies import KARTOGRAFIE, TechWindow
@@ -253,7 +255,7 @@ def test_barbarians_fight_the_host_and_then_its_guest():
     pressburg = put(e, HUN, "Pressburg", LI=1)
     put(e, HRE, "Pressburg", HI=1)
     e.horde, e.barb_dice = [3, 0, 0], [1, 1, 5]  # 3 LI rolling 5 / 1
-    e.ev_stage, e.buildup_left = "buildup", 3
+    e.ev_stage, e.buildup_left = EventStage.BUILDUP, 3
     e.rng = ScriptedRng([1, 1, 1] + [1, 1, 8])
     assert e._place_revolt(HUN, pressburg)
     assert e.bt.owners == [-1, HUN] and e.army[HRE][pressburg] == 1  # the guest stays and waits
@@ -583,7 +585,7 @@ def test_barbarian_galleys_fight_every_crew_of_the_zone(byz_wins):
     e._add_barb(tyr, 0, 3)
     e.barb_supply[0] -= 3
     e.barb_dice = [1, 1, 5]  # 3 LI rolling 5 / 1
-    e.ev_stage, e.buildup_left = "buildup", 3
+    e.ev_stage, e.buildup_left = EventStage.BUILDUP, 3
     e.rng = ScriptedRng([1, 1, 1, AFLOAT] + ([1, 1, 8] if byz_wins else [1, 1, 1, AFLOAT]))
     e._barbarians_arrive(tyr)
     assert e.bt.naval and e.bt.owners == [-1, HUN] and e.barbarian_war.left == [BYZ]

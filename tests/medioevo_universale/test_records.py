@@ -274,3 +274,18 @@ def test_the_event_effect_record():
     twin.play((Head.NODE, node("Prag")))
     twin.play((Head.UNIT, LI))
     assert twin.ev_effect is None and e.ev_effect.left == 3
+
+
+def test_the_event_stage_and_the_diplomacy_window_are_named_constants():
+    """Phase 2's stage and the open diplomacy window are ``EventStage`` / ``DiplomacyWindow`` constants (no two
+    alike); the war's window holds WAR while open and NONE once every seat has passed."""
+    from envs.medioevo_universale.constants import DiplomacyWindow, EventStage
+
+    for kind in (EventStage, DiplomacyWindow):
+        values = [v for k, v in vars(kind).items() if k.isupper()]
+        assert len(set(values)) == len(values) and kind.NONE in values
+    e = dip_engine()
+    assert e.dip_window == DiplomacyWindow.WAR and e.ev_stage in (EventStage.NONE, EventStage.REVOLTS)
+    while e.phase == Phase.DIPLOMACY:
+        play(e, DONE)
+    assert e.dip_window == DiplomacyWindow.NONE

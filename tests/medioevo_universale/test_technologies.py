@@ -10,7 +10,7 @@ from envs.medioevo_universale import SPEC, MedioevoEncoder
 from envs.medioevo_universale.combat import BattleStep
 from envs.medioevo_universale.constants import (
     AR, BLUE, CA, CARAVAN, CP1, GALLEY, GREEN, HI, LI, MERCHANT_SHIP, ORANGE, RED, SIEGE, TOWN, VILLAGE, VIOLET,
-    WAR_WAGON, YELLOW, Ctrl, Head, Phase, Stage,
+    WAR_WAGON, YELLOW, Ctrl, EventStage, Head, Phase, Stage,
 )
 from envs.medioevo_universale.data import game_data
 from envs.medioevo_universale.technologies import (
@@ -141,7 +141,7 @@ def test_ingenieurskunst_village_to_town_pays_the_missing_tp_in_fl_only_at_peace
 # --------------------------------------------------------------------------------- revolts ----
 def revolt_for(e, p):
     e.stage = Stage.EVENTS
-    e.ev_stage = "revolts"
+    e.ev_stage = EventStage.REVOLTS
     e.final_check = False
     e.revolt_queue = [p]
     e._next_revolt()

@@ -39,7 +39,8 @@ from ..changes import (
 from ..codec import head_names
 from ..combat import Battle
 from ..constants import (
-    NUM_PHASES as _ALL_PHASES, NUM_SLOTS, NUM_UNIT_TYPES, PHASE_NAMES, STAGE_NAMES, Phase, Stage, Stake,
+    NUM_PHASES as _ALL_PHASES, NUM_SLOTS, NUM_UNIT_TYPES, PHASE_NAMES, STAGE_NAMES, EventStage, Phase, Stage,
+    Stake,
 )
 from ..data import EMPIRES, GOAL_KEYS, VEHICLE_KINDS, game_data
 from ..technologies import TechWindow
@@ -602,7 +603,7 @@ class MedioevoEncoder(ObservationEncoder):
             out[L["at_war"]] = [e.at_war[p][q] for p in rel for q in rel]
         if fresh & EVENTS and _changed(seen, _Seen.EVENTS, (
                 e.event_card, e.event_deck[-1] if e.event_deck else -1, e.tax_rates, e.ev_effect,
-                e.buildup_left if e.ev_stage == "buildup" else 0, e.revolt_queue), shared):
+                e.buildup_left if e.ev_stage == EventStage.BUILDUP else 0, e.revolt_queue), shared):
             evv = out[L["events"]]
             evv[:] = 0
             symbols = ("movement", "units", "buildings", "goods")
@@ -618,7 +619,7 @@ class MedioevoEncoder(ObservationEncoder):
             if e.ev_effect is not None:
                 evv[k + symbols.index(e.ev_effect.symbol)] = 1
                 evv[k + 4] = min(1.0, e.ev_effect.left / 4)
-            evv[k + 5] = e.buildup_left / 3 if e.ev_stage == "buildup" else 0
+            evv[k + 5] = e.buildup_left / 3 if e.ev_stage == EventStage.BUILDUP else 0
             for p in e.revolt_queue:
                 evv[k + 6 + to_rel[p]] = min(1.0, evv[k + 6 + to_rel[p]] + 0.2)
         if fresh & OBJECTS and _changed(seen, _Seen.OBJECTS, (e.slots[seat],
