@@ -32,6 +32,13 @@ class CheckpointError(TabletopError, ValueError):
 
 
 # -- metadata ---------------------------------------------------------------------------------------
+def copy_zip_without(src: zipfile.ZipFile, dst: zipfile.ZipFile, member: str) -> None:
+    """Copy every member of ``src`` but ``member`` into ``dst`` (zipfile cannot remove a member in place)."""
+    for item in src.infolist():
+        if item.filename != member:
+            dst.writestr(item, src.read(item.filename))
+
+
 def write_checkpoint_metadata(path: str | os.PathLike, metadata: dict[str, Any]) -> None:
     """Add (or replace) the ``tabletop_gym.json`` member of an SB3 checkpoint zip."""
     path = os.fspath(path)
@@ -41,9 +48,7 @@ def write_checkpoint_metadata(path: str | os.PathLike, metadata: dict[str, Any])
     if has_member:  # zipfile cannot replace a member in place: rewrite the archive without it
         tmp = path + ".tmp"
         with zipfile.ZipFile(path, "r") as src, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as dst:
-            for item in src.infolist():
-                if item.filename != METADATA_MEMBER:
-                    dst.writestr(item, src.read(item.filename))
+            copy_zip_without(src, dst, METADATA_MEMBER)
             dst.writestr(METADATA_MEMBER, payload)
         os.replace(tmp, path)
     else:

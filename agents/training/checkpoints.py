@@ -98,13 +98,11 @@ OPTIMIZER_MEMBER = "policy.optimizer.pth"
 def save_policy(model, path: str, config: TrainConfig, num_players: int) -> None:
     """A snapshot for the opponent pool: the model's zip without the optimizer's state, which only resuming
     training needs (checkpoints keep it), so about a third of the size. Loads as an agent (``PPOAgent``)."""
-    from agents.ppo import write_checkpoint_metadata
+    from agents.ppo import copy_zip_without, write_checkpoint_metadata
 
     full = io.BytesIO()
     model.save(full)
     full.seek(0)
     with zipfile.ZipFile(full) as src, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as dst:
-        for item in src.infolist():
-            if item.filename != OPTIMIZER_MEMBER:
-                dst.writestr(item, src.read(item.filename))
+        copy_zip_without(src, dst, OPTIMIZER_MEMBER)
     write_checkpoint_metadata(path, checkpoint_metadata(config, num_players, model))

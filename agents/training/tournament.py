@@ -423,7 +423,7 @@ def run_tournament(
         for j in range(len(specs))
         if i != j and (num_players > 2 or i < j)
     ]
-    done = {(m.agent_name, m.opponent_name): m for m in finished if m.games == games}
+    done = {(m.agent_name, m.opponent_name): m for m in finished}
     matches = []
     for i, j in pairs:
         pairing = f"{specs[i].label} vs {specs[j].label}"

@@ -26,7 +26,7 @@ from .test_diplomacy import dip_engine, propose
 from .test_multi_war import BYZ, HRE, HUN, ally_engine
 from .test_rules import DONE, buy, node
 from .test_variants import auction_engine, bid
-from .test_war import ScriptedRng, fight, play, put, war_engine
+from .test_war import ScriptedRng, fight, play, put, tower_war, war_engine
 
 
 def test_every_resume_goes_on_with_a_rule_of_the_engine():
@@ -162,16 +162,9 @@ def assert_copies_by_value(e, read):
 def test_the_conquest_record_tags_its_items_by_stake():
     """Taking a tower puts the former owner's orphaned control markers first (``Stake.MARKER``, G92), with their
     owner; a clone's conquest is its own."""
-    e = war_engine()
-    buda, kron, puszta, slaw = node("Buda"), node("Kronstadt"), node("Puszta"), node("Slawonien")
-    for n in (buda, kron):
-        e.mil[n], e.mil_owner[n] = 1, 1
-    for m in (puszta, slaw):
-        e.marker[m] = 1
-        e.markers_left[1] -= 1
+    e = tower_war()
+    buda, slaw = node("Buda"), node("Slawonien")
     e.cubes[buda] = [0] * 8
-    put(e, 0, "Buda", HI=3)
-    put(e, 1, "Buda", LI=1)
     fight(e, "Buda", 0, 1, [4, 6, 8, 1, 1, 1])
     play(e, (Head.PROTECT, 2), (Head.DICE, 0), DONE, (Head.DICE, 0))
     assert e.phase == Phase.CONQUEST and e.conquest == Conquest(buda, 0, 1, [(Stake.BUILDING, MILITARY)])

@@ -516,18 +516,25 @@ def test_conquest_plunder_and_take_over():
     assert e.ep_events[0]["conquest"] == 1 + 1 + 3  # buildings counted before plundering (G52)
 
 
-def test_control_marker_replacement_on_taking_a_tower():
-    """Spec 5.16 / G92: only markers no other adjacent military building of the former owner can
-    hold may be replaced."""
+def tower_war():
+    """Seat 1 holds towers in Buda and Kronstadt and control markers in Puszta and Slawonien; seat 0 attacks
+    Buda with 3 HI against 1 LI (not yet fought)."""
     e = war_engine()
-    buda, kron, puszta, slaw = node("Buda"), node("Kronstadt"), node("Puszta"), node("Slawonien")
-    for n in (buda, kron):
+    for n in (node("Buda"), node("Kronstadt")):
         e.mil[n], e.mil_owner[n] = 1, 1
-    for m in (puszta, slaw):
+    for m in (node("Puszta"), node("Slawonien")):
         e.marker[m] = 1
         e.markers_left[1] -= 1
     put(e, 0, "Buda", HI=3)
     put(e, 1, "Buda", LI=1)
+    return e
+
+
+def test_control_marker_replacement_on_taking_a_tower():
+    """Spec 5.16 / G92: only markers no other adjacent military building of the former owner can
+    hold may be replaced."""
+    e = tower_war()
+    buda, puszta, slaw = node("Buda"), node("Puszta"), node("Slawonien")
     fight(e, "Buda", 0, 1, [4, 6, 8, 1, 1, 1])
     play(e, (Head.PROTECT, 2), (Head.DICE, 0), DONE, (Head.DICE, 0))
     play(e, (Head.CTRL, Ctrl.KEEP))  # the tower
