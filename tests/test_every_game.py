@@ -97,6 +97,22 @@ def test_engine_clone_is_independent(game):
 
 
 @pytest.mark.parametrize("game", GAMES)
+def test_a_clone_draws_what_the_original_draws_and_plays_on_alike(game):
+    env = envs.make(game)
+    env.reset(seed=5)
+    twin = env.engine.clone()
+    assert twin.rng is not env.engine.rng
+    assert twin.rng.bit_generator.state == env.engine.rng.bit_generator.state
+    for _ in range(30):
+        if env.engine.is_over:
+            break
+        index = env.legal_actions()[0]
+        env.codec.apply_legal(twin, index)
+        env.step(index)
+        assert testing.state_bytes(twin) == testing.state_bytes(env.engine)
+
+
+@pytest.mark.parametrize("game", GAMES)
 def test_ansi_render_is_text(game):
     env = envs.make(game, render_mode="ansi")
     env.reset(seed=0)

@@ -2,8 +2,9 @@
 
 Spaces (per agent, identical for every agent)
     observation_space: Dict(observation=Box(0, 1, (encoder.size,), float32),
-                            action_mask=Box(0, 1, (codec.num_actions,), int8))
-    action_space:      Discrete(codec.num_actions)
+                            action_mask=Box(0, 1, (codec.mask_size,), int8), **codec.observation_extras)
+    action_space:      codec.action_space: Discrete(codec.num_actions) for ``flat``; the other action
+                       encodings are in envs/core/encodings.py (docs/encodings.md)
 
 Agents are ``player_0 .. player_{N-1}``, seat i = ``player_i``. Only the seat the engine names acts;
 every other agent observes an all-zero mask. Rewards are 0 until the game ends, then rank-based
@@ -92,13 +93,16 @@ class TabletopEnv(AECEnv):
                     low=self.encoder.low, high=self.encoder.high,
                     shape=(self.encoder.size,), dtype=np.float32,
                 ),
-                "action_mask": spaces.Box(0, 1, shape=(self.codec.num_actions,), dtype=np.int8),
+                "action_mask": spaces.Box(0, 1, shape=(self.codec.mask_size,), dtype=np.int8),
+                **self.codec.observation_extras,
             }
         )
-        act_space = spaces.Discrete(self.codec.num_actions)
+        act_space = self.codec.action_space
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
         self._num_actions = self.codec.num_actions
+        # an index action and the two usual entries: observe and step take the short path
+        self._index_codec = self.codec.discrete and not self.codec.observation_extras
         self._rng: np.random.Generator | None = None
         self.engine = None
         self._legal: list[int] | None = None
@@ -124,6 +128,7 @@ class TabletopEnv(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self._legal = None
+        self.codec.reset()
         self.agent_selection = self.possible_agents[self.engine.current_player]
 
     def legal_actions(self) -> list[int]:
@@ -147,6 +152,8 @@ class TabletopEnv(AECEnv):
         if engine is None:
             self._reset_engine("observe")
         obs = self.encoder.encode(engine, seat)
+        if not self._index_codec:
+            return self._observe_moves(engine, seat, obs)
         mask = bytearray(self._num_actions)
         if seat == engine.current_player:
             legal = self._legal
@@ -156,6 +163,14 @@ class TabletopEnv(AECEnv):
                 mask[i] = 1
         # dtype passed positionally: numpy's keyword parsing costs about 0.5 us per call here
         return {"observation": obs, "action_mask": np.frombuffer(mask, np.int8)}
+
+    def _observe_moves(self, engine, seat: int, obs: np.ndarray) -> dict:
+        """The observation under a codec with a vector action or its own observation entries."""
+        codec = self.codec
+        if seat == engine.current_player:
+            return {"observation": obs, "action_mask": codec.action_mask(engine), **codec.extras(engine, seat)}
+        zeros = {name: np.zeros(space.shape, space.dtype) for name, space in codec.observation_extras.items()}
+        return {"observation": obs, "action_mask": np.zeros(codec.mask_size, np.int8), **zeros}
 
     def last(self, observe: bool = True):
         # AECEnv.last, here so that it runs compiled with the rest of the adapter (it is called at every step)
@@ -176,11 +191,14 @@ class TabletopEnv(AECEnv):
             self._was_dead_step(action)
             return
         engine = self.engine
-        legal = self._legal
-        if legal is None:
-            legal = self.codec.legal_actions(engine)
-        if type(action) is not int or action not in legal:
-            action = self.codec.check(engine, action, legal)  # raises with a message if illegal
+        if self.codec.discrete:
+            legal = self._legal
+            if legal is None:
+                legal = self.codec.legal_actions(engine)
+            if type(action) is not int or action not in legal:
+                action = self.codec.check(engine, action, legal)  # raises with a message if illegal
+        else:
+            action = self.codec.check(engine, action)
         self.codec.apply_legal(engine, action)
         self._legal = None
         self._cumulative_rewards[agent] = 0
@@ -222,8 +240,12 @@ class TabletopEnv(AECEnv):
         pass
 
     # -- conveniences ---------------------------------------------------------------------------
-    def action_name(self, index: int) -> str:
-        """The readable name of an action index, 0 <= index < the number of actions."""
+    def action_name(self, index) -> str:
+        """The readable name of an action index, 0 <= index < the number of actions (or of an action vector)."""
+        if not self.codec.discrete:
+            if not self.action_spaces[self.possible_agents[0]].contains(np.asarray(index, np.int64)):
+                raise IllegalActionError(f"no action {index!r} in {self.action_spaces[self.possible_agents[0]]}")
+            return self.codec.action_name(tuple(int(v) for v in index))
         if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < self._num_actions:
             raise IllegalActionError(f"no action {index!r}: valid indices are 0..{self._num_actions - 1}")
         return self.codec.action_name(int(index))

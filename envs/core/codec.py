@@ -14,12 +14,18 @@ The contract, the same signature in every game:
   its inverse. Both take the engine because a move may be relative to the seat that acts.
 - ``apply_legal(engine, index)``: apply an index already known to be legal (the env checks first);
   ``apply(engine, index)`` checks, then applies, and leaves the engine unchanged when it raises.
+
+A codec whose actions are not one index (``discrete = False``: the factored encodings' ``MultiDiscrete``) says so
+through ``action_space``, ``mask_size`` and ``action_mask``, and its ``legal_actions`` lists action tuples; a codec
+may add entries to the acting seat's observation (``observation_extras``, ``extras``) and keep the state of a
+decision taken over several steps, which ``reset`` clears. envs/core/encodings.py holds such codecs.
 """
 from __future__ import annotations
 
 import abc
 
 import numpy as np
+from gymnasium import spaces
 
 from .errors import IllegalActionError
 
@@ -28,6 +34,10 @@ class ActionCodec(abc.ABC):
     #: the encoding's registry name (``envs.encodings(game)``)
     name: str = "flat"
     num_actions: int
+    #: True when an action is one index of a ``Discrete(num_actions)`` space
+    discrete: bool = True
+    #: entries the codec adds to the acting seat's observation dict: name -> Box space
+    observation_extras: dict = {}
 
     @abc.abstractmethod
     def __init__(self, config, num_players: int):
@@ -91,3 +101,26 @@ class ActionCodec(abc.ABC):
     def apply(self, engine, index) -> None:
         """Validate, then apply. On error the engine is unchanged."""
         self.apply_legal(engine, self.check(engine, index))
+
+    @property
+    def action_space(self) -> spaces.Space:
+        return spaces.Discrete(self.num_actions)
+
+    @property
+    def mask_size(self) -> int:
+        """The length of the action mask (for ``MultiDiscrete``, the heads' masks one after the other)."""
+        return self.num_actions
+
+    def action_mask(self, engine) -> np.ndarray:
+        """The int8 mask of the actions legal for the engine's current player."""
+        mask = np.zeros(self.num_actions, np.int8)
+        mask[self.legal_actions(engine)] = 1
+        return mask
+
+    def extras(self, engine, seat: int) -> dict:
+        """The acting seat's entries of ``observation_extras`` (other seats see zeros: they may show hidden
+        information, such as the moves a hand allows)."""
+        return {}
+
+    def reset(self) -> None:
+        """A new game: forget any decision in progress."""

@@ -3,10 +3,12 @@ from ..core.compiled import use_compiled
 
 use_compiled(__name__, __path__)  # the compiled build, when current (envs/core/compiled.py)
 
+from ..core.encodings import move_encodings
 from ..core.game import GameSpec
 from .codec import KingsburgCodec
 from .encoder import KingsburgEncoder
 from .engine import Decision, KingsburgConfig, KingsburgEngine, Op
+from .moves import KingsburgGrain
 
 SPEC = GameSpec(
     name="kingsburg",
@@ -15,7 +17,7 @@ SPEC = GameSpec(
     default_players=2,
     config_cls=KingsburgConfig,
     new_engine=KingsburgEngine,
-    codecs=(KingsburgCodec,),
+    codecs=(KingsburgCodec, *move_encodings(KingsburgCodec, KingsburgGrain)),
     new_encoder=KingsburgEncoder,
     default_max_turns=5000,
     state_version=7,  # bumped whenever the pickled engine changes shape (see GameSpec)

@@ -113,6 +113,9 @@ class Tables:
     governors: tuple[Governor, ...]
     governor_deal: int
 
+    def __deepcopy__(self, memo):  # read-only and shared by every engine of the process: a clone shares it too
+        return self
+
     def building(self, building: int) -> Building | None:
         """The card of ``building`` (STATUE, ...), None if it is not in play."""
         slot = self.slot_of[building]

@@ -12,14 +12,13 @@ destruction always removes the rightmost building of a row, so a row is always a
 """
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from operator import add, itemgetter
 
 import numpy as np
 
 from ..core.changes import ChangeLog
-from ..core.engine import RulesEngine
+from ..core.engine import RulesEngine, deep_copy
 from ..core.errors import IllegalActionError
 from .changes import DOMAINS, PUBLIC, SEATS
 from .data import (BARRACKS, CATHEDRAL, CHAPEL, CRANE, EMBASSY, FARMS, FORTRESS, GOLD, GOODS, INN, MARKET,
@@ -328,7 +327,7 @@ class KingsburgEngine(RulesEngine, ChangeLog):
         return list(self.vp)
 
     def clone(self) -> "KingsburgEngine":
-        return copy.deepcopy(self)
+        return deep_copy(self)
 
     # ---------------------------------------------------------------------------- queries ----
     @property

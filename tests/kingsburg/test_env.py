@@ -272,3 +272,10 @@ def test_heuristic_sees_the_market_in_row_c(rows, market):
     agent = HeuristicAgent(2)
     observation = env.observe("player_0")["observation"]
     assert agent._market_usable(agent.encoder.unscale(observation)) is market
+
+
+def test_a_clone_shares_the_read_only_tables():
+    env = envs.make("kingsburg")
+    env.reset(seed=0)
+    twin = env.engine.clone()
+    assert twin.tables is env.engine.tables and twin.rows is not env.engine.rows

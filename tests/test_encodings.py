@@ -1,0 +1,233 @@
+"""The move encodings (envs/core/encodings.py) of every game that registers them: PettingZoo's api_test at every
+player count; a flat game replayed in each encoding, move by move, reaches the same states and the same end; random
+play never meets an empty mask; each encoding's own rules (the masks, the mapping of illegal combinations, the
+pointer's rows) and its errors."""
+import pickle
+
+import numpy as np
+import pytest
+
+import envs
+from envs import IllegalActionError
+from envs.core import testing
+from envs.core.moves import split_moves
+
+MOVE_ENCODINGS = ("composite", "factored", "factored_independent", "pointer")
+GAMES = [game for game in envs.names() if "composite" in envs.encodings(game)]
+CASES = [(game, encoding) for game in GAMES for encoding in MOVE_ENCODINGS]
+
+
+def random_action(env, obs, pick: np.random.Generator):
+    return env.action_space(env.agent_selection).sample(obs["action_mask"]) if not env.codec.discrete else \
+        int(pick.choice(np.flatnonzero(obs["action_mask"])))
+
+
+def play_flat(game: str, n: int, seed: int, steps: int = 10_000):
+    """A seeded random flat game: the engine at its start and the flat decisions taken."""
+    env = envs.make(game, num_players=n)
+    env.reset(seed=seed)
+    start = env.engine.clone()
+    pick = np.random.default_rng(seed)
+    decisions = []
+    for agent in env.agent_iter(steps):
+        obs, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            break
+        decisions.append(int(pick.choice(np.flatnonzero(obs["action_mask"]))))
+        env.step(decisions[-1])
+    return start, decisions, env.engine
+
+
+@pytest.mark.parametrize("game, encoding", CASES)
+def test_api_test_at_every_player_count(game, encoding):
+    for n in envs.spec(game).player_counts:
+        testing.run_api_test(envs.make(game, num_players=n, action_encoding=encoding), num_cycles=60)
+
+
+@pytest.mark.parametrize("game, encoding", CASES)
+def test_a_flat_game_replayed_move_by_move_reaches_the_same_end(game, encoding):
+    n = envs.spec(game).player_counts[0]
+    for seed in range(2):
+        start, decisions, flat_end = play_flat(game, n, seed)
+        env = envs.make(game, num_players=n, action_encoding=encoding)
+        env.reset(seed=seed)
+        assert pickle.dumps(env.engine.clone()) == pickle.dumps(start.clone())
+        moves = split_moves(start, env.codec.moves_of, decisions)
+        assert sum(map(len, moves)) == len(decisions)
+        for chain in moves:
+            assert chain in env.codec.legal_moves(env.engine).values(), chain
+            for action in _actions(env, chain):
+                env.step(action)
+        assert env.engine.scores() == flat_end.scores() and env.engine.is_over == flat_end.is_over
+        assert pickle.dumps(env.engine) == pickle.dumps(flat_end)
+
+
+def _actions(env, chain):
+    """Play-ready actions for one complete move: for ``factored``, one per step, each read from the mask the
+    codec offers after the previous one (so the test follows the codec's own order of parts)."""
+    codec = env.codec
+    if codec.discrete or env.action_encoding == "factored_independent":
+        yield codec.encode(env.engine, chain)
+        return
+    parts = codec.moves_of.parts_of(chain)
+    while True:
+        _, part, _ = codec._progress(env.engine)
+        yield tuple(parts[:part + 1]) + (0,) * (len(parts) - part - 1)
+        if not codec._chosen:  # the move is played
+            return
+
+
+@pytest.mark.parametrize("game, encoding", CASES)
+def test_random_play_never_meets_an_empty_mask(game, encoding):
+    for n in sorted({envs.spec(game).player_counts[0], envs.spec(game).player_counts[-1]}):
+        env = envs.make(game, num_players=n, action_encoding=encoding)
+        pick = np.random.default_rng(n)
+        for seed in range(2):
+            env.reset(seed=seed)
+            for agent in env.agent_iter(20_000):
+                obs, _, terminated, truncated, _ = env.last()
+                if terminated or truncated:
+                    env.step(None)
+                    continue
+                assert obs["action_mask"].any(), (seed, env.engine.turn)
+                env.step(random_action(env, obs, pick))
+            assert not env.agents, "the game did not end"
+
+
+def states_with_several_moves(game: str, encoding: str, count: int = 20):
+    """Envs of seeded random games, each stopped at a decision with more than one legal move of several parts."""
+    env = envs.make(game, action_encoding=encoding)
+    pick = np.random.default_rng(0)
+    env.reset(seed=0)
+    found = 0
+    for agent in env.agent_iter(20_000):
+        obs, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            return
+        moves = env.codec.legal_moves(env.engine)
+        if len(moves) > 1 and any(len(chain) > 1 for chain in moves.values()):
+            yield env, obs
+            found += 1
+            if found == count:
+                return
+            obs, _, terminated, truncated, _ = env.last()  # the test may have stepped
+            if terminated or truncated:
+                return
+        env.step(random_action(env, obs, pick))
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_composite_indices_are_the_legal_moves_exactly(game):
+    for env, obs in states_with_several_moves(game, "composite"):
+        codec = env.codec
+        legal = np.flatnonzero(obs["action_mask"]).tolist()
+        assert legal == codec.legal_actions(env.engine)
+        assert sorted(codec.decode(env.engine, i) for i in legal) == sorted(codec.legal_moves(env.engine).values())
+        chain = codec.decode(env.engine, legal[-1])
+        assert codec.action_name(legal[-1]) == codec.move_name(chain)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_factored_masks_are_exact_given_the_parts_chosen(game):
+    checked = 0
+    for env, obs in states_with_several_moves(game, "factored"):
+        codec, engine = env.codec, env.engine
+        moves = codec.legal_moves(engine)
+        chosen, part, left = codec._progress(engine)
+        heads = np.split(obs["action_mask"], np.cumsum(codec.nvec)[:-1])
+        assert set(np.flatnonzero(heads[part])) == {parts[part] for parts in left}
+        assert obs["substep"][part] == 1 and obs["substep"][:len(codec.nvec)].sum() == 1
+        # a value its mask does not allow is refused, with nothing changed
+        refused = int(np.flatnonzero(heads[part] == 0)[0])
+        action = list(chosen) + [0] * (len(codec.nvec) - len(chosen))
+        action[part] = refused
+        before = pickle.dumps(engine)
+        with pytest.raises(IllegalActionError, match="illegal"):
+            env.step(action)
+        assert pickle.dumps(engine) == before and codec._progress(engine)[0] == chosen
+        # the first part chosen as the value most moves share: the next step's mask allows exactly those moves
+        values = [parts[part] for parts in left]
+        first = next(parts for parts in left if parts[part] == max(values, key=values.count))
+        if part < len(codec.nvec) - 1 and len(set(values)) > 1:
+            step = list(first[:part + 1]) + [0] * (len(codec.nvec) - part - 1)
+            seat = engine.current_player
+            env.step(step)
+            if codec._chosen:  # still the same move: the seat decides its next part
+                assert engine.current_player == seat
+                _, nxt, rest = codec._progress(engine)
+                assert all(parts[:part + 1] == first[:part + 1] for parts in rest)
+                mask = np.split(env.observe(env.agent_selection)["action_mask"], np.cumsum(codec.nvec)[:-1])[nxt]
+                assert set(np.flatnonzero(mask)) == {parts[nxt] for parts in rest}
+                checked += 1
+    assert checked, "no move with a second part to choose was met"
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_factored_independent_plays_an_illegal_combination_as_the_nearest_legal_move(game):
+    checked = 0
+    for env, obs in states_with_several_moves(game, "factored_independent", count=200):
+        codec, engine = env.codec, env.engine
+        moves = codec.legal_moves(engine)
+        heads = [np.flatnonzero(m) for m in np.split(obs["action_mask"], np.cumsum(codec.nvec)[:-1])]
+        combos = [(a, b) for a in heads[0] for b in heads[1]] if len(heads) == 2 else []
+        illegal = [combo for combo in combos if combo not in moves]
+        if not illegal:
+            continue
+        combo = illegal[0]
+        nearest = [parts for parts in moves if parts[0] == combo[0]]
+        expected = nearest[0] if nearest else next(iter(moves))
+        assert codec.nearest(engine, combo) == expected
+        twin = engine.clone()
+        codec.flat.apply_legal(twin, moves[expected][0]) if len(moves[expected]) == 1 else \
+            [codec.flat.apply_legal(twin, i) for i in moves[expected]]
+        env.step(list(combo))
+        assert pickle.dumps(engine) == pickle.dumps(twin)
+        checked += 1
+        if checked == 3:
+            break
+    assert checked, "no illegal combination of allowed part values was met"
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_pointer_rows_show_the_legal_moves_to_the_acting_seat_only(game):
+    for env, obs in states_with_several_moves(game, "pointer"):
+        codec = env.codec
+        rows = codec.rows(env.engine)
+        assert obs["action_mask"].sum() == len(rows) and obs["action_mask"][:len(rows)].all()
+        offsets = np.cumsum((0,) + codec.nvec[:-1])
+        for row, (parts, chain) in enumerate(rows):
+            assert np.flatnonzero(obs["moves"][row]).tolist() == (offsets + np.asarray(parts)).tolist()
+            assert codec.decode(env.engine, row) == chain
+        assert not obs["moves"][len(rows):].any()
+        for other in env.agents:
+            if other != env.agent_selection:
+                seen = env.observe(other)
+                assert not seen["moves"].any() and not seen["action_mask"].any()
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_factored_action_of_the_wrong_shape_is_refused(game):
+    env = envs.make(game, action_encoding="factored")
+    env.reset(seed=0)
+    before = pickle.dumps(env.engine)
+    for bad in (3, [0], [0] * (len(env.codec.nvec) + 1), "x"):
+        with pytest.raises(IllegalActionError):
+            env.step(bad)
+    assert pickle.dumps(env.engine) == before
+
+
+def test_a_composite_space_too_large_to_build_is_refused():
+    from envs.core.encodings import COMPOSITE_LIMIT, CompositeCodec
+    from envs.core.moves import MoveGrain
+
+    class Wide(MoveGrain):
+        max_length = 5
+
+        def continues(self, engine, chain):
+            return True
+
+    spec = envs.spec("kingsburg")
+    codec = type("WideComposite", (CompositeCodec,), {"flat_codec": spec.codecs[0], "grain": Wide})
+    assert 163 ** 5 > COMPOSITE_LIMIT
+    with pytest.raises(envs.ConfigError, match="composite actions"):
+        codec(spec.config_cls(), 2)
