@@ -8,6 +8,9 @@ import numpy as np
 
 class Agent(abc.ABC):
     name: str = "agent"
+    #: the action encoding whose actions ``act`` returns (docs/encodings.md); a flat agent plays in any other
+    #: encoding through ``agents.encoded.FlatAgentInMoves``
+    encoding: str = "flat"
 
     @abc.abstractmethod
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:

@@ -184,10 +184,11 @@ class PPOAgent(Agent):
         self.deterministic = deterministic
         self._rng = np.random.default_rng(seed)
         self.name = os.path.splitext(os.path.basename(self.path))[0]
+        self.encoding = (self.metadata.get("env_kwargs") or {}).get("action_encoding", "flat")
         if game is not None:
             import envs
 
-            env = envs.make(game, num_players=num_players, **(env_kwargs or {}))
+            env = envs.make(game, num_players=num_players, **{**(env_kwargs or {}), "action_encoding": self.encoding})
             obs_space = env.observation_space(env.possible_agents[0])["observation"]
             self.check_compatible(game, int(np.prod(obs_space.shape)), int(env.action_space(env.possible_agents[0]).n))
 

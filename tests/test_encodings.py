@@ -71,9 +71,8 @@ def _actions(env, chain):
         return
     parts = codec.moves_of.parts_of(chain)
     while True:
-        _, part, _ = codec._progress(env.engine)
-        yield tuple(parts[:part + 1]) + (0,) * (len(parts) - part - 1)
-        if not codec._chosen:  # the move is played
+        yield codec.step_toward(env.engine, parts)
+        if not codec.in_progress():  # the move is played
             return
 
 
@@ -231,3 +230,48 @@ def test_a_composite_space_too_large_to_build_is_refused():
     assert 163 ** 5 > COMPOSITE_LIMIT
     with pytest.raises(envs.ConfigError, match="composite actions"):
         codec(spec.config_cls(), 2)
+
+
+@pytest.mark.parametrize("game, encoding", CASES)
+def test_the_heuristic_plays_the_same_game_in_every_encoding(game, encoding):
+    """Heuristics decide flat decisions; in a move encoding they choose a whole move by deciding its decisions on a
+    copy (agents/encoded.py): seeded, both seats heuristic, the game ends in the same state as in flat."""
+    from agents import make_agent
+    from agents.encoded import FlatAgentInMoves
+
+    n = envs.spec(game).player_counts[0]
+    ends = []
+    for name in ("flat", encoding):
+        env = envs.make(game, num_players=n, action_encoding=name)
+        env.reset(seed=3)
+        seats = [make_agent("heuristic", game, n, seed=seat) for seat in range(n)]
+        if name != "flat":
+            seats = [FlatAgentInMoves(agent, env) for agent in seats]
+        for agent in env.agent_iter(50_000):
+            obs, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            seat = env.possible_agents.index(agent)
+            env.step(seats[seat].act(obs["observation"], obs["action_mask"]))
+        ends.append(pickle.dumps(env.engine))
+    assert ends[0] == ends[1]
+
+
+def test_a_tournament_in_a_move_encoding_plays_the_flat_agents_through_their_moves():
+    from agents.training import tournament
+
+    results = [tournament.play_match(GAMES[0], 2, "heuristic", "random", games=2,
+                                     env_kwargs={"action_encoding": encoding})
+               for encoding in ("flat", "composite")]
+    assert [r.rewards for r in results[0].records] == [r.rewards for r in results[1].records]
+
+
+def test_an_agent_of_one_move_encoding_is_refused_in_another():
+    from agents import RandomAgent
+    from agents.encoded import playing_in
+
+    agent = RandomAgent(0)
+    agent.encoding = "pointer"
+    with pytest.raises(envs.ConfigError, match="'pointer' encoding and cannot play"):
+        playing_in(envs.make(GAMES[0], action_encoding="composite"), agent)

@@ -29,6 +29,7 @@ from typing import Any, Sequence
 import numpy as np
 
 import agents as agents_pkg
+from agents.encoded import playing_in
 from agents.base import Agent
 
 BUILTIN_KINDS = ("random", "heuristic")
@@ -272,6 +273,7 @@ def play_match(
                  for _ in range(num_players - 1)]
         others = [agent_ for agent_, _ in built]
         b_label = built[0][1]
+    a, others = playing_in(env, a), [playing_in(env, other) for other in others]
     result = MatchResult(a_label, b_label)
     for g in range(games):
         seat = g % num_players

@@ -251,14 +251,22 @@ class FactoredCodec(_MultiDiscreteCodec):
         rest = (0,) * (len(self.nvec) - part - 1)
         return sorted({chosen + (parts[part],) + rest for parts in left})
 
+    def step_toward(self, engine, parts: tuple[int, ...]) -> tuple[int, ...]:
+        """The action of this step that leads to the legal move with ``parts``."""
+        _, part, _ = self._progress(engine)
+        return tuple(parts[:part + 1]) + (0,) * (len(self.nvec) - part - 1)
+
+    def in_progress(self) -> bool:
+        """Whether a move's first parts are chosen and its next part is to come."""
+        return bool(self._chosen)
+
     def decode(self, engine, index) -> tuple[int, ...]:
         """The parts chosen once the action ``index`` is taken (the whole move's parts when it completes it)."""
         chosen, part, _ = self._progress(engine)
         return chosen + (int(index[part]),)
 
     def encode(self, engine, move) -> tuple[int, ...]:
-        chosen, part, _ = self._progress(engine)
-        return tuple(move[:part + 1]) + (0,) * (len(self.nvec) - part - 1)
+        return self.step_toward(engine, move)
 
     def apply_legal(self, engine, index) -> None:
         moves = self.legal_moves(engine)

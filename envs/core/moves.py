@@ -112,6 +112,22 @@ def _record(found: dict, grain: MoveGrain, chain: tuple[int, ...]) -> None:
     found[parts] = chain
 
 
+def play_move(engine, grain: MoveGrain, choose) -> tuple[int, ...]:
+    """Play one complete move on ``engine`` (a copy: it is changed), each flat decision ``choose(engine)``, and
+    return its chain: the move ``legal_moves`` lists under the same decisions."""
+    flat = grain.flat
+    seat = engine.current_player
+    chain: tuple[int, ...] = ()
+    while True:
+        before = _chance_state(engine)
+        index = choose(engine)
+        flat.apply(engine, index)
+        chain += (index,)
+        if (engine.is_over or engine.current_player != seat or _chance_state(engine) != before
+                or not grain.continues(engine, chain)):
+            return chain
+
+
 def split_moves(engine, grain: MoveGrain, decisions) -> list[tuple[int, ...]]:
     """The complete moves of a game played in flat decisions from ``engine`` (which is left untouched): the
     chains ``legal_moves`` would offer, in order. For the tests that replay a flat game in another encoding."""
