@@ -101,8 +101,9 @@ class TabletopEnv(AECEnv):
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
         self._num_actions = self.codec.num_actions
-        # an index action and the two usual entries: observe and step take the short path
-        self._index_codec = self.codec.discrete and not self.codec.observation_extras
+        # an index action (and, for observe, the two usual entries): the short paths of observe and step
+        self._discrete = self.codec.discrete
+        self._index_codec = self._discrete and not self.codec.observation_extras
         self._rng: np.random.Generator | None = None
         self.engine = None
         self._legal: list[int] | None = None
@@ -191,7 +192,7 @@ class TabletopEnv(AECEnv):
             self._was_dead_step(action)
             return
         engine = self.engine
-        if self.codec.discrete:
+        if self._discrete:
             legal = self._legal
             if legal is None:
                 legal = self.codec.legal_actions(engine)
