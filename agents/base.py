@@ -18,3 +18,13 @@ class Agent(abc.ABC):
 
     def reset(self, seed: int | None = None) -> None:
         """Called at the start of each game; agents with memory or randomness reseed here."""
+
+
+def policy_observation(obs: dict) -> np.ndarray:
+    """The vector a policy sees: the seat's observation, then the action encoding's own entries (the pointer
+    encoding's ``moves`` table, the factored encoding's ``substep``; docs/encodings.md) in name order, flattened."""
+    extras = sorted(name for name in obs if name not in ("observation", "action_mask"))
+    if not extras:
+        return np.asarray(obs["observation"], dtype=np.float32).reshape(-1)
+    return np.concatenate([np.asarray(obs[name], dtype=np.float32).reshape(-1) for name in ("observation", *extras)])
+

@@ -78,7 +78,10 @@ class _LoadedPolicy:
         self.policy = policy
         self.metadata = metadata
         self.observation_size = int(np.prod(policy.observation_space.shape))
-        self.num_actions = int(policy.action_space.n)
+        space = policy.action_space
+        #: the sizes of the action's parts: one for a Discrete policy, one per part for MultiDiscrete
+        self.nvec = (int(space.n),) if hasattr(space, "n") else tuple(int(v) for v in space.nvec)
+        self.num_actions = int(space.n) if hasattr(space, "n") else int(np.prod(self.nvec))
         self.layers = _numpy_actor_layers(policy)
 
 
@@ -106,8 +109,9 @@ def _load_policy(path: str) -> _LoadedPolicy:
         if data is None or "policy" not in params:
             raise ValueError("no 'data' or policy parameters in the archive")
         obs_space, act_space = data["observation_space"], data["action_space"]
-        if not isinstance(act_space, spaces.Discrete) or not isinstance(obs_space, spaces.Box):
-            raise ValueError(f"expected Box observations and Discrete actions, got {obs_space} / {act_space}")
+        if not isinstance(act_space, (spaces.Discrete, spaces.MultiDiscrete)) or not isinstance(obs_space, spaces.Box):
+            raise ValueError(f"expected Box observations and Discrete or MultiDiscrete actions, got {obs_space} / "
+                             f"{act_space}")
         # Building a policy draws its initial weights from torch's global generator; loading a
         # snapshot mid-training must not shift the trainer's random stream (exact resume).
         with torch.random.fork_rng(devices=[]):
@@ -189,16 +193,21 @@ class PPOAgent(Agent):
             import envs
 
             env = envs.make(game, num_players=num_players, **{**(env_kwargs or {}), "action_encoding": self.encoding})
-            obs_space = env.observation_space(env.possible_agents[0])["observation"]
-            self.check_compatible(game, int(np.prod(obs_space.shape)), int(env.action_space(env.possible_agents[0]).n))
+            spaces_ = env.observation_space(env.possible_agents[0]).spaces
+            size = sum(int(np.prod(space.shape)) for name, space in spaces_.items() if name != "action_mask")
+            action_space = env.action_space(env.possible_agents[0])
+            actions = int(action_space.n) if hasattr(action_space, "n") else int(np.prod(action_space.nvec))
+            self.check_compatible(game, size, actions)
 
     @classmethod
-    def from_policy(cls, policy, deterministic: bool = True, seed: int | None = None) -> "PPOAgent":
+    def from_policy(cls, policy, deterministic: bool = True, seed: int | None = None,
+                    encoding: str = "flat") -> "PPOAgent":
         """Wrap a live (training) policy; its weights are copied now, so later updates do not leak in."""
         agent = cls.__new__(cls)
         agent.path = None
         agent._loaded = _LoadedPolicy(policy, {})
         agent.metadata = {}
+        agent.encoding = encoding
         agent.deterministic = deterministic
         agent._rng = np.random.default_rng(seed)
         agent.name = "current"
@@ -246,13 +255,21 @@ class PPOAgent(Agent):
             tensor, _ = policy.obs_to_tensor(obs.reshape(policy.observation_space.shape))
             return policy.get_distribution(tensor).distribution.logits[0].cpu().numpy()
 
-    def act(self, observation, action_mask) -> int:
+    def act(self, observation, action_mask):
+        nvec = self._loaded.nvec
+        if len(nvec) > 1:  # MultiDiscrete: each part from its own logits and mask
+            logits = self.logits(observation)
+            bounds = np.cumsum((0,) + nvec)
+            return np.array([self._pick(logits[a:b], action_mask[a:b]) for a, b in zip(bounds, bounds[1:])])
+        return self._pick(None, action_mask, observation)
+
+    def _pick(self, logits, action_mask, observation=None) -> int:
         legal = np.flatnonzero(action_mask)
         if legal.size == 0:
             raise ValueError("PPOAgent.act: the action mask has no legal action")
         if legal.size == 1:
             return int(legal[0])
-        legal_logits = self.logits(observation)[legal]
+        legal_logits = (self.logits(observation) if logits is None else logits)[legal]
         if self.deterministic:
             return int(legal[int(np.argmax(legal_logits))])
         weights = np.exp(legal_logits - legal_logits.max())
@@ -273,3 +290,4 @@ class PPOAgent(Agent):
         self.deterministic = state["deterministic"]
         self._rng = state["rng"]
         self.name = state["name"]
+        self.encoding = (self.metadata.get("env_kwargs") or {}).get("action_encoding", "flat")

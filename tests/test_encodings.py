@@ -275,3 +275,28 @@ def test_an_agent_of_one_move_encoding_is_refused_in_another():
     agent.encoding = "pointer"
     with pytest.raises(envs.ConfigError, match="'pointer' encoding and cannot play"):
         playing_in(envs.make(GAMES[0], action_encoding="composite"), agent)
+
+
+@pytest.mark.parametrize("encoding", MOVE_ENCODINGS)
+def test_training_in_an_encoding_gives_a_model_that_plays_in_it(encoding, tmp_path):
+    """A short run in each move encoding (pool: snapshots, random and heuristic opponents, the flat ones playing
+    through their moves) gives a checkpoint that plays a tournament in that encoding."""
+    from agents.ppo import PPOAgent
+    from agents.training import tournament
+    from agents.training.config import load_config
+    from agents.training.trainer import train
+
+    game = GAMES[0]
+    config = load_config(None, {
+        "game": game, "total_steps": 128, "n_envs": 2, "vec_env": "dummy", "progress_bar": False,
+        "run_dir": str(tmp_path), "env": {"action_encoding": encoding},
+        "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
+        "pool": {"snapshot_every_updates": 1, "weights": {"latest": 0.4, "random": 0.3, "heuristic": 0.3}},
+        "eval": {"every_updates": 1, "games": 2},
+    })
+    result = train(config)
+    agent = PPOAgent(result.final_model, game=game, num_players=2, env_kwargs={"action_encoding": encoding})
+    assert agent.encoding == encoding
+    outcome = tournament.run_tournament(game, 2, [result.final_model, "heuristic"], games=2, seed=0,
+                                        env_kwargs={"action_encoding": encoding})
+    assert sum(m.games for m in outcome.matches) == 2

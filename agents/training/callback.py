@@ -144,7 +144,8 @@ class SelfPlayCallback(BaseCallback):
 
         from .tournament import play_match
 
-        current = PPOAgent.from_policy(self.model.policy, deterministic=True)
+        current = PPOAgent.from_policy(self.model.policy, deterministic=True,
+                                       encoding=self.config.env.get("action_encoding", "flat"))
         row: dict[str, Any] = {"step": self.model.num_timesteps}
         for opponent in self.config.eval.opponents:
             if opponent == "heuristic" and self.config.game not in agents_pkg.heuristic_games():

@@ -78,7 +78,8 @@ def checkpoint_metadata(config: TrainConfig, num_players: int, model) -> dict[st
         "num_players": num_players,
         "env_kwargs": dict(config.env),
         "observation_size": int(np.prod(model.observation_space.shape)),
-        "num_actions": int(model.action_space.n),
+        "num_actions": (int(model.action_space.n) if hasattr(model.action_space, "n")
+                        else int(np.prod(model.action_space.nvec))),
         "num_timesteps": int(model.num_timesteps),
         "seed": config.seed,
     }

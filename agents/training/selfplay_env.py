@@ -18,7 +18,8 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from agents.base import Agent
+from agents.base import Agent, policy_observation
+from agents.encoded import playing_in
 from agents.random_agent import RandomAgent
 
 from .pool import OpponentPool
@@ -45,10 +46,6 @@ class _StateUnpickler(pickle.Unpickler):
         return envs.spec(name)
 
 
-def _flat(observation) -> np.ndarray:
-    return np.asarray(observation, dtype=np.float32).reshape(-1)
-
-
 class SelfPlayEnv(gymnasium.Env):
     """One AEC game as a single-agent env for the learner; opponents play inside ``step()``.
 
@@ -72,13 +69,18 @@ class SelfPlayEnv(gymnasium.Env):
         self.num_players = len(self.agents)
         self._seat_of = {agent: seat for seat, agent in enumerate(self.agents)}
         first = self.agents[0]
-        obs_space = self._env.observation_space(first)["observation"]
+        # the policy's vector: the observation, then the action encoding's entries (agents.base.policy_observation)
+        entries = self._env.observation_space(first).spaces
+        parts = [entries[name] for name in ("observation", *sorted(set(entries) - {"observation", "action_mask"}))]
         self.observation_space = spaces.Box(
-            low=np.broadcast_to(np.asarray(obs_space.low, dtype=np.float32), obs_space.shape).reshape(-1).copy(),
-            high=np.broadcast_to(np.asarray(obs_space.high, dtype=np.float32), obs_space.shape).reshape(-1).copy(),
+            low=np.concatenate([np.broadcast_to(np.asarray(p.low, np.float32), p.shape).reshape(-1) for p in parts]),
+            high=np.concatenate([np.broadcast_to(np.asarray(p.high, np.float32), p.shape).reshape(-1) for p in parts]),
             dtype=np.float32,
         )
-        self.action_space = spaces.Discrete(int(self._env.action_space(first).n))
+        actions = self._env.action_space(first)
+        self._index_actions = isinstance(actions, spaces.Discrete)
+        self.action_space = (spaces.Discrete(int(actions.n)) if self._index_actions
+                             else spaces.MultiDiscrete(actions.nvec))
         self._rng = np.random.default_rng(seed)
         self._first_seat = first_seat % self.num_players
         self._games = 0
@@ -86,11 +88,13 @@ class SelfPlayEnv(gymnasium.Env):
         self._learner = first
         self._opponents: list[Agent | None] = [None] * self.num_players
         self._category = ""
-        self._mask = np.zeros(self.action_space.n, dtype=bool)
+        self._mask = np.zeros(entries["action_mask"].shape[0], dtype=bool)
         self._done = True
         self._moves = 0
         # random opponents need only the legal moves: skip encoding an observation for them
         self._legal_actions = getattr(self._raw, "legal_actions", None)
+        # flat opponents in another action encoding play through their moves (agents/encoded.py), by opponent
+        self._in_encoding: dict[int, Agent] = {}
 
     # -- gymnasium API ------------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -110,7 +114,7 @@ class SelfPlayEnv(gymnasium.Env):
     def step(self, action):
         if self._done:
             raise RuntimeError("step() called after the game ended; call reset()")
-        self._env.step(int(action))
+        self._env.step(int(action) if self._index_actions else action)
         self._moves += 1
         learner_to_move = self._play_opponents()
         raw = self._raw
@@ -153,20 +157,25 @@ class SelfPlayEnv(gymnasium.Env):
             if agent == learner:
                 return True
             opponent = self._opponents[seat_of[agent]]
+            if opponent.encoding != getattr(raw, "action_encoding", "flat"):
+                playing = self._in_encoding.get(id(opponent))
+                if playing is None or playing.agent is not opponent:
+                    playing = self._in_encoding[id(opponent)] = playing_in(raw, opponent)
+                opponent = playing
             if self._legal_actions is not None and type(opponent) is RandomAgent:
-                mask = np.zeros(self.action_space.n, dtype=np.int8)
+                mask = np.zeros(self._mask.size, dtype=np.int8)
                 mask[self._legal_actions()] = 1
                 action = opponent.act(None, mask)
             else:
                 obs = env.observe(agent)
-                action = opponent.act(_flat(obs["observation"]), obs["action_mask"])
+                action = opponent.act(policy_observation(obs), obs["action_mask"])
             env.step(action)
             self._moves += 1
 
     def _observe_learner(self) -> np.ndarray:
         obs = self._env.observe(self._learner)
         self._mask = np.asarray(obs["action_mask"], dtype=bool)
-        return _flat(obs["observation"])
+        return policy_observation(obs)
 
     def _result(self, reward: float, truncated: bool) -> dict[str, Any]:
         final = self._raw.rewards

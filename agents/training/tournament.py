@@ -29,6 +29,7 @@ from typing import Any, Sequence
 import numpy as np
 
 import agents as agents_pkg
+from agents.base import policy_observation
 from agents.encoded import playing_in
 from agents.base import Agent
 
@@ -118,8 +119,7 @@ def play_game(env, seat_agents: Sequence[Agent], seat_labels: Sequence[str], see
         if raw.terminations[current] or raw.truncations[current]:
             break
         obs = env.observe(current)
-        observation = np.asarray(obs["observation"], dtype=np.float32).reshape(-1)
-        env.step(seat_agents[seat_of[current]].act(observation, obs["action_mask"]))
+        env.step(seat_agents[seat_of[current]].act(policy_observation(obs), obs["action_mask"]))
         moves += 1
     info = raw.infos.get(possible[0], {})
     truncated = any(raw.truncations[a] for a in possible) and not any(raw.terminations[a] for a in possible)
