@@ -135,7 +135,8 @@ def _numpy_actor_layers(policy) -> list[tuple[np.ndarray, np.ndarray, str]] | No
     from stable_baselines3.common.torch_layers import FlattenExtractor
 
     extractor = policy.features_extractor if policy.share_features_extractor else policy.pi_features_extractor
-    if not isinstance(extractor, FlattenExtractor) or is_image_space(policy.observation_space):
+    if (not isinstance(extractor, FlattenExtractor) or is_image_space(policy.observation_space)
+            or not hasattr(policy.mlp_extractor, "policy_net")):  # e.g. the pointer policy: torch does the work
         return None
     modules = list(policy.mlp_extractor.policy_net) + [policy.action_net]
     layers: list[tuple[np.ndarray, np.ndarray, str]] = []

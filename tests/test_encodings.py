@@ -297,6 +297,27 @@ def test_training_in_an_encoding_gives_a_model_that_plays_in_it(encoding, tmp_pa
     result = train(config)
     agent = PPOAgent(result.final_model, game=game, num_players=2, env_kwargs={"action_encoding": encoding})
     assert agent.encoding == encoding
+    from agents.pointer_policy import PointerPolicy
+    assert isinstance(agent._loaded.policy, PointerPolicy) == (encoding == "pointer")
     outcome = tournament.run_tournament(game, 2, [result.final_model, "heuristic"], games=2, seed=0,
                                         env_kwargs={"action_encoding": encoding})
     assert sum(m.games for m in outcome.matches) == 2
+
+
+def test_the_pointer_policy_scores_a_move_by_its_features_not_its_row():
+    import torch
+    from gymnasium import spaces
+
+    from agents.pointer_policy import PointerPolicy
+
+    size, rows, features = 5, 4, 3
+    policy = PointerPolicy(spaces.Box(0, 1, (size + rows * features,)), spaces.Discrete(rows), lambda _: 1e-3,
+                           rows=rows, features=features, net_arch=[8])
+    observation = torch.rand(1, size)
+    table = torch.rand(1, rows, features)
+    swapped = table[:, [2, 1, 0, 3]]
+    with torch.no_grad():
+        logits = policy.get_distribution(torch.cat((observation, table.reshape(1, -1)), 1)).distribution.logits
+        moved = policy.get_distribution(torch.cat((observation, swapped.reshape(1, -1)), 1)).distribution.logits
+    assert torch.allclose(logits[0, [2, 1, 0, 3]], moved[0], atol=1e-6)
+    assert not torch.allclose(logits[0, 0], logits[0, 2])

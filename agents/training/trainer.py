@@ -59,13 +59,22 @@ def _compare_for_resume(saved: dict[str, Any], current: dict[str, Any]) -> list[
     return differing
 
 
-def _policy_kwargs(config: TrainConfig) -> dict[str, Any]:
+def _policy(config: TrainConfig, num_players: int) -> tuple[Any, dict[str, Any]]:
+    """MaskablePPO's policy and its arguments: an MLP, or for the pointer encoding a policy that scores each move
+    of the table from its features (agents/pointer_policy.py)."""
     import torch.nn as nn
 
-    return {
+    kwargs = {
         "net_arch": list(config.ppo.net_arch),
         "activation_fn": {"tanh": nn.Tanh, "relu": nn.ReLU}[config.ppo.activation],
     }
+    if config.env.get("action_encoding") != "pointer":
+        return "MlpPolicy", kwargs
+    import envs
+    from agents.pointer_policy import PointerPolicy
+
+    codec = envs.make(config.game, num_players=num_players, **config.env).codec
+    return PointerPolicy, {**kwargs, "rows": codec.num_actions, "features": codec.num_features}
 
 
 @contextmanager
@@ -162,12 +171,13 @@ def train(
     try:
         ppo = config.ppo
         if state is None:
+            policy, policy_kwargs = _policy(config, num_players)
             model = MaskablePPO(
-                "MlpPolicy", venv, learning_rate=ppo.learning_rate, n_steps=ppo.n_steps,
+                policy, venv, learning_rate=ppo.learning_rate, n_steps=ppo.n_steps,
                 batch_size=ppo.batch_size, n_epochs=ppo.n_epochs, gamma=ppo.gamma, gae_lambda=ppo.gae_lambda,
                 clip_range=ppo.clip_range, ent_coef=ppo.ent_coef, vf_coef=ppo.vf_coef,
                 max_grad_norm=ppo.max_grad_norm, target_kl=ppo.target_kl,
-                policy_kwargs=_policy_kwargs(config), seed=config.seed, device="cpu", verbose=0,
+                policy_kwargs=policy_kwargs, seed=config.seed, device="cpu", verbose=0,
             )
         else:
             try:
