@@ -31,8 +31,15 @@ class PointerNetwork(nn.Module):
         width = net_arch[-1]
         self.score = nn.Sequential(_mlp([width + features, width], activation), nn.Linear(width, 1))
         self.value = _mlp([observation_size, *net_arch], activation)
-        self.latent_dim_pi = rows
-        self.latent_dim_vf = width
+
+    # the sizes SB3's policy reads to build its action and value layers
+    @property
+    def latent_dim_pi(self) -> int:
+        return self.rows
+
+    @property
+    def latent_dim_vf(self) -> int:
+        return self.value[-2].out_features
 
     def forward_actor(self, x: torch.Tensor) -> torch.Tensor:
         state = self.embed(x[:, :self.observation_size])
@@ -61,8 +68,11 @@ class PointerPolicy(MaskableActorCriticPolicy):
 
     def _build(self, lr_schedule) -> None:
         super()._build(lr_schedule)
-        self.action_net = nn.Identity()  # the network's row scores are the logits
-        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+        # the network's row scores are the logits: the action layer is the identity, and is not trained
+        with torch.no_grad():
+            self.action_net.weight.copy_(torch.eye(self.rows))
+            self.action_net.bias.zero_()
+        self.action_net.requires_grad_(False)
 
     def _get_constructor_parameters(self) -> dict:
         return {**super()._get_constructor_parameters(), "rows": self.rows, "features": self.features}

@@ -11,6 +11,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from agents.pointer_policy import PointerNetwork, PointerPolicy  # noqa: E402
 from agents.training.callback import SelfPlayCallback  # noqa: E402
 from agents.training.selfplay_env import SelfPlayEnv, _StatePickler, _StateUnpickler  # noqa: E402
 from agents.training.vec_env import MultiEnvSubprocVecEnv  # noqa: E402
@@ -25,6 +26,12 @@ SelfPlayCallback._on_rollout_start
 SelfPlayCallback._on_step
 SelfPlayCallback._on_rollout_end
 SelfPlayCallback._on_training_end
+
+# Stable-Baselines3 ActorCriticPolicy hooks and the attributes it reads from its MLP extractor; torch's forward
+PointerPolicy._build_mlp_extractor
+PointerNetwork.latent_dim_pi
+PointerNetwork.latent_dim_vf
+PointerNetwork.forward
 
 # pickle's hooks for persistent ids
 _StatePickler.persistent_id
