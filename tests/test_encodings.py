@@ -277,7 +277,8 @@ def test_an_agent_of_one_move_encoding_is_refused_in_another():
         playing_in(envs.make(GAMES[0], action_encoding="composite"), agent)
 
 
-@pytest.mark.parametrize("encoding", MOVE_ENCODINGS)
+@pytest.mark.parametrize("encoding", [pytest.param(e, marks=pytest.mark.slow) if e in ("composite", "factored_independent")
+                                      else e for e in MOVE_ENCODINGS])  # Discrete and MultiDiscrete: one of each by default
 def test_training_in_an_encoding_gives_a_model_that_plays_in_it(encoding, tmp_path):
     """A short run in each move encoding (pool: snapshots, random and heuristic opponents, the flat ones playing
     through their moves) gives a checkpoint that plays a tournament in that encoding."""
@@ -321,3 +322,21 @@ def test_the_pointer_policy_scores_a_move_by_its_features_not_its_row():
         moved = policy.get_distribution(torch.cat((observation, swapped.reshape(1, -1)), 1)).distribution.logits
     assert torch.allclose(logits[0, [2, 1, 0, 3]], moved[0], atol=1e-6)
     assert not torch.allclose(logits[0, 0], logits[0, 2])
+
+
+@pytest.mark.slow
+def test_the_study_trains_each_encoding_resumes_and_writes_its_table(tmp_path):
+    """benchmarks/encoding_study.py at a toy budget: a run per encoding and seed, a second call plays nothing
+    again, the table has a row per encoding and the learning curves a PNG."""
+    from benchmarks import encoding_study
+
+    args = ["--games", GAMES[0], "--encodings", "flat,composite", "--seeds", "1", "--steps", "64",
+            "--eval-every", "1", "--eval-games", "2", "--n-envs", "2", "--out", str(tmp_path)]
+    assert encoding_study.main(args) == 0
+    table = (tmp_path / "results.md").read_text()
+    assert f"| {GAMES[0]} | flat |" in table and f"| {GAMES[0]} | composite |" in table
+    assert (tmp_path / f"{GAMES[0]}.png").is_file()
+    model = tmp_path / GAMES[0] / "composite" / "seed0" / "final_model.zip"
+    stamp = model.stat().st_mtime
+    assert encoding_study.main(args) == 0
+    assert model.stat().st_mtime == stamp  # finished runs are not trained again

@@ -10,6 +10,7 @@ import os
 import pickle
 import random
 import shutil
+import time
 from collections import deque
 from typing import Any, Callable
 
@@ -45,6 +46,8 @@ class SelfPlayCallback(BaseCallback):
         self._bar = None
         self._bar_pending = 0
         self.stop_requested = False  # set by Ctrl-C (trainer.stop_on_interrupt): stop after the current env step
+        self.seconds_before = 0.0  # wall-clock seconds of training before this process (a resumed run)
+        self._started = time.monotonic()
 
     # -- state for resume ---------------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
@@ -55,7 +58,12 @@ class SelfPlayCallback(BaseCallback):
             "last_checkpoint": self.last_checkpoint,
             "last_eval": self.last_eval,
             "latest_eval": dict(self.latest_eval),
+            "seconds": self.seconds(),
         }
+
+    def seconds(self) -> float:
+        """Wall-clock seconds of training so far, those of earlier processes of a resumed run included."""
+        return self.seconds_before + time.monotonic() - self._started
 
     def load_state(self, state: dict[str, Any]) -> None:
         self.snapshots = list(state["snapshots"])
@@ -64,6 +72,7 @@ class SelfPlayCallback(BaseCallback):
         self.last_checkpoint = state["last_checkpoint"]
         self.last_eval = state["last_eval"]
         self.latest_eval = dict(state["latest_eval"])
+        self.seconds_before = float(state.get("seconds", 0.0))
 
     # -- hooks --------------------------------------------------------------------------------------
     @property
@@ -71,6 +80,7 @@ class SelfPlayCallback(BaseCallback):
         return self.model.num_timesteps // (self.model.n_steps * self.n_envs)
 
     def _on_training_start(self) -> None:
+        self._started = time.monotonic()
         if self.config.progress_bar:
             from tqdm.auto import tqdm
 
@@ -146,7 +156,7 @@ class SelfPlayCallback(BaseCallback):
 
         current = PPOAgent.from_policy(self.model.policy, deterministic=True,
                                        encoding=self.config.env.get("action_encoding", "flat"))
-        row: dict[str, Any] = {"step": self.model.num_timesteps}
+        row: dict[str, Any] = {"step": self.model.num_timesteps, "seconds": round(self.seconds(), 1)}
         for opponent in self.config.eval.opponents:
             if opponent == "heuristic" and self.config.game not in agents_pkg.heuristic_games():
                 continue
