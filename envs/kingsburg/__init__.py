@@ -7,6 +7,7 @@ from ..core.game import GameSpec
 from .codec import KingsburgCodec
 from .encoder import KingsburgEncoder
 from .engine import Decision, KingsburgConfig, KingsburgEngine, Op
+from .view import seat_view
 
 SPEC = GameSpec(
     name="kingsburg",
@@ -19,6 +20,7 @@ SPEC = GameSpec(
     new_encoder=KingsburgEncoder,
     default_max_turns=5000,
     state_version=7,  # bumped whenever the pickled engine changes shape (see GameSpec)
+    seat_view=seat_view,  # one seat's view, its own hidden information included (view.py)
 )
 
 __all__ = ["SPEC", "Decision", "KingsburgCodec", "KingsburgConfig", "KingsburgEncoder", "KingsburgEngine", "Op"]
