@@ -122,8 +122,15 @@ def save_record(record: dict, path: str | os.PathLike) -> None:
     if directory:
         os.makedirs(directory, exist_ok=True)
     with open(path, "w", encoding="utf-8") as handle:
-        json.dump(record, handle, indent=1)
-        handle.write("\n")
+        handle.write(dumps_record(record))
+
+
+def dumps_record(record: dict) -> str:
+    """The record as JSON text, one move a line (a long game stays readable)."""
+    marker = "\x00moves\x00"
+    text = json.dumps({**record, "moves": marker}, indent=1)
+    moves = ",\n  ".join(json.dumps(move) for move in record["moves"])
+    return text.replace(json.dumps(marker), f"[\n  {moves}\n ]" if moves else "[]") + "\n"
 
 
 def read_record(path: str | os.PathLike) -> dict:
@@ -310,4 +317,4 @@ class Replay:
 
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "RecordError", "Replay", "check_record", "game_record", "load_record",
-           "new_game", "read_record", "save_record", "state_digest"]
+           "dumps_record", "new_game", "read_record", "save_record", "state_digest"]
