@@ -108,7 +108,7 @@ def match_move(text: str, legal: list[int], names: list[str]) -> tuple[int | Non
 def _moves_table(env, legal: list[int]):
     from rich.table import Table
 
-    table = Table(title="your legal moves", show_header=False, box=None, padding=(0, 2))
+    table = Table(title="your legal moves", show_header=False, box=None, padding=(0, 2), min_width=24)
     columns = 3 if len(legal) > 24 else 2 if len(legal) > 8 else 1
     for _ in range(columns):
         table.add_column(justify="right", style="bold")

@@ -117,6 +117,8 @@ def _other_legal_move(record, number):
     (lambda r: r.__setitem__("format_version", 99), "format version 99"),
     (lambda r: r["rule_options"].__setitem__("module_dragons", True), "settings are not valid"),
     (lambda r: r["moves"].__setitem__(0, {"index": "2"}), "move 1 must be"),
+    (lambda r: r.pop("seed"), "field 'seed' missing"),
+    (lambda r: r.__setitem__("result", [1]), "field 'result' must be an object"),
 ])
 def test_a_tampered_record_is_refused(finished, change, message):
     with pytest.raises(RecordError, match=message):

@@ -170,6 +170,8 @@ def _check_shape(record) -> None:
     for key, kind in _REQUIRED.items():
         if not isinstance(record.get(key), kind) or isinstance(record.get(key), bool):
             raise RecordError(f"field {key!r} missing or not a {kind.__name__}")
+    if "seed" not in record:
+        raise RecordError("field 'seed' missing")
     if record["seed"] is None and not isinstance(record.get("rng_state"), dict):
         raise RecordError("field 'seed' is null and there is no 'rng_state'")
     if record["seed"] is not None and (isinstance(record["seed"], bool) or not isinstance(record["seed"], int)):
@@ -254,11 +256,11 @@ def check_end(env, record: dict) -> None:
             raise RecordError(f"the game ends after its {len(record['moves'])} moves, but the record says it is "
                               f"unfinished; {_versions(record)}")
         return
+    if not isinstance(recorded, dict):
+        raise RecordError(f"field 'result' must be an object or null, got {recorded!r}")
     if replayed is None:
         raise RecordError(f"the record ends the game ({recorded.get('outcome')}) but its "
                           f"{len(record['moves'])} moves leave it unfinished; {_versions(record)}")
-    if not isinstance(recorded, dict):
-        raise RecordError(f"field 'result' must be an object or null, got {recorded!r}")
     for key in ("outcome", "winners", "scores", "rewards", "turns", "final_state_sha256"):
         if recorded.get(key) != replayed[key]:
             raise RecordError(f"the replay ends with {key} {replayed[key]!r}, the record says "
