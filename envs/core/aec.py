@@ -107,7 +107,7 @@ class TabletopEnv(AECEnv):
         self._legal: list[int] | None = None
         self._start: dict = {}  # how the current game's engine was seeded (records.game_record)
         self._moves: list[tuple[int, int]] = []  # (seat, index) per step of the current game
-        self._final: dict | None = None
+        self._final: dict | None = None  # the end's infos and rewards, kept after the agents are stepped out
         self.agents: list[str] = []  # filled by reset(); until then every call that plays raises ResetNeededError
         self.agent_selection = None
 
@@ -126,7 +126,7 @@ class TabletopEnv(AECEnv):
         self._start = ({"seed": int(seed)} if seed is not None
                        else {"seed": None, "rng_state": self._rng.bit_generator.state})
         self._moves = []
-        self._final: dict | None = None  # the end's infos and rewards, kept after the agents are stepped out
+        self._final = None
         self.engine = self.spec.new_engine(self.config, self.num_players, self._rng)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0 for a in self.agents}
