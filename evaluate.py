@@ -7,7 +7,9 @@ Agents: random, heuristic, a checkpoint .zip or a run directory (its final_model
 optionally as label=spec. Prints the pairing table (win rate with a 95% Wilson interval, mean score,
 mean game length) and OpenSkill ratings, and writes <out>/<stem>.csv, .json and .png.
 Each pairing is saved as it ends (<out>/<stem>.pairings.jsonl); run the same command again after an
-interruption and the pairings already played are not played again. Without --env, the games use the env
+interruption and the pairings already played are not played again. --record DIR saves the game record of every
+game (with --record-games N, of the first N games of each pairing) as DIR/<agent>-vs-<opponent>-g<game>.json;
+replay one with ``python play.py --replay FILE`` (docs/play.md). Without --env, the games use the env
 settings the checkpoints were trained with (``max_turns``, options), when they agree.
 See docs/training.md for the pairing rule.
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import time
 
@@ -37,6 +40,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--out", default="results", help="output directory (default: results)")
     parser.add_argument("--name", default=None, help="file stem of the outputs (default: <game>_<N>p)")
     parser.add_argument("--no-plot", action="store_true", help="skip the PNG")
+    parser.add_argument("--record", metavar="DIR", help="save game records (JSON, docs/play.md) in DIR")
+    parser.add_argument("--record-games", type=int, metavar="N",
+                        help="with --record: only the first N games of each pairing (default: every game)")
     return parser
 
 
@@ -46,6 +52,7 @@ def main(argv=None) -> int:
         import envs
         from agents.training import tournament
         from agents.training.config import parse_assignment
+        from envs.core import records
 
         num_players = args.num_players or envs.spec(args.game).default_players
         specs = [tournament.AgentSpec.parse(text) for text in args.agents]
@@ -69,12 +76,20 @@ def main(argv=None) -> int:
             if played % every == 0 or played == args.games:
                 print(f"  {pairing}: {played}/{args.games} games", file=sys.stderr)
 
+        if args.record_games is not None and (args.record is None or args.record_games < 0):
+            raise ValueError("--record-games N needs --record DIR and N >= 0")
+        record_games = 0 if args.record is None else args.games if args.record_games is None else args.record_games
+
+        def save_record(agent_label: str, opponent_label: str, game_index: int, record: dict) -> None:
+            name = f"{record_file_part(agent_label)}-vs-{record_file_part(opponent_label)}-g{game_index:04d}.json"
+            records.save_record(record, os.path.join(args.record, name))
+
         start = time.perf_counter()
         result = tournament.run_tournament(
             args.game, num_players, specs, args.games, seed=args.seed, env_kwargs=env_kwargs,
             deterministic=not args.stochastic,
             progress=lambda text: print(f"playing {text} ...", file=sys.stderr),
-            finished=finished, on_match=save, on_game=show,
+            finished=finished, on_match=save, on_game=show, record_games=record_games, on_record=save_record,
         )
         seconds = time.perf_counter() - start
     except (TabletopError, ValueError) as exc:
@@ -91,6 +106,11 @@ def main(argv=None) -> int:
     games = sum(m.games for m in result.matches)
     print(f"{games} games in {seconds:.1f} s; wrote " + ", ".join(os.path.join(args.out, w) for w in written))
     return 0
+
+
+def record_file_part(label: str) -> str:
+    """An agent label as part of a file name (a checkpoint's label holds a slash)."""
+    return re.sub(r"[^A-Za-z0-9_.]+", "_", label).strip("_") or "agent"
 
 
 def trained_env_settings(specs) -> dict:

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 DOCS = sorted(p for p in (ROOT / "docs").rglob("*.md") if (ROOT / "docs" / "rules") not in p.parents)
 CODE = sorted(p for d in ("envs", "agents", "benchmarks", "scripts", "tests") for p in (ROOT / d).rglob("*.py")) + [
-    ROOT / "train.py", ROOT / "evaluate.py"]
+    ROOT / "train.py", ROOT / "evaluate.py", ROOT / "play.py"]
 
 # a ratio figure: 2.27×, ×1.14; or a whole number against the yardstick: 2× connect_four_v3
 RATIO = re.compile(r"\d\.\d+ ?×|×\d\.\d|\d× (?:`?connect_four|the yardstick)")

@@ -254,12 +254,15 @@ def play_match(
     agent_label: str | None = None,
     opponent_label: str | None = None,
     on_game=None,
+    record_games: int = 0,
+    on_record=None,
 ) -> MatchResult:
     """Play a pairing: ``agent`` in seat ``g % num_players`` of game g, ``opponent`` in the rest.
 
     ``agent``/``opponent`` are Agent objects or specs (``"random"``, a checkpoint path, ...). Agents
     built from specs get one object per seat; an Agent object passed in sits in every seat it holds.
-    ``on_game(games_played)``, if given, is called after every game (progress).
+    ``on_game(games_played)``, if given, is called after every game (progress); ``on_record(game_index, record)``
+    after each of the first ``record_games`` games, with its game record (``envs.core.records``).
     """
     import envs
 
@@ -282,6 +285,8 @@ def play_match(
         labels = [a_label if s == seat else b_label for s in range(num_players)]
         result.records.append(play_game(env, seat_agents, labels, game_seed(seed, g)))
         result.agent_seats.append(seat)
+        if on_record is not None and g < record_games:
+            on_record(g, env.record(labels))
         if on_game is not None:
             on_game(g + 1)
     return result
@@ -399,12 +404,15 @@ def run_tournament(
     finished: Sequence[MatchResult] = (),
     on_match=None,
     on_game=None,
+    record_games: int = 0,
+    on_record=None,
 ) -> TournamentResult:
     """Every pairing of the given agents over ``games`` games each (see the module docstring).
 
     ``finished``: pairings already played (an interrupted tournament, see ``read_pairings``), not played again;
     ``on_match(match)`` is called as each pairing ends (to save it), ``on_game(pairing, games_played)`` after
-    every game."""
+    every game, ``on_record(agent_label, opponent_label, game_index, record)`` with the game record of each of the
+    first ``record_games`` games of a pairing."""
     import envs
 
     spec = envs.spec(game)
@@ -436,7 +444,9 @@ def run_tournament(
             match = play_match(
                 game, num_players, specs[i], specs[j], games, seed, env_kwargs, deterministic,
                 agent_label=specs[i].label, opponent_label=specs[j].label,
-                on_game=None if on_game is None else functools.partial(on_game, pairing))
+                on_game=None if on_game is None else functools.partial(on_game, pairing),
+                record_games=record_games,
+                on_record=None if on_record is None else functools.partial(on_record, specs[i].label, specs[j].label))
             if on_match is not None:
                 on_match(match)
         elif progress is not None:

@@ -7,6 +7,7 @@ from ..core.game import GameSpec
 from .codec import CatanCardCodec
 from .encoder import CatanCardEncoder
 from .engine import CatanCardConfig, CatanCardEngine, Op, Phase
+from .view import seat_view
 
 SPEC = GameSpec(
     name="catan_card",
@@ -18,6 +19,7 @@ SPEC = GameSpec(
     codecs=(CatanCardCodec,),
     new_encoder=CatanCardEncoder,
     default_max_turns=1000,
+    seat_view=seat_view,  # one seat's view, its own hidden information included (view.py)
 )
 
 __all__ = ["SPEC", "CatanCardCodec", "CatanCardConfig", "CatanCardEncoder", "CatanCardEngine", "Op", "Phase"]

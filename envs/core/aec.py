@@ -15,6 +15,9 @@ illegal or out-of-range action raises ``IllegalActionError`` and leaves the game
 ``winners`` (see ``outcome``): a shared win and a truncation both pay 0 with two players, and only
 ``outcome`` tells them apart.
 
+``record(agents)`` exports the game played since the last ``reset()`` as a game record (``envs.core.records``);
+``seat_view(seat)`` is the text one seat may see (``render`` shows the public state only).
+
 Misuse: ``step``, ``last``, ``observe``, ``agent_iter`` and ``legal_actions`` before the first ``reset()``
 raise ``ResetNeededError``. Once every agent is done and has been stepped out, ``step`` warns and does
 nothing and ``last`` raises ``ResetNeededError``, as PettingZoo's order-enforcing wrapper does.
@@ -107,6 +110,9 @@ class TabletopEnv(AECEnv):
         self._rng: np.random.Generator | None = None
         self.engine = None
         self._legal: list[int] | None = None
+        self._start: dict = {}  # how the current game's engine was seeded (records.game_record)
+        self._moves: list[tuple[int, int]] = []  # (seat, index) per step of the current game
+        self._final: dict | None = None  # the end's infos and rewards, kept after the agents are stepped out
         self.agents: list[str] = []  # filled by reset(); until then every call that plays raises ResetNeededError
         self.agent_selection = None
 
@@ -121,6 +127,11 @@ class TabletopEnv(AECEnv):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(seed)
+        # a game reset without a seed continues the stream: its record keeps the generator's state instead
+        self._start = ({"seed": int(seed)} if seed is not None
+                       else {"seed": None, "rng_state": self._rng.bit_generator.state})
+        self._moves = []
+        self._final = None
         self.engine = self.spec.new_engine(self.config, self.num_players, self._rng)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0 for a in self.agents}
@@ -201,6 +212,7 @@ class TabletopEnv(AECEnv):
         else:
             action = self.codec.check(engine, action)
         self.codec.apply_legal(engine, action)
+        self._moves.append((self._seat_of[agent], action))
         self._legal = None
         self._cumulative_rewards[agent] = 0
         if engine.is_over:
@@ -215,6 +227,7 @@ class TabletopEnv(AECEnv):
                 self.terminations[a] = True
                 self.infos[a] = {"scores": list(final), "turns": engine.turn, "outcome": result,
                                  "winners": list(winners)}
+            self._final = {"rewards": list(values), **self.infos[self.agents[0]]}
             self._accumulate_rewards()  # rewards are non-zero only here, at the end
         else:
             if engine.turn >= self.max_turns:
@@ -223,6 +236,7 @@ class TabletopEnv(AECEnv):
                     self.truncations[a] = True
                     self.infos[a] = {"scores": list(final), "turns": engine.turn, "outcome": TRUNCATED,
                                      "winners": []}
+                self._final = {"rewards": [0] * self.num_players, **self.infos[self.agents[0]]}
             self.agent_selection = self.possible_agents[engine.current_player]
         if self.render_mode == "human":
             self.render()
@@ -250,6 +264,23 @@ class TabletopEnv(AECEnv):
         if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < self._num_actions:
             raise IllegalActionError(f"no action {index!r}: valid indices are 0..{self._num_actions - 1}")
         return self.codec.action_name(int(index))
+
+    def seat_view(self, seat: int) -> str:
+        """The state as seat ``seat`` may see it: the public picture and that seat's own hidden information
+        (its hand, its sealed choices), never another seat's."""
+        engine = self._reset_engine("seat_view")
+        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < self.num_players:
+            raise IllegalActionError(f"no seat {seat!r}: seats are 0..{self.num_players - 1}")
+        view = self.spec.seat_view
+        return engine.render_text() if view is None else view(engine, int(seat))
+
+    def record(self, agents: list[str | None] | None = None) -> dict:
+        """The record of the game played since the last ``reset()`` (finished or not), as a JSON-ready dict;
+        ``agents`` labels the seats. Format: ``envs.core.records``."""
+        from .records import game_record
+
+        self._reset_engine("record")
+        return game_record(self, agents)
 
     @property
     def observation_layout(self):

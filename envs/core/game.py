@@ -30,6 +30,9 @@ class GameSpec:
     # bumped whenever the engine's pickled state changes shape: a training checkpoint holds games in
     # progress, and resuming games pickled by another engine version is refused with a clear error
     state_version: int = 1
+    # ``seat_view(engine, seat) -> str``: the picture one seat may see, its own hidden information included and
+    # every other seat's left out; None when the engine's ``render_text`` (public only) is all a seat may see
+    seat_view: Callable[[Any, int], str] | None = None
 
     @property
     def encodings(self) -> list[str]:

@@ -9,6 +9,7 @@ from .codec import KingsburgCodec
 from .encoder import KingsburgEncoder
 from .engine import Decision, KingsburgConfig, KingsburgEngine, Op
 from .moves import KingsburgGrain
+from .view import seat_view
 
 SPEC = GameSpec(
     name="kingsburg",
@@ -21,6 +22,7 @@ SPEC = GameSpec(
     new_encoder=KingsburgEncoder,
     default_max_turns=5000,
     state_version=7,  # bumped whenever the pickled engine changes shape (see GameSpec)
+    seat_view=seat_view,  # one seat's view, its own hidden information included (view.py)
 )
 
 __all__ = ["SPEC", "Decision", "KingsburgCodec", "KingsburgConfig", "KingsburgEncoder", "KingsburgEngine", "Op"]

@@ -12,6 +12,7 @@ from .codec import MedioevoCodec
 from .constants import Head, Phase, Stage
 from .observation import MedioevoEncoder
 from .engine import MedioevoConfig, MedioevoEngine, check_config
+from .view import seat_view
 
 SPEC = GameSpec(
     name="medioevo_universale",
@@ -25,6 +26,7 @@ SPEC = GameSpec(
     default_max_turns=5000,
     check_config=check_config,
     state_version=15,  # bumped whenever the pickled engine changes shape (see GameSpec)
+    seat_view=seat_view,  # one seat's view, its own hidden information included (view.py)
 )
 
 __all__ = ["SPEC", "Head", "MedioevoCodec", "MedioevoConfig", "MedioevoEncoder", "MedioevoEngine", "Phase", "Stage"]

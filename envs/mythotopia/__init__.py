@@ -7,6 +7,7 @@ from ..core.game import GameSpec
 from .codec import MythotopiaCodec
 from .encoder import MythotopiaEncoder
 from .engine import MythotopiaConfig, MythotopiaEngine, Phase
+from .view import seat_view
 
 SPEC = GameSpec(
     name="mythotopia",
@@ -19,6 +20,7 @@ SPEC = GameSpec(
     new_encoder=MythotopiaEncoder,
     default_max_turns=1000,
     state_version=3,  # 3: the change log replaces the version counters; 2: pay_then holds the engine method
+    seat_view=seat_view,  # one seat's view, its own hidden information included (view.py)
 )
 
 __all__ = ["SPEC", "MythotopiaCodec", "MythotopiaConfig", "MythotopiaEncoder", "MythotopiaEngine", "Phase"]

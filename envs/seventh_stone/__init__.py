@@ -7,6 +7,7 @@ from ..core.game import GameSpec
 from .codec import SeventhStoneCodec
 from .encoder import SeventhStoneEncoder
 from .engine import Op, Phase, SeventhStoneConfig, SeventhStoneEngine, validate_config
+from .view import seat_view
 
 SPEC = GameSpec(
     name="seventh_stone",
@@ -22,6 +23,7 @@ SPEC = GameSpec(
     state_version=7,  # 3: the encoder's cached frames and the undo stack; 4: the shared public part's pieces;
     # 5: the engine keeps its attributes in slots; 6: the change log (changes.py), the encoder's caches in itself;
     # 7: gap_rows, fight_picker and keep_cell (never read) gone
+    seat_view=seat_view,  # one seat's view, its own hidden information included (view.py)
 )
 
 __all__ = ["SPEC", "Op", "Phase", "SeventhStoneCodec", "SeventhStoneConfig", "SeventhStoneEncoder",
