@@ -2,6 +2,7 @@
 player count; a flat game replayed in each encoding, move by move, reaches the same states and the same end; random
 play never meets an empty mask; each encoding's own rules (the masks, the mapping of illegal combinations, the
 pointer's rows) and its errors."""
+import json
 import pickle
 
 import numpy as np
@@ -340,3 +341,20 @@ def test_the_study_trains_each_encoding_resumes_and_writes_its_table(tmp_path):
     stamp = model.stat().st_mtime
     assert encoding_study.main(args) == 0
     assert model.stat().st_mtime == stamp  # finished runs are not trained again
+
+
+@pytest.mark.parametrize("encoding", MOVE_ENCODINGS)
+def test_a_game_record_in_a_move_encoding_replays(encoding):
+    from envs.core import records
+
+    env = envs.make(GAMES[0], action_encoding=encoding)
+    pick = np.random.default_rng(0)
+    env.reset(seed=1)
+    for agent in env.agent_iter():
+        obs, _, terminated, truncated, _ = env.last()
+        env.step(None if terminated or truncated else random_action(env, obs, pick))
+    record = json.loads(records.dumps_record(env.record()))
+    assert records.check_record(record).engine.scores() == env.engine.scores()
+    record["moves"][3]["index"] = [10 ** 6] * 2 if not env.codec.discrete else 10 ** 6
+    with pytest.raises(records.RecordError):
+        records.check_record(record)

@@ -9,7 +9,8 @@ A record is what ``env.record(agents)`` returns: a JSON object with
 - ``seed``: the ``reset(seed=...)`` of the game, or null with ``rng_state`` (the numpy generator's state at the
   reset) when the game was reset without a seed and continued the env's stream;
 - ``agents``: one label per seat (null when not given);
-- ``moves``: every decision in order, ``{"index": i, "name": action name, "seat": s}``;
+- ``moves``: every decision in order, ``{"index": i, "name": action name, "seat": s}`` (in a factored encoding
+  the index is the list of the action's part values);
 - ``result``: null while the game is unfinished; else ``outcome`` (``win``, ``shared_win``, ``truncated``),
   ``winners``, ``scores``, ``rewards``, ``turns``, and ``final_state_sha256``, a hash of every seat's final
   observation and action mask.
@@ -92,7 +93,8 @@ def game_record(env, agents: list[str | None] | None = None) -> dict:
         "rule_options": _to_json(dataclasses.asdict(env.config)),
         "seed": env._start["seed"],
         "agents": [None if a is None else str(a) for a in agents],
-        "moves": [{"index": index, "name": env.action_name(index), "seat": seat} for seat, index in env._moves],
+        "moves": [{"index": list(index) if isinstance(index, tuple) else index, "name": env.action_name(index),
+                   "seat": seat} for seat, index in env._moves],
         "result": _result(env),
     }
     if env._start["seed"] is None:
@@ -177,9 +179,17 @@ def _check_shape(record) -> None:
     if record["seed"] is not None and (isinstance(record["seed"], bool) or not isinstance(record["seed"], int)):
         raise RecordError(f"field 'seed' must be an integer or null, got {record['seed']!r}")
     for k, move in enumerate(record["moves"]):
-        if (not isinstance(move, dict) or not isinstance(move.get("index"), int) or isinstance(move["index"], bool)
+        if (not isinstance(move, dict) or not _is_action(move.get("index"))
                 or not isinstance(move.get("seat"), int) or not isinstance(move.get("name"), str)):
-            raise RecordError(f"move {k + 1} must be {{\"index\": int, \"name\": str, \"seat\": int}}, got {move!r}")
+            raise RecordError(f"move {k + 1} must be {{\"index\": int (a list of ints in a factored encoding), "
+                              f"\"name\": str, \"seat\": int}}, got {move!r}")
+
+
+def _is_action(index) -> bool:
+    """An index, or the list of part values of a factored encoding's action (docs/encodings.md)."""
+    if isinstance(index, list):
+        return bool(index) and all(_is_action(value) and not isinstance(value, list) for value in index)
+    return isinstance(index, int) and not isinstance(index, bool)
 
 
 def _versions(record) -> str:
