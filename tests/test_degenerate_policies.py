@@ -8,10 +8,13 @@ policy from ``reset(seed=0)``:
 * ``highest``: the highest legal action index;
 * ``repeat``: the first legal action of the kind of the seat's previous action (the kind: the action's name up to
   its first "(", e.g. ``COIN`` of ``COIN(+1)``), else the highest legal index. Falling back to the lowest index
-  instead would make it the ``lowest`` policy in most games, whose lowest action is a pass.
+  instead would make it the ``lowest`` policy in most games, whose lowest action is a pass;
+* ``first_last``: the lowest legal index at the seat's odd decisions and the highest at its even ones (1st, 3rd,
+  ... lowest; 2nd, 4th, ... highest), so that a chain one extreme opens is walked by the other.
 
 Each game must end (terminated, or truncated at the env's default ``max_turns``) within ``DECISION_BOUNDS[game]``
-decisions (steps of the acting seat). The bounds and the measured counts are in README.md, "Degenerate policies".
+decisions (steps of the acting seat). The bounds and the measured counts are in README.md, "Degenerate policies";
+the chains a policy could repeat without end are bounded by the rules of each game (README, same section).
 """
 import numpy as np
 import pytest
@@ -19,7 +22,7 @@ import pytest
 import envs
 
 SEED = 0
-POLICIES = ("lowest", "highest", "repeat")
+POLICIES = ("lowest", "highest", "repeat", "first_last")
 
 #: game -> the most decisions a degenerate game may take: the largest count measured over the player counts and
 #: policies (in the comment), with about 50 % margin.
@@ -31,14 +34,6 @@ DECISION_BOUNDS = {
     "seventh_stone": 4_000,  # 2,451: 4 players, lowest
 }
 
-#: (game, policy) -> (max_turns, bound, full bound): games the default run stops early. Medioevo under ``repeat``:
-#: a seat drafting a diplomacy offer repeats ``COIN(+1)`` up to the demand ceiling (10,000 fl), about 9,500
-#: decisions per offer in each of a round's two windows without a completed turn; the whole game takes 231,845 /
-#: 309,111 / 367,373 / 444,651 decisions at 3 / 4 / 5 / 6 players (15-30 s each in pure Python). The default run
-#: truncates it after ``max_turns`` completed turns (the first round or two) within ``bound`` decisions; the slow run
-#: plays it to its end within ``full bound``.
-STOPPED_EARLY = {("medioevo_universale", "repeat"): (50, 65_000, 650_000)}
-
 CASES = [(game, n, policy) for game in envs.names() for n in envs.spec(game).player_counts for policy in POLICIES]
 
 
@@ -47,12 +42,13 @@ def _kind(name: str) -> str:
     return name if cut < 0 else name[:cut]
 
 
-def play(game: str, n: int, policy: str, bound: int, max_turns: int | None = None) -> tuple[int, bool]:
+def play(game: str, n: int, policy: str, bound: int) -> tuple[int, bool]:
     """Plays one game of ``policy``; returns (decisions, terminated). Fails past ``bound`` decisions."""
-    env = envs.make(game, num_players=n, max_turns=max_turns)
+    env = envs.make(game, num_players=n)
     env.reset(seed=SEED)
     kinds = [_kind(env.action_name(i)) for i in range(env.action_space(env.possible_agents[0]).n)]
     previous: dict[str, str] = {}
+    made: dict[str, int] = {}  # the seat's decisions so far (first_last)
     decisions = 0
     terminated = truncated = False
     for agent in env.agent_iter():
@@ -68,6 +64,9 @@ def play(game: str, n: int, policy: str, bound: int, max_turns: int | None = Non
             action = int(legal[0])
         elif policy == "highest":
             action = int(legal[-1])
+        elif policy == "first_last":
+            made[agent] = made.get(agent, 0) + 1
+            action = int(legal[0] if made[agent] % 2 else legal[-1])
         else:
             kind = previous.get(agent)
             action = next((int(i) for i in legal if kinds[i] == kind), int(legal[-1]))
@@ -81,13 +80,4 @@ def play(game: str, n: int, policy: str, bound: int, max_turns: int | None = Non
 
 @pytest.mark.parametrize("game, n, policy", CASES)
 def test_degenerate_policy_ends_the_game(game, n, policy):
-    max_turns, bound = None, DECISION_BOUNDS[game]
-    if (game, policy) in STOPPED_EARLY:
-        max_turns, bound, _ = STOPPED_EARLY[game, policy]
-    play(game, n, policy, bound, max_turns)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("game, n, policy", [c for c in CASES if c[::2] in STOPPED_EARLY])
-def test_degenerate_policy_full_game(game, n, policy):
-    play(game, n, policy, STOPPED_EARLY[game, policy][2])
+    play(game, n, policy, DECISION_BOUNDS[game])
