@@ -13,8 +13,9 @@ policy from ``reset(seed=0)``:
   ... lowest; 2nd, 4th, ... highest), so that a chain one extreme opens is walked by the other.
 
 Each game must end (terminated, or truncated at the env's default ``max_turns``) within ``DECISION_BOUNDS[game]``
-decisions (steps of the acting seat). The bounds and the measured counts are in README.md, "Degenerate policies";
-the chains a policy could repeat without end are bounded by the rules of each game (README, same section).
+decisions (steps of the acting seat) and take exactly its ``MEASURED`` count: a rule change that moves a count
+updates it and README.md's table ("Degenerate policies", which also says what bounds each game's chains of
+decisions; tests/test_docs.py checks the two agree).
 """
 import numpy as np
 import pytest
@@ -24,14 +25,48 @@ import envs
 SEED = 0
 POLICIES = ("lowest", "highest", "repeat", "first_last")
 
-#: game -> the most decisions a degenerate game may take: the largest count measured over the player counts and
-#: policies (in the comment), with about 50 % margin.
+#: game -> the most decisions a degenerate game may take: the largest count of ``MEASURED`` with about 50 % margin
+#: (README.md, "Degenerate policies", says what bounds each game's chains of decisions).
 DECISION_BOUNDS = {
-    "catan_card": 3_000,  # 2,018: 6 players, repeat (lowest and repeat never build: truncated at 1,000 turns)
-    "kingsburg": 400,  # 259: 5 players, highest
-    "medioevo_universale": 6_000,  # 3,846: 6 players, highest (3-5 players: every seat eliminated)
-    "mythotopia": 14_000,  # 9,332: 4 players, lowest (truncated at 1,000 turns)
-    "seventh_stone": 4_000,  # 2,451: 4 players, lowest
+    "catan_card": 5_000,
+    "kingsburg": 400,
+    "medioevo_universale": 6_000,
+    "mythotopia": 14_000,
+    "seventh_stone": 4_000,
+}
+
+#: game -> policy -> the decisions its game takes, by player count (ascending); README.md shows them.
+MEASURED = {
+    "catan_card": {
+        "lowest": (2_000, 2_000, 2_000, 2_000, 2_000),
+        "highest": (393, 580, 874, 1_039, 1_426),
+        "repeat": (2_006, 2_009, 2_012, 2_015, 2_018),
+        "first_last": (278, 257, 2_755, 3_425, 1_326),
+    },
+    "kingsburg": {
+        "lowest": (72, 108, 144, 180),
+        "highest": (103, 147, 202, 259),
+        "repeat": (105, 154, 218, 257),
+        "first_last": (65, 136, 170, 205),
+    },
+    "medioevo_universale": {
+        "lowest": (435, 561, 687, 824),
+        "highest": (1_648, 2_219, 2_895, 3_846),
+        "repeat": (1_358, 1_795, 2_164, 2_613),
+        "first_last": (649, 867, 1_004, 1_256),
+    },
+    "mythotopia": {
+        "lowest": (9_107, 9_039, 9_077),
+        "highest": (2_000, 2_000, 2_000),
+        "repeat": (2_000, 2_000, 2_000),
+        "first_last": (7_019, 7_336, 7_404),
+    },
+    "seventh_stone": {
+        "lowest": (530, 1_333, 2_451),
+        "highest": (40, 96, 128),
+        "repeat": (40, 96, 128),
+        "first_last": (140, 354, 466),
+    },
 }
 
 CASES = [(game, n, policy) for game in envs.names() for n in envs.spec(game).player_counts for policy in POLICIES]
@@ -80,4 +115,5 @@ def play(game: str, n: int, policy: str, bound: int) -> tuple[int, bool]:
 
 @pytest.mark.parametrize("game, n, policy", CASES)
 def test_degenerate_policy_ends_the_game(game, n, policy):
-    play(game, n, policy, DECISION_BOUNDS[game])
+    decisions, _ = play(game, n, policy, DECISION_BOUNDS[game])
+    assert decisions == MEASURED[game][policy][envs.spec(game).player_counts.index(n)], "update MEASURED and README"

@@ -103,8 +103,8 @@ def fewest_coins(amount: int) -> int:
 def coin_moves(amount: int, limit: int) -> list[tuple[int, int]]:
     """The ``COIN`` moves that add to a sum of ``amount`` fl entered so far, up to ``limit`` fl.
 
-    A sum is entered in its fewest coins, in any order (ASSUMPTION, an encoding choice: docs/games, "Action
-    space"): a coin is offered only when the coins entered stay the fewest that make the new sum (the fifth
+    A sum is entered in its fewest coins, in any order (ASSUMPTION, an encoding choice: docs/games/medioevo_universale.md,
+    "Assumptions"): a coin is offered only when the coins entered stay the fewest that make the new sum (the fifth
     +1 is not, +5 is). Every sum up to the limit stays reachable, and a sum of S fl takes at most
     S // 500 + 14 coin decisions (33 for 9,999 fl), so no policy can stall a bid or an offer coin by coin."""
     entered = fewest_coins(amount)  # by this rule, the coins entered so far

@@ -8,14 +8,14 @@ same place} until DONE or until an entry stops it. Loading and unloading are fre
 von Einheiten oder Waren ist kostenlos"), so a transport or siege engine that left the group (disembarked,
 an escort left behind, the carrier changed from) rejoins it only after the group's next step
 (``left_group``; ASSUMPTION: rejoining at once only undoes the move, and free moves that undo each other
-would let a movement last forever). Entering a land region with cargo: an opposing army -> battle (several opponents -> one battle after another, barbarians first, then the mover
-picks, spec 5.15; conquest only when the mover's army is left alone); a barbarian region without an
-army -> a horde appears, battle; another player's region without an army -> takeover (an act of
-war); own region -> carry on. A galley with units entering a sea zone with hostile galleys fights
-their owners the same way, one after another (spec 5.13, 5.15). Empty carriers and
-siege engines may enter only own or barbarian regions without an army (G33). Unloaded and arriving
-units get stop markers; so do siege engines that moved (G85). Transports keep unspent MP for later
-war turns of the round (G32). Caravans and merchant ships do not move in phase 5 (G89).
+would let a movement last forever). Entering a land region with cargo: an opposing army -> battle (several
+opponents -> one battle after another, barbarians first, then the mover picks, spec 5.15; conquest only when
+the mover's army is left alone); a barbarian region without an army -> a horde appears, battle; another
+player's region without an army -> takeover (an act of war); own region -> carry on. A galley with units
+entering a sea zone with hostile galleys fights their owners the same way, one after another (spec 5.13,
+5.15). Empty carriers and siege engines may enter only own or barbarian regions without an army (G33).
+Unloaded and arriving units get stop markers; so do siege engines that moved (G85). Transports keep unspent MP
+for later war turns of the round (G32). Caravans and merchant ships do not move in phase 5 (G89).
 """
 from __future__ import annotations
 
