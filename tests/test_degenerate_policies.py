@@ -8,10 +8,14 @@ policy from ``reset(seed=0)``:
 * ``highest``: the highest legal action index;
 * ``repeat``: the first legal action of the kind of the seat's previous action (the kind: the action's name up to
   its first "(", e.g. ``COIN`` of ``COIN(+1)``), else the highest legal index. Falling back to the lowest index
-  instead would make it the ``lowest`` policy in most games, whose lowest action is a pass.
+  instead would make it the ``lowest`` policy in most games, whose lowest action is a pass;
+* ``first_last``: the lowest legal index at the seat's odd decisions and the highest at its even ones (1st, 3rd,
+  ... lowest; 2nd, 4th, ... highest), so that a chain one extreme opens is walked by the other.
 
 Each game must end (terminated, or truncated at the env's default ``max_turns``) within ``DECISION_BOUNDS[game]``
-decisions (steps of the acting seat). The bounds and the measured counts are in README.md, "Degenerate policies".
+decisions (steps of the acting seat) and take exactly its ``MEASURED`` count: a rule change that moves a count
+updates it and README.md's table ("Degenerate policies", which also says what bounds each game's chains of
+decisions; tests/test_docs.py checks the two agree).
 """
 import numpy as np
 import pytest
@@ -19,25 +23,51 @@ import pytest
 import envs
 
 SEED = 0
-POLICIES = ("lowest", "highest", "repeat")
+POLICIES = ("lowest", "highest", "repeat", "first_last")
 
-#: game -> the most decisions a degenerate game may take: the largest count measured over the player counts and
-#: policies (in the comment), with about 50 % margin.
+#: game -> the most decisions a degenerate game may take: the largest count of ``MEASURED`` with about 50 % margin
+#: (README.md, "Degenerate policies", says what bounds each game's chains of decisions).
 DECISION_BOUNDS = {
-    "catan_card": 3_000,  # 2,018: 6 players, repeat (lowest and repeat never build: truncated at 1,000 turns)
-    "kingsburg": 400,  # 259: 5 players, highest
-    "medioevo_universale": 6_000,  # 3,846: 6 players, highest (3-5 players: every seat eliminated)
-    "mythotopia": 14_000,  # 9,332: 4 players, lowest (truncated at 1,000 turns)
-    "seventh_stone": 4_000,  # 2,451: 4 players, lowest
+    "catan_card": 5_000,
+    "kingsburg": 400,
+    "medioevo_universale": 6_000,
+    "mythotopia": 14_000,
+    "seventh_stone": 4_000,
 }
 
-#: (game, policy) -> (max_turns, bound, full bound): games the default run stops early. Medioevo under ``repeat``:
-#: a seat drafting a diplomacy offer repeats ``COIN(+1)`` up to the demand ceiling (10,000 fl), about 9,500
-#: decisions per offer in each of a round's two windows without a completed turn; the whole game takes 231,845 /
-#: 309,111 / 367,373 / 444,651 decisions at 3 / 4 / 5 / 6 players (15-30 s each in pure Python). The default run
-#: truncates it after ``max_turns`` completed turns (the first round or two) within ``bound`` decisions; the slow run
-#: plays it to its end within ``full bound``.
-STOPPED_EARLY = {("medioevo_universale", "repeat"): (50, 65_000, 650_000)}
+#: game -> policy -> the decisions its game takes, by player count (ascending); README.md shows them.
+MEASURED = {
+    "catan_card": {
+        "lowest": (2_000, 2_000, 2_000, 2_000, 2_000),
+        "highest": (393, 580, 874, 1_039, 1_426),
+        "repeat": (2_006, 2_009, 2_012, 2_015, 2_018),
+        "first_last": (278, 257, 2_755, 3_425, 1_326),
+    },
+    "kingsburg": {
+        "lowest": (72, 108, 144, 180),
+        "highest": (103, 147, 202, 259),
+        "repeat": (105, 154, 218, 257),
+        "first_last": (65, 136, 170, 205),
+    },
+    "medioevo_universale": {
+        "lowest": (435, 561, 687, 824),
+        "highest": (1_648, 2_219, 2_895, 3_846),
+        "repeat": (1_358, 1_795, 2_164, 2_613),
+        "first_last": (649, 867, 1_004, 1_256),
+    },
+    "mythotopia": {
+        "lowest": (9_107, 9_039, 9_077),
+        "highest": (2_000, 2_000, 2_000),
+        "repeat": (2_000, 2_000, 2_000),
+        "first_last": (7_019, 7_336, 7_404),
+    },
+    "seventh_stone": {
+        "lowest": (530, 1_333, 2_451),
+        "highest": (40, 96, 128),
+        "repeat": (40, 96, 128),
+        "first_last": (140, 354, 466),
+    },
+}
 
 CASES = [(game, n, policy) for game in envs.names() for n in envs.spec(game).player_counts for policy in POLICIES]
 
@@ -47,12 +77,13 @@ def _kind(name: str) -> str:
     return name if cut < 0 else name[:cut]
 
 
-def play(game: str, n: int, policy: str, bound: int, max_turns: int | None = None) -> tuple[int, bool]:
+def play(game: str, n: int, policy: str, bound: int) -> tuple[int, bool]:
     """Plays one game of ``policy``; returns (decisions, terminated). Fails past ``bound`` decisions."""
-    env = envs.make(game, num_players=n, max_turns=max_turns)
+    env = envs.make(game, num_players=n)
     env.reset(seed=SEED)
     kinds = [_kind(env.action_name(i)) for i in range(env.action_space(env.possible_agents[0]).n)]
     previous: dict[str, str] = {}
+    made: dict[str, int] = {}  # the seat's decisions so far (first_last)
     decisions = 0
     terminated = truncated = False
     for agent in env.agent_iter():
@@ -68,6 +99,9 @@ def play(game: str, n: int, policy: str, bound: int, max_turns: int | None = Non
             action = int(legal[0])
         elif policy == "highest":
             action = int(legal[-1])
+        elif policy == "first_last":
+            made[agent] = made.get(agent, 0) + 1
+            action = int(legal[0] if made[agent] % 2 else legal[-1])
         else:
             kind = previous.get(agent)
             action = next((int(i) for i in legal if kinds[i] == kind), int(legal[-1]))
@@ -81,13 +115,5 @@ def play(game: str, n: int, policy: str, bound: int, max_turns: int | None = Non
 
 @pytest.mark.parametrize("game, n, policy", CASES)
 def test_degenerate_policy_ends_the_game(game, n, policy):
-    max_turns, bound = None, DECISION_BOUNDS[game]
-    if (game, policy) in STOPPED_EARLY:
-        max_turns, bound, _ = STOPPED_EARLY[game, policy]
-    play(game, n, policy, bound, max_turns)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("game, n, policy", [c for c in CASES if c[::2] in STOPPED_EARLY])
-def test_degenerate_policy_full_game(game, n, policy):
-    play(game, n, policy, STOPPED_EARLY[game, policy][2])
+    decisions, _ = play(game, n, policy, DECISION_BOUNDS[game])
+    assert decisions == MEASURED[game][policy][envs.spec(game).player_counts.index(n)], "update MEASURED and README"

@@ -127,20 +127,16 @@ def test_docs_and_docstrings_name_only_files_in_the_repository():
 
 
 def test_the_readme_degenerate_policy_figures_are_the_tests():
-    from tests.test_degenerate_policies import DECISION_BOUNDS, STOPPED_EARLY
+    from tests.test_degenerate_policies import DECISION_BOUNDS, MEASURED, POLICIES
 
     section = _section(README.read_text(), "### Degenerate policies")
-    rows = {r[0].strip("`"): r for r in _rows(section) if r[0].startswith("`")}
-    assert sorted(rows) == sorted(envs.names())
-    for game, (_, measured, bound) in rows.items():
-        assert int(bound.replace(",", "")) == DECISION_BOUNDS[game], game
-        assert _players(measured.split(":")[0]) == tuple(envs.spec(game).player_counts), game
-    for (game, policy), (max_turns, bound, full_bound) in STOPPED_EARLY.items():
-        assert f"at {max_turns} completed turns" in section, (game, policy)
-        assert f"bound {bound:,}" in section and f"bound {full_bound:,}" in section, (game, policy)
-    # the counts quoted in the test's comments are the README's
-    source = (ROOT / "tests" / "test_degenerate_policies.py").read_text()
-    for game, count in re.findall(r'^\s*"(\w+)": [\d_]+,\s*# ([\d,]+):', source, re.MULTILINE):
-        assert re.search(rf"\b{count}\b", " ".join(rows[game])), (game, count)
-    for count in re.findall(r"\d{1,3}(?:,\d{3})+", source):
-        assert count in section, count
+    rows = [r for r in _rows(section) if r[0].startswith("`")]
+    counts = {(r[0].strip("`"), int(r[1])): r[2:] for r in rows if len(r) == 2 + len(POLICIES)}
+    bounds = {r[0].strip("`"): r[1] for r in rows if len(r) == 3}
+    assert sorted(bounds) == sorted(envs.names())
+    for game in envs.names():
+        assert int(bounds[game].replace(",", "")) == DECISION_BOUNDS[game], game
+        for i, n in enumerate(envs.spec(game).player_counts):
+            listed = [int(c.replace(",", "")) for c in counts.pop((game, n))]
+            assert listed == [MEASURED[game][policy][i] for policy in POLICIES], (game, n)
+    assert not counts, f"rows of no game and player count: {sorted(counts)}"

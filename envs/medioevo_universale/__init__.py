@@ -25,7 +25,7 @@ SPEC = GameSpec(
     new_encoder=MedioevoEncoder,
     default_max_turns=5000,
     check_config=check_config,
-    state_version=15,  # bumped whenever the pickled engine changes shape (see GameSpec)
+    state_version=16,  # bumped whenever the pickled engine changes shape (see GameSpec)
     seat_view=seat_view,  # one seat's view, its own hidden information included (view.py)
 )
 

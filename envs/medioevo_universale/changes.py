@@ -53,7 +53,7 @@ DOMAINS = Domains({
                  "revealing", "sealed_empire", "sealed_ep_bid", "shown_empire_bid", "purchase_snapshot",
                  "revealed_seats"),
     "battle": ("bt",),
-    "move": ("carrier", "foot_node", "foot_cargo", "foot_stepped", "move_steps", "escort"),
+    "move": ("carrier", "foot_node", "foot_cargo", "foot_stepped", "move_steps", "escort", "left_group"),
     "trade": ("trade_action", "trader", "sold_now"),
 })
 

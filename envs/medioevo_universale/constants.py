@@ -91,6 +91,27 @@ ABILITY_TYPES = (2, 0, 1, 3)  # AR, LI, HI, CA as unit types (check order of spe
 COINS = (1, 5, 10, 50, 100, 500)
 
 
+def fewest_coins(amount: int) -> int:
+    """How many ``COINS`` make ``amount`` at the fewest: largest first, since every coin divides the next."""
+    count = 0
+    for coin in reversed(COINS):
+        k, amount = divmod(amount, coin)
+        count += k
+    return count
+
+
+def coin_moves(amount: int, limit: int) -> list[tuple[int, int]]:
+    """The ``COIN`` moves that add to a sum of ``amount`` fl entered so far, up to ``limit`` fl.
+
+    A sum is entered in its fewest coins, in any order (ASSUMPTION, an encoding choice: docs/games/medioevo_universale.md,
+    "Assumptions"): a coin is offered only when the coins entered stay the fewest that make the new sum (the fifth
+    +1 is not, +5 is). Every sum up to the limit stays reachable, and a sum of S fl takes at most
+    S // 500 + 14 coin decisions (33 for 9,999 fl), so no policy can stall a bid or an offer coin by coin."""
+    entered = fewest_coins(amount)  # by this rule, the coins entered so far
+    return [(Head.COIN, i) for i, c in enumerate(COINS)
+            if amount + c <= limit and fewest_coins(amount + c) == entered + 1]
+
+
 class Purchase:
     TECH = 0
     BUILD = 1  # new building or upgrade (also by two levels)

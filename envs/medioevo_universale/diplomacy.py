@@ -60,7 +60,7 @@ from dataclasses import dataclass, field, replace
 from itertools import permutations
 
 from ..core.errors import ConfigError
-from .constants import COINS, NUM_UNIT_TYPES, Ctrl, DiplomacyWindow, Head, Phase
+from .constants import COINS, NUM_UNIT_TYPES, Ctrl, DiplomacyWindow, Head, Phase, coin_moves
 from . import changes
 from .combat import BattleStep
 
@@ -479,7 +479,7 @@ class DiplomacyMixin:
         if step == OfferStep.AMOUNT:
             limit = self.money[p] // (1 + len(o.also)) if o.payer == p else DEMAND_CEILING  # to each addressee
             moves = [DONE] if o.amount else []
-            return moves + [(Head.COIN, i) for i, c in enumerate(COINS) if o.amount + c <= limit]
+            return moves + coin_moves(o.amount, limit)
         return [DONE, (Head.CTRL, Ctrl.SECRET)]  # OfferStep.SECRET
 
     def _apply_diplomacy(self, move: tuple[int, int]) -> None:

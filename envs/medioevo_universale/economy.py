@@ -6,7 +6,7 @@ from operator import itemgetter
 
 from .cards import Resume
 from .constants import (
-    BUILDING_CLASS, COINS, NUM_UNIT_TYPES, Ctrl, Head, Phase, Stage,
+    BUILDING_CLASS, COINS, NUM_UNIT_TYPES, Ctrl, Head, Phase, Stage, coin_moves,
 )
 from . import changes
 from .combat import BattleAfter
@@ -58,8 +58,9 @@ class EconomyMixin:
         p = self.actor
         bid = self.bids[p] + self.tie_extra[p]
         cash = self.money[p]
+        entered = self.tie_extra[p] if self.phase == Phase.TIE_BID else self.bids[p]  # or a tie round's addition
         moves = [DONE]
-        moves += [(Head.COIN, i) for i, c in enumerate(COINS) if bid + c <= cash]
+        moves += coin_moves(entered, cash - bid + entered)
         if self.phase == Phase.BID:
             moves += self.loan_moves(p, reserved=bid)
         return moves

@@ -290,6 +290,8 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         self.follow_up: list | None = None  # [retreat region, units that retreated]
         self.follow_up_active = False
         self.escort: list[int] = []  # siege engines accompanying the moving war wagon
+        # objects that left the moving group since its last step: they rejoin only after the next (movement.py)
+        self.left_group: list[int] = []
         self.route_completing = False
         self.withheld_factor = 0
         self.route_fl_points = 0

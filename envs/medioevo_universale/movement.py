@@ -4,15 +4,18 @@ A war turn is PASS or one completed movement. The mover picks a carrier: an own 
 galley with MP, a siege engine (moving alone), or an army on foot out of a castle region (castle
 rule: one free step). Inside the movement it repeats {load an unstopped unit, unload a unit, step to
 an adjacent node for 1 MP (docking and undocking 1 MP each), switch to another own carrier in the
-same place} until DONE or until an entry stops it. Entering a land region with cargo: an opposing
-army -> battle (several opponents -> one battle after another, barbarians first, then the mover
-picks, spec 5.15; conquest only when the mover's army is left alone); a barbarian region without an
-army -> a horde appears, battle; another player's region without an army -> takeover (an act of
-war); own region -> carry on. A galley with units entering a sea zone with hostile galleys fights
-their owners the same way, one after another (spec 5.13, 5.15). Empty carriers and
-siege engines may enter only own or barbarian regions without an army (G33). Unloaded and arriving
-units get stop markers; so do siege engines that moved (G85). Transports keep unspent MP for later
-war turns of the round (G32). Caravans and merchant ships do not move in phase 5 (G89).
+same place} until DONE or until an entry stops it. Loading and unloading are free ("Das Laden/Entladen
+von Einheiten oder Waren ist kostenlos"), so a transport or siege engine that left the group (disembarked,
+an escort left behind, the carrier changed from) rejoins it only after the group's next step
+(``left_group``; ASSUMPTION: rejoining at once only undoes the move, and free moves that undo each other
+would let a movement last forever). Entering a land region with cargo: an opposing army -> battle (several
+opponents -> one battle after another, barbarians first, then the mover picks, spec 5.15; conquest only when
+the mover's army is left alone); a barbarian region without an army -> a horde appears, battle; another
+player's region without an army -> takeover (an act of war); own region -> carry on. A galley with units
+entering a sea zone with hostile galleys fights their owners the same way, one after another (spec 5.13,
+5.15). Empty carriers and siege engines may enter only own or barbarian regions without an army (G33).
+Unloaded and arriving units get stop markers; so do siege engines that moved (G85). Transports keep unspent MP
+for later war turns of the round (G32). Caravans and merchant ships do not move in phase 5 (G89).
 """
 from __future__ import annotations
 
@@ -124,6 +127,7 @@ class WarMixin:
             return
         self.changed(changes.MOVE)
         self.move_steps = 0
+        self.left_group = []
         self.mover = p
         if head == Head.OBJECT:
             self.carrier = self.slots[p][arg]
@@ -232,7 +236,7 @@ class WarMixin:
                     if oid < 0 or oid == c:
                         continue
                     o2 = self.objs[oid]
-                    if room > 0 and o2[O_NODE] == node and (
+                    if room > 0 and o2[O_NODE] == node and oid not in self.left_group and (
                             (o2[O_KIND] == WAR_WAGON and not sum(self.cargo[oid]))
                             or (o2[O_KIND] == SIEGE and not o2[O_STOP] and not sum(self.cargo.get(oid, ())))):
                         moves.append((Head.EMBARK, s))
@@ -245,7 +249,8 @@ class WarMixin:
                     o2 = self.objs[oid]
                     if oid in self.escort:
                         moves.append((Head.DISEMBARK, s))
-                    elif (o2[O_NODE] == node and o2[O_KIND] == SIEGE and not o2[O_STOP] and o2[O_MP] >= 1):
+                    elif (o2[O_NODE] == node and o2[O_KIND] == SIEGE and not o2[O_STOP] and o2[O_MP] >= 1
+                          and oid not in self.left_group):
                         moves.append((Head.EMBARK, s))
         if o[O_MP] >= 1:
             moves += [(Head.NODE, y) for y in self._step_targets(p, kind, node, armed=sum(cargo) > 0, mp=o[O_MP])]
@@ -256,7 +261,7 @@ class WarMixin:
                     continue
                 o2 = self.objs[oid]
                 if (o2[O_NODE] == node and self.war_kind(oid) in (WAR_WAGON, GALLEY) and o2[O_MP] >= 1
-                        and not self.cargo_stopped.get(oid)
+                        and not self.cargo_stopped.get(oid) and oid not in self.left_group
                         and self.unit_capacity(oid)
                         >= need + sum(self.cargo[oid]) + len(self.aboard.get(oid, ()))):
                     moves.append((Head.OBJECT, s))
@@ -286,6 +291,7 @@ class WarMixin:
             else:
                 self.changed(changes.OBJECTS)
                 self.escort.remove(oid)
+                self.left_group.append(oid)
                 self.objs[oid][O_STOP] = self.objs[oid][O_STOP] or self.move_steps > 0
         elif head == Head.EMBARK:
             self.changed(changes.OBJECTS)
@@ -294,8 +300,9 @@ class WarMixin:
             self.aboard.setdefault(self.carrier, []).append(oid)
             self.carried_by[oid] = self.carrier
         elif head == Head.DISEMBARK:
-            self.changed(changes.OBJECTS)
+            self.changed(changes.OBJECTS | changes.MOVE)
             oid = self.slots[p][arg]
+            self.left_group.append(oid)
             self.aboard[self.carrier].remove(oid)
             del self.carried_by[oid]
             o = self.objs[oid]
@@ -307,6 +314,7 @@ class WarMixin:
             for oid in self.escort:  # accompanying engines stay here when the group changes carrier
                 self.objs[oid][O_STOP] = self.objs[oid][O_STOP] or self.move_steps > 0
             self.escort = []
+            self.left_group.append(self.carrier)
             new = self.slots[p][arg]
             target = self.cargo[new]
             for t in range(NT):
@@ -322,6 +330,7 @@ class WarMixin:
         # the carrier's place and MP, and what its entry sets off (``_entry_effects``: it stops, the cargo goes ashore)
         self.changed(changes.MOVE)
         self.move_steps += 1
+        self.left_group = []
         if self.carrier == FOOT:
             self.foot_node = y
             self.foot_stepped = True
@@ -562,6 +571,7 @@ class WarMixin:
                 self.changed(changes.OBJECTS)
                 self.objs[oid][O_STOP] = True
         self.escort = []
+        self.left_group = []
         if self.carrier != FOOT and self.carrier not in self.objs:
             self.cycle_moved = True  # the carrier was lost in the battle; its army had disembarked
         else:

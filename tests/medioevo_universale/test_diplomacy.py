@@ -548,7 +548,7 @@ def test_fuzz_ceasefire_in_battles_and_kartografie_defenders():
     n = 4
     env = TabletopEnv(SPEC, num_players=n, num_rounds=8, max_turns=100_000, diplomacy_offers=1)
     offer = env.encoder.layout.slices["offer"]
-    for seed in range(12):
+    for seed in range(24, 36):  # seed 24: the first of these games with a ceasefire in a battle
         for agent, obs, pick in forced_decisions(env, seed, force_battles):
             e = env.engine
             in_battle = e.bt is not None

@@ -23,7 +23,7 @@ from envs.medioevo_universale.state import StateMixin
 
 GAMES = [
     (3, 10, {}),
-    (4, 11, {"diplomacy_offers": 2, "teams": "pairs"}),
+    (4, 14, {"diplomacy_offers": 2, "teams": "pairs"}),
     (5, 12, {"hidden_purchases": True, "terrain": True}),
     (6, 13, {"diplomacy_offers": 2, "blood_markers": True}),
 ]
