@@ -3,10 +3,12 @@ from ..core.compiled import use_compiled
 
 use_compiled(__name__, __path__)  # the compiled build, when current (envs/core/compiled.py)
 
+from ..core.encodings import move_encodings
 from ..core.game import GameSpec
 from .codec import CatanCardCodec
 from .encoder import CatanCardEncoder
 from .engine import CatanCardConfig, CatanCardEngine, Op, Phase
+from .moves import CatanCardGrain
 
 SPEC = GameSpec(
     name="catan_card",
@@ -15,7 +17,7 @@ SPEC = GameSpec(
     default_players=2,
     config_cls=CatanCardConfig,
     new_engine=CatanCardEngine,
-    codecs=(CatanCardCodec,),
+    codecs=(CatanCardCodec, *move_encodings(CatanCardCodec, CatanCardGrain)),
     new_encoder=CatanCardEncoder,
     default_max_turns=1000,
 )
