@@ -3,10 +3,12 @@ from ..core.compiled import use_compiled
 
 use_compiled(__name__, __path__)  # the compiled build, when current (envs/core/compiled.py)
 
+from ..core.encodings import move_encodings
 from ..core.game import GameSpec
 from .codec import CatanCardCodec
 from .encoder import CatanCardEncoder
 from .engine import CatanCardConfig, CatanCardEngine, Op, Phase
+from .moves import CatanCardGrain
 from .view import seat_view
 
 SPEC = GameSpec(
@@ -16,7 +18,7 @@ SPEC = GameSpec(
     default_players=2,
     config_cls=CatanCardConfig,
     new_engine=CatanCardEngine,
-    codecs=(CatanCardCodec,),
+    codecs=(CatanCardCodec, *move_encodings(CatanCardCodec, CatanCardGrain)),
     new_encoder=CatanCardEncoder,
     default_max_turns=1000,
     seat_view=seat_view,  # one seat's view, its own hidden information included (view.py)

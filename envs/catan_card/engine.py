@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.engine import RulesEngine
+from ..core.engine import RulesEngine, copy_generator
 from ..core.errors import IllegalActionError
 from .data import (
     BUILD_KINDS, CHURCH, CITY, CITY_CASTLE, EVENTS, IMPROVEMENT_KINDS, KNIGHT, LIBRARY,
@@ -168,6 +168,19 @@ class CatanCardEngine(RulesEngine):
         self.actor = self.active
         self.phase = Phase.TRADE
         self._start_turn()
+
+    def clone(self) -> "CatanCardEngine":
+        """An independent copy: lists (of ints, of tuples, or of lists of ints) are copied, the random generator
+        too; everything else is immutable (ints, tuples, the frozen config and setup) or the shared payment memo.
+        tests/catan_card/test_rules.py checks that every attribute is of such a type."""
+        twin = object.__new__(CatanCardEngine)
+        state = self.__dict__.copy()
+        for name, value in state.items():
+            if type(value) is list:
+                state[name] = [item[:] if type(item) is list else item for item in value]
+        state["rng"] = copy_generator(self.rng)
+        twin.__dict__ = state
+        return twin
 
     # The payment memo is shared and can be large: copies (clone, pickle) reattach to it.
     def __getstate__(self):

@@ -149,8 +149,9 @@ class PointerCodec(MoveCodec):
         return self.rows(engine)[index][1]
 
     def encode(self, engine, move: tuple[int, ...]) -> int:
-        for row, (_, chain) in enumerate(self.rows(engine)):
-            if chain == tuple(move):
+        parts = self.moves_of.parts_of(tuple(move))
+        for row, (offered, _) in enumerate(self.rows(engine)):
+            if offered == parts:
                 return row
         raise IllegalActionError(f"move {self.move_name(tuple(move))} is not offered now")
 

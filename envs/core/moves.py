@@ -53,6 +53,13 @@ class MoveGrain(abc.ABC):
         False, ``legal_moves`` takes it as a whole move without playing it on a clone."""
         return True
 
+    def may_follow(self, engine, chain: tuple[int, ...], index: int) -> bool:
+        """Whether the flat decision ``index``, legal in ``engine`` after the move begun with ``chain``, is listed
+        as its next decision. A move that is a set of decisions taken in any order (cards to discard) is listed
+        once, in one order: the grain refuses the other orders here, and its ``parts_of`` gives every order of
+        the set the same parts, so a move played in another order (by the flat encoding) is the same move."""
+        return True
+
     @abc.abstractmethod
     def continues(self, engine, chain: tuple[int, ...]) -> bool:
         """Whether the flat decisions ``chain``, just applied to ``engine`` and followed by another decision of
@@ -88,6 +95,8 @@ def legal_moves(engine, grain: MoveGrain) -> dict[tuple[int, ...], tuple[int, ..
         state, chain = pending.pop()
         before = _chance_state(state)
         for index in flat.legal_actions(state):
+            if chain and not grain.may_follow(state, chain, index):
+                continue
             step = chain + (index,)
             if not grain.may_continue(state, index):
                 _record(found, grain, step)
@@ -129,8 +138,9 @@ def play_move(engine, grain: MoveGrain, choose) -> tuple[int, ...]:
 
 
 def split_moves(engine, grain: MoveGrain, decisions) -> list[tuple[int, ...]]:
-    """The complete moves of a game played in flat decisions from ``engine`` (which is left untouched): the
-    chains ``legal_moves`` would offer, in order. For the tests that replay a flat game in another encoding."""
+    """The complete moves of a game played in flat decisions from ``engine`` (which is left untouched), in
+    order: each has the parts of a move ``legal_moves`` offers (its chain may take a set of decisions in another
+    order, see ``MoveGrain.may_follow``). For the tests that replay a flat game in another encoding."""
     engine = engine.clone()
     flat = grain.flat
     moves: list[tuple[int, ...]] = []
