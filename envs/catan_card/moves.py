@@ -66,7 +66,6 @@ class CatanCardGrain(MoveGrain):
         self._market = flat.index("TRADE_MARKET")
         n = flat.num_players
         self._opponents = range(flat.index("TRADE_OPP(+1)"), flat.index("TRADE_OPP(+1)") + n - 1)
-        self._guild = range(flat.index("GUILD_STEAL(+1)"), flat.index("GUILD_STEAL(+1)") + n - 1)
         self._first_card = flat.index(f"RES({RESOURCES[0]})")
         self._blind_draw = flat.index("BLIND_DRAW")
         self._library = flat.index("USE_LIBRARY")
