@@ -7,30 +7,11 @@ import numpy as np
 import pytest
 
 import envs
-from envs.catan_card.engine import NUM_RES
+from tests.catan_card.test_env import _reshuffle_hidden as catan_card_hidden
 from tests.kingsburg.test_env import _reshuffle_hidden as kingsburg_hidden
 from tests.medioevo_universale.test_env import _scramble_hidden as medioevo_hidden
 from tests.mythotopia.test_env import _shuffle_hidden as mythotopia_hidden
 from tests.seventh_stone.test_env import _shuffle_hidden as seventh_stone_hidden
-
-
-def catan_card_hidden(engine, seat, rng):
-    """Other hands redrawn from the pool of unseen cards (sizes kept), as tests/catan_card/test_env.py does."""
-    other = engine.clone()
-    n = other.num_players
-    pool = [r for p in range(n) if p != seat for r in range(NUM_RES) for _ in range(other.hands[p][r])]
-    pool += other.draw_pile
-    rng.shuffle(pool)
-    k = 0
-    for p in range(n):
-        if p != seat:
-            size = sum(other.hands[p])
-            other.hands[p] = [0] * NUM_RES
-            for r in pool[k:k + size]:
-                other.hands[p][r] += 1
-            k += size
-    other.draw_pile = pool[k:]
-    return other
 
 
 SCRAMBLE = {"catan_card": catan_card_hidden, "kingsburg": kingsburg_hidden, "medioevo_universale": medioevo_hidden,

@@ -23,6 +23,7 @@ the engine's turn, seat to act, flat legal actions or change log (where the game
 """
 from __future__ import annotations
 
+import abc
 import math
 import sys
 
@@ -185,8 +186,9 @@ class _MultiDiscreteCodec(MoveCodec):
     def action_name(self, action) -> str:
         return self.parts_name(action)
 
+    @abc.abstractmethod
     def _head_masks(self, engine) -> list[np.ndarray]:
-        raise NotImplementedError
+        """The int8 mask of each part's values, in part order."""
 
     def action_mask(self, engine) -> np.ndarray:
         return np.concatenate(self._head_masks(engine))

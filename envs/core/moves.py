@@ -103,8 +103,7 @@ def legal_moves(engine, grain: MoveGrain) -> dict[tuple[int, ...], tuple[int, ..
                 continue
             after = state.clone()
             flat.apply_legal(after, index)
-            if (not after.is_over and after.current_player == seat and _chance_state(after) == before
-                    and grain.continues(after, step)):
+            if _goes_on(after, seat, before, grain, step):
                 if len(step) >= grain.max_length:
                     raise MoveGrainError(f"{type(grain).__name__}: a move goes on past max_length="
                                          f"{grain.max_length} decisions: {step}")
@@ -112,6 +111,13 @@ def legal_moves(engine, grain: MoveGrain) -> dict[tuple[int, ...], tuple[int, ..
                 continue
             _record(found, grain, step)
     return dict(sorted(found.items()))
+
+
+def _goes_on(engine, seat: int, chance_before, grain: MoveGrain, chain: tuple[int, ...]) -> bool:
+    """Whether the move ``chain``, just played on ``engine``, goes on: the same seat still acts, nothing was left
+    to chance since ``chance_before`` and the grain says it continues."""
+    return (not engine.is_over and engine.current_player == seat and _chance_state(engine) == chance_before
+            and grain.continues(engine, chain))
 
 
 def _record(found: dict, grain: MoveGrain, chain: tuple[int, ...]) -> None:
@@ -132,8 +138,7 @@ def play_move(engine, grain: MoveGrain, choose) -> tuple[int, ...]:
         index = choose(engine)
         flat.apply(engine, index)
         chain += (index,)
-        if (engine.is_over or engine.current_player != seat or _chance_state(engine) != before
-                or not grain.continues(engine, chain)):
+        if not _goes_on(engine, seat, before, grain, chain):
             return chain
 
 
@@ -152,8 +157,7 @@ def split_moves(engine, grain: MoveGrain, decisions) -> list[tuple[int, ...]]:
         before = _chance_state(engine)
         flat.apply(engine, index)
         chain += (index,)
-        if (engine.is_over or engine.current_player != seat or _chance_state(engine) != before
-                or not grain.continues(engine, chain)):
+        if not _goes_on(engine, seat, before, grain, chain):
             moves.append(chain)
             chain = ()
     if chain:
