@@ -3,10 +3,12 @@ from ..core.compiled import use_compiled
 
 use_compiled(__name__, __path__)  # the compiled build, when current (envs/core/compiled.py)
 
+from ..core.encodings import move_encodings
 from ..core.game import GameSpec
 from .codec import SeventhStoneCodec
 from .encoder import SeventhStoneEncoder
 from .engine import Op, Phase, SeventhStoneConfig, SeventhStoneEngine, validate_config
+from .moves import SeventhStoneGrain
 from .view import seat_view
 
 SPEC = GameSpec(
@@ -16,7 +18,7 @@ SPEC = GameSpec(
     default_players=4,
     config_cls=SeventhStoneConfig,
     new_engine=SeventhStoneEngine,
-    codecs=(SeventhStoneCodec,),
+    codecs=(SeventhStoneCodec, *move_encodings(SeventhStoneCodec, SeventhStoneGrain)),
     new_encoder=SeventhStoneEncoder,
     check_config=validate_config,
     default_max_turns=30,  # a turn is a year here: G41's year limit, a truncation
