@@ -2,6 +2,7 @@
 draft and a fight's walls are one move each; no move reaches past chance or the equipment drawn ahead."""
 from __future__ import annotations
 
+import itertools
 import pickle
 
 import numpy as np
@@ -11,7 +12,8 @@ import envs
 from envs.core import moves as core_moves
 from envs.core.moves import legal_moves, split_moves
 from envs.seventh_stone.data import BARRACKS, MELEE, WALL
-from envs.seventh_stone.engine import Fight, Phase, Stage
+from envs.core.engine import deep_copy
+from envs.seventh_stone.engine import Fight, Phase, SeventhStoneEngine, Stage
 from envs.seventh_stone.moves import SeventhStoneGrain
 
 from .test_rules import add, cell, kind, scenario, start
@@ -193,3 +195,49 @@ def test_a_fights_walls_are_one_move_how_many_are_used():
     codec.play(replayed, listed)
     assert pickle.dumps(played) == pickle.dumps(replayed)  # the same walls used, then the same dice
     assert split_moves(e, codec.moves_of, other_order) == [other_order]
+
+
+def _same_state(a, b):
+    """Slot by slot, by value (a fight by its attributes, the generator by its state)."""
+    for name in SeventhStoneEngine.__slots__:
+        if not hasattr(b, name):
+            assert not hasattr(a, name), name
+        elif name == "rng":
+            assert a.rng.bit_generator.state == b.rng.bit_generator.state
+        elif name == "fight":
+            assert (a.fight is None) == (b.fight is None) and (a.fight is None or vars(a.fight) == vars(b.fight))
+        elif name != "board":
+            assert getattr(a, name) == getattr(b, name), name
+
+
+@pytest.mark.parametrize("n", [3])
+def test_clone_is_an_independent_copy(n):
+    """The fast clone equals a deep copy at every step of a random game (undo checkpoints, fights and debts
+    included), shares only what never changes in place, and a change to the clone leaves the engine as it was."""
+    env = envs.make("seventh_stone", num_players=n)
+    env.reset(seed=2)
+    engine, pick = env.engine, np.random.default_rng(2)
+    seen = set()
+    for step in itertools.count():
+        if engine.is_over:
+            break
+        twin = engine.clone()
+        if step % 5 == 0 or engine.fight is not None:
+            _same_state(twin, deep_copy(engine))
+        seen.add(engine.phase)
+        if engine.checkpoints and engine.fight is None and "undo" not in seen:
+            seen.add("undo")
+            before = pickle.dumps(engine)
+            flat = env.codec
+            for index in (flat.index("UNDO"), flat.index("UNDO")):
+                if index in flat.legal_actions(twin):
+                    flat.apply_legal(twin, index)  # puts the checkpoint's armies back: the clone's own
+            twin.armies[next(c for c, here in enumerate(twin.armies) if here)][0].mil.append(3)
+            twin.buildings[0].append([0, 1])
+            twin.hands[0][0] += 1
+            twin.rng.random()
+            assert pickle.dumps(engine) == before
+        legal = env.codec.legal_actions(engine)
+        env.codec.apply_legal(engine, legal[int(pick.integers(len(legal)))])
+    assert "undo" in seen and Phase.USE_EQUIPMENT in seen
+    assert engine.clone().board is engine.board
