@@ -2,8 +2,10 @@
 
 The flat encoding takes each of the rulebook's moves in small decisions (spec 13.1, 13.3). The grain:
 
-* **A move order** (spec 6.4.2: "a move order moves a chosen group of units from one field along a path"; 6.4.4
-  splitting): the field (``CELL``), the number of military units and of mercenaries (``AMOUNT``, each count the
+* **A move order** (spec 6.4.2: "a move order moves a chosen group of units from one field along a path"; 6.4.4,
+  rulebook: "Armeen können durch unterschiedliche Bewegungsbefehle für ihre Einheiten beliebig geteilt ...
+  werden ... Bei der Teilung einer Armee entscheidet der Spieler, welcher Armeeteil den Ausrüstungsstein
+  erhält"): the field (``CELL``), the number of military units and of mercenaries (``AMOUNT``, each count the
   engine does not settle by itself), whether a split-off group takes the army's stone (``YES``/``NO``, G25) and
   the destination (``CELL``) are one move. When two of the seat's armies stand on the field, choosing the field
   is a move of its own and the move order goes on from its ``UNIT_TYPE``. A move order from an army with more
@@ -13,18 +15,22 @@ The flat encoding takes each of the rulebook's moves in small decisions (spec 13
   replaces one of them; the player chooses which"): the item, its field and the building it replaces.
 * **A support declaration** (spec 6.5.2): the supporting army and the conflict it supports (or ``DONE``).
 * **The draft of rank 1 at 2 and 3 players** (spec 10, G11): the stone kept and the stone discarded.
-* **The walls of a fight** (spec 6.5.4 step 3: the defender "decides, for each ready wall, whether to use it"):
-  one move for the field's (at most two) walls; the walls are alike, so a move is how many are used, listed
-  once, ``YES`` before ``NO``.
-* **One roller's split of one phase's dice** (spec 6.5.5 step 0, G10): the counts for his targets but the last,
-  when the dice left after the first target are at most ``MAX_COUNT`` (else each count is a move).
+* **The walls of a fight** (spec 6.5.4 step 3; rulebook: "Die Spieler entscheiden vor den Kampf, ob sie die
+  Mauer nutzen"): one move for the field's (at most two) walls; the walls are alike, so a move is how many are
+  used, listed once, ``YES`` before ``NO``.
+* **One roller's split of one phase's dice** (spec 6.5.5 step 0, G10; rulebook: "vor jeder Kampfrunde
+  festlegen, welchem Spieler ihre Würfel gelten. Dabei ist eine Aufteilung der Würfel möglich"): the counts for
+  his targets but the last, when the dice left after the first target are at most ``MAX_COUNT`` (else each
+  count is a move).
 * Every other decision is a move of its own. The sealed allocation (spec 6.2.3) stays one ``ALLOC`` increment per
-  move: its sheet, eight amounts within a budget of 20 RS or more, has tens of thousands of completions (far
-  beyond what a list of legal moves or a composite index space can hold), and the flat increments do not close
-  off one field's amount (an increment on one field may be followed by one on any other), so no field's amount is
-  a chain of its own either. A fight's casualties stay one hit per move, as the rulebook removes them ("for every
-  hit ... one unit of his own choice", spec 6.5.6): the engine removes a forced unit by itself, so one set of
-  removals ends after different numbers of decisions in different orders and is no single chain.
+  move: its sheet, eight amounts within the budget, can be filled in 168,492 ways at 19 RS (random play's
+  median budget; 9.5 million at 36 RS), far beyond what a list of legal moves or a composite index space can
+  hold, and the flat increments do not close off one field's amount (an increment on one field may be followed
+  by one on any other), so no field's amount is a chain of its own either. A fight's casualties stay one hit
+  per move, as the rulebook removes them ("Für jeden Treffer muss die gegnerische Partei ... eine am Kampf
+  beteiligte eigene Einheit ihrer Wahl aus dem Spiel nehmen", spec 6.5.6): the
+  engine removes a forced unit by itself, so one set of removals ends after different numbers of decisions in
+  different orders and is no single chain.
 
 Chance and hidden information: every compound move above lies inside one decision of the rulebook, where nothing
 is rolled, drawn or revealed; a move goes on only while the engine asks for that decision's next part

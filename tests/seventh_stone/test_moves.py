@@ -30,7 +30,7 @@ def composite(engine):
     return envs.spec("seventh_stone").new_codec(engine.config, engine.num_players, "composite")
 
 
-def move_states(n: int, seeds=(0,), moves: int = 300):
+def move_states(n: int, seeds=(0,), moves: int = 200):
     """Engines of seeded random games played move by move (as the move encodings see them), with the flat
     codec and the moves listed there."""
     for seed in seeds:
@@ -79,7 +79,7 @@ def test_no_move_reaches_past_chance_even_unseen_by_the_random_generator(n, monk
 def test_may_continue_only_saves_clones(n):
     """``may_continue`` takes a decision as a whole move without playing it: the moves are the same as when
     every decision is played on a clone."""
-    for engine, flat, listed in move_states(n, moves=200):
+    for engine, flat, listed in move_states(n, moves=120):
         assert listed == legal_moves(engine, EveryDecisionPlayed(flat))
 
 
