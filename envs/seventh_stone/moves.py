@@ -112,8 +112,9 @@ class SeventhStoneGrain(MoveGrain):
             return len(chain) == asked  # the chain is the walls asked so far
         if phase == Phase.DICE_ALLOC:
             fight = engine.fight
+            # the first target's count given (aim_idx 1: no AMOUNT(31) asking again), a few dice left
             return (len(chain) == 1 and chain[0] != self._amount + MAX_AMOUNT and fight.aim_idx == 1
-                    and fight.aim_left < fight.aim_queue[0][2] and fight.aim_left <= MAX_COUNT)
+                    and fight.aim_left <= MAX_COUNT)
         return False
 
     def _order_fits(self, engine) -> bool:

@@ -13,10 +13,10 @@ from envs.core import moves as core_moves
 from envs.core.moves import legal_moves, split_moves
 from envs.seventh_stone.data import BARRACKS, MELEE, WALL
 from envs.core.engine import deep_copy
-from envs.seventh_stone.engine import Fight, Phase, SeventhStoneEngine, Stage
+from envs.seventh_stone.engine import Fight, Op, Phase, SeventhStoneEngine, Stage
 from envs.seventh_stone.moves import SeventhStoneGrain
 
-from .test_rules import add, cell, kind, scenario, start
+from .test_rules import FIELD, add, cell, kind, scenario, start
 
 
 class EveryDecisionPlayed(SeventhStoneGrain):
@@ -241,3 +241,18 @@ def test_clone_is_an_independent_copy(n):
         env.codec.apply_legal(engine, legal[int(pick.integers(len(legal)))])
     assert "undo" in seen and Phase.USE_EQUIPMENT in seen
     assert engine.clone().board is engine.board
+
+
+def test_a_rollers_split_of_his_dice_is_one_move():
+    """Spec 6.5.5 step 0 (G10): before a round each roller decides how many dice go at each target; with three
+    targets he names two counts (the last target takes the rest), one move."""
+    e = scenario(4)
+    for seat in range(4):
+        add(e, FIELD, seat, MELEE, 3 if seat == 0 else 1)
+    e.conflicts = {FIELD: 1}
+    start(e, Stage.FIGHTS, [0, 1, 2, 3])
+    e.play((Op.CELL, FIELD))  # seat 0 picks the fight
+    assert e.phase == Phase.DICE_ALLOC and e.actor == 0 and e.fight.aim_left == 3
+    codec = composite(e)
+    names = sorted(codec.move_name(chain) for chain in codec.legal_moves(e).values())
+    assert names == sorted([f"AMOUNT({a}) + AMOUNT({b})" for a in range(3) for b in range(4 - a)] + ["AMOUNT(3)"])
