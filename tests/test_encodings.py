@@ -20,7 +20,8 @@ CASES = [(game, encoding) for game in GAMES for encoding in MOVE_ENCODINGS]
 #: (game, encoding) pairs whose whole-game tests other than ``api_test`` are too slow for the default run (they run
 #: with ``-m slow``); ``api_test`` runs for every pair by default
 #: seventh_stone's random play in complete moves is mostly move orders (listed by following each on a clone), and
-#: its composite mask (973,845 indices) and pointer table (512 rows) are built at every step: about 55 s each
+#: its composite mask (973,845 indices) and pointer table (512 rows) are built at every step: together these
+#: would add about 30 s (2 workers) to the game's 45 s in the default run
 HEAVY: set[tuple[str, str]] = {("seventh_stone", "composite"), ("seventh_stone", "pointer")}
 WHOLE_GAME_CASES = [pytest.param(*case, marks=pytest.mark.slow) if case in HEAVY else case for case in CASES]
 #: the game the tests of one encoding's machinery (training, records, tournaments) play: the quickest
