@@ -17,7 +17,7 @@ import sys
 import threading
 
 from flask import Flask, abort, jsonify, render_template, request
-from werkzeug.serving import make_server
+from werkzeug.serving import WSGIRequestHandler, make_server
 
 from .session import GameSession, Refused
 
@@ -96,12 +96,18 @@ def create_app(session: GameSession) -> Flask:
     return app
 
 
+class _QuietHandler(WSGIRequestHandler):
+    def log_request(self, code="-", size="-") -> None:
+        """No line per request: the terminal keeps the seats' addresses in view (errors are still logged)."""
+
+
 class Server:
     """The app served on ``host:port`` (0: a free port) in a background thread; ``urls`` per human seat."""
 
     def __init__(self, session: GameSession, host: str = "127.0.0.1", port: int = 0):
         self.session = session
-        self._server = make_server(host, port, create_app(session), threaded=True)
+        self._server = make_server(host, port, create_app(session), threaded=True,
+                                   request_handler=_QuietHandler)
         self.host, self.port = host, self._server.server_port
         self._thread: threading.Thread | None = None
 

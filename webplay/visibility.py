@@ -1,10 +1,11 @@
 """Which seats may be told a move's name: those that can tell it from every other legal move with another name.
 
-A seat learns of another seat's move only through what it sees afterwards: its view (``env.seat_view``) and its
-observation. When some legal alternative with another name leaves both exactly as the move does (a card chosen
-from a hidden hand, a coin added to a sealed bid), naming the move would tell the seat what it may not know; the
-log then says only that a choice was made. The alternatives are played on copies of the engine (its random
-generator copied too), so the game itself is untouched.
+A seat learns of another seat's move only through what it sees afterwards: its view (``env.seat_view``), its
+observation and, when it is to act, its legal moves. When a legal alternative with another name leaves all that
+exactly as the move does while another seat sees a difference (a card chosen from a hidden hand, a coin added to a
+sealed bid), naming the move would tell the seat what only that other seat knows; the log then says only that a
+choice was made. Alternatives that every seat sees the same way change nothing anybody may know, and are named.
+They are played on copies of the engine (its random generator copied too), so the game itself is untouched.
 """
 from __future__ import annotations
 
@@ -27,23 +28,26 @@ class MoveVisibility:
 
     def hidden_from(self, env, index, viewers: list[int]) -> set[int]:
         """The seats among ``viewers`` that cannot tell ``index`` (legal, about to be played by the seat to move)
-        from a legal alternative with another name; call before the move is played."""
+        from a legal alternative with another name that some other seat can tell from it; call before the move
+        is played."""
         mover = env.possible_agents.index(env.agent_selection)
         viewers = [v for v in viewers if v != mover]
         name = env.action_name(index)
         alternatives = [b for b in env.legal_actions() if env.action_name(b) != name]
         if not viewers or not alternatives:
             return set()
-        played = self._seen_after(env, index, viewers)
+        seats = range(env.num_players)
+        played = self._seen_after(env, index, seats)
         hidden: set[int] = set()
         for other in alternatives:
-            seen = self._seen_after(env, other, viewers)
-            hidden.update(v for v in viewers if seen[v] == played[v])
+            seen = self._seen_after(env, other, seats)
+            differs = {s for s in seats if seen[s] != played[s]}
+            hidden.update(v for v in viewers if v not in differs and differs)
             if len(hidden) == len(viewers):
                 break
         return hidden
 
-    def _seen_after(self, env, index, viewers: list[int]) -> dict[int, tuple]:
+    def _seen_after(self, env, index, viewers) -> dict[int, tuple]:
         """Per viewer, all it sees once ``index`` is played: its view, its observation, its legal moves."""
         if self._flat:
             engine = env.engine.clone()
