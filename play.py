@@ -23,6 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from envs.core.errors import TabletopError  # noqa: E402
 
 HUMAN = "human"
+HIDDEN_CHOICE = "a hidden choice"  # an opponent's move named instead, where its name would tell hidden information
 PLAY_HELP = """\
 [bold]commands[/bold]
   a number          play the move with that number in the list
@@ -152,6 +153,9 @@ def result_text(env, labels: list[str]) -> str:
 def play_game(env, seat: int, opponents: dict, labels: list[str], seed: int, screen: Screen) -> bool:
     """Play one game with the human at ``seat`` and ``opponents`` (seat -> Agent) elsewhere; False if the human
     quit before the end."""
+    from envs.core.visibility import MoveVisibility
+
+    visibility = MoveVisibility(env)
     start_game(env, opponents, seed)
     screen.show(f"[bold]{env.spec.name}[/bold], {env.num_players} players, seed {seed}; you are seat {seat}. "
                 "Type help for the commands.")
@@ -160,8 +164,9 @@ def play_game(env, seat: int, opponents: dict, labels: list[str], seed: int, scr
         to_move = env.possible_agents.index(agent)
         if to_move != seat:
             index = opponent_move(env, opponents[to_move])
+            told = HIDDEN_CHOICE if visibility.hidden_from(env, index, [seat]) else env.action_name(index)
             env.step(index)
-            screen.show(f"seat {to_move} ({labels[to_move]}): {env.action_name(index)}")
+            screen.show(f"seat {to_move} ({labels[to_move]}): {told}")
             continue
         legal = env.legal_actions()
         names = [env.action_name(i) for i in legal]

@@ -17,7 +17,7 @@ import play
 from envs.core import records
 from envs.core.errors import TabletopError
 
-from .visibility import MoveVisibility
+from envs.core.visibility import MoveVisibility
 
 
 class Refused(Exception):
@@ -120,7 +120,7 @@ class GameSession:
     # -- what a seat is shown --------------------------------------------------------------------
     def _log_line(self, viewer: int, seat: int, name: str, hidden: set[int]) -> str:
         who = f"seat {seat} (you)" if seat == viewer else f"seat {seat} ({self.labels[seat]})"
-        return f"{who}: {'a hidden choice' if viewer in hidden else name}"
+        return f"{who}: {play.HIDDEN_CHOICE if viewer in hidden else name}"
 
     def state(self, seat: int) -> dict:
         with self._lock:

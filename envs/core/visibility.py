@@ -3,15 +3,14 @@
 A seat learns of another seat's move only through what it sees afterwards: its view (``env.seat_view``), its
 observation and, when it is to act, its legal moves. When a legal alternative with another name leaves all that
 exactly as the move does while another seat sees a difference (a card chosen from a hidden hand, a coin added to a
-sealed bid), naming the move would tell the seat what only that other seat knows; the log then says only that a
-choice was made. Alternatives that every seat sees the same way change nothing anybody may know, and are named.
-They are played on copies of the engine (its random generator copied too), so the game itself is untouched.
+sealed bid), naming the move would tell the seat what only that other seat knows: play.py and its web page then
+say only that a choice was made. Alternatives that every seat sees the same way change nothing anybody may know,
+and are named. They are played on copies of the engine (its random generator copied too), so the game itself is
+untouched.
 """
 from __future__ import annotations
 
 import copy
-
-import envs
 
 
 class MoveVisibility:
@@ -21,7 +20,7 @@ class MoveVisibility:
         self._spec = env.spec
         # a flat codec holds no decision in progress: its moves can be played on bare engine copies; other
         # encodings are played on copies of the whole env
-        self._flat = env.action_encoding == envs.encodings(env.spec.name)[0]
+        self._flat = env.action_encoding == env.spec.encodings[0]
         if self._flat:
             self._codec = env.spec.new_codec(env.config, env.num_players, env.action_encoding)
             self._encoder = env.spec.new_encoder(env.config, env.num_players)
