@@ -80,6 +80,7 @@ def test_bad_requests_are_refused_and_change_nothing():
     refused(session, client, f"/api/{mover}/move", {"index": "GOOD", "ply": ply}, 400, "no move 'GOOD'")
     refused(session, client, f"/api/{mover}/move", {"index": legal[0], "ply": ply - 1}, 409, "position has changed")
     refused(session, client, f"/api/{mover}/move", {"ply": ply}, 400, "names no move")
+    refused(session, client, f"/api/{mover}/move", {"index": legal[0]}, 400, "needs ply")
     refused(session, client, f"/api/{mover}/move", [legal[0]], 400, "JSON object")
     refused(session, client, f"/api/{mover}/replay", {}, 409, "offered when the game is over")
     assert client.get(f"/api/{mover}/record").status_code == 409
@@ -147,7 +148,7 @@ def test_responses_hold_no_other_seats_hidden_information(game):
     assert env.seat_view(0).splitlines()[-1] not in client.get(f"/play/{token}").get_data(as_text=True)
     rng = np.random.default_rng(0)
     checked = 0
-    for decision in range(30):
+    for decision in range(15):
         state = client.get(f"/api/{token}/state").get_json()
         if state["over"]:
             break

@@ -105,6 +105,8 @@ class GameSession:
         with self._lock:
             if self.env._final is not None:
                 raise Refused("the game is over: start a new game", 409)
+            if isinstance(ply, bool) or not isinstance(ply, int):
+                raise Refused("the request needs ply: the number of moves played when the page was drawn")
             if ply != len(self.env._moves):
                 raise Refused("the position has changed since this page was drawn; it is drawn again", 409)
             to_move = self._to_move()
