@@ -8,13 +8,11 @@ import urllib.request
 import numpy as np
 import pytest
 
-pytest.importorskip("flask")
-
-import play  # noqa: E402
-from envs.core import records  # noqa: E402
-from tests.test_seat_view import OPTIONS, SCRAMBLE  # noqa: E402
-from webplay.server import Server, create_app  # noqa: E402
-from webplay.session import GameSession  # noqa: E402
+import play
+from envs.core import records
+from tests.test_seat_view import OPTIONS, SCRAMBLE
+from webplay.server import Server, create_app
+from webplay.session import GameSession
 
 
 def new_session(game="kingsburg", seats=(0,), opponents=("random",), seed=4, options=None, players=None):

@@ -116,3 +116,13 @@ def test_a_game_played_and_replayed_in_the_browser(tmp_path):
     for text in pages + bodies:
         leaked = [line for line in hands.lines if line in text]
         assert not leaked, f"the other seat's hidden cards reached the page: {leaked}"
+
+
+def test_without_chromium_the_browser_test_skips_but_fails_in_ci(monkeypatch):
+    monkeypatch.setattr(shutil, "which", lambda _name: None)
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="needs /usr/bin/chromium"):
+        _browser_or_skip()
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="in CI it must run"):
+        _browser_or_skip()
