@@ -117,10 +117,11 @@ def test_a_whole_game_with_its_record_and_replay():
     assert not new["over"] and "seed" not in json.dumps(new)
 
 
-def test_another_seats_hidden_choices_are_not_named():
+@pytest.mark.parametrize("encoding", ["flat", "composite"])
+def test_another_seats_hidden_choices_are_not_named(encoding):
     # module 3: each seat commits an army token face down, shown when both have; the log must not name a token
-    # committed before the human's own
-    session, client = new_session(options={"module_army_tokens": True}, seed=2)
+    # committed before the human's own (moves of another encoding than flat are probed on copies of the whole env)
+    session, client = new_session(options={"module_army_tokens": True, "action_encoding": encoding}, seed=2)
     state = finish(client, session.token_of(0))
     moves = session.env.record()["moves"]
     assert len(state["log"]) == len(moves)
