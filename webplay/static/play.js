@@ -77,6 +77,12 @@ function drawMoves() {
     button.addEventListener("click", () => play(move.index));
     return button;
   });
+  if (!buttons.length && wanted) {
+    const none = document.createElement("p");
+    none.className = "note";
+    none.textContent = "no move contains \u201c" + filter.value.trim() + "\u201d";
+    buttons.push(none);
+  }
   $("moves").replaceChildren(...buttons);
 }
 
