@@ -51,7 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "with --replay, the seat whose view is shown")
     parser.add_argument("--opponents", nargs="+", default=["heuristic"],
                         help="agent spec per other seat, or one for all (default: heuristic)")
-    parser.add_argument("--seed", type=int, help="the game's seed (default: a random one, shown and recorded)")
+    parser.add_argument("--seed", type=int, help="the game's seed (default: a random one; it decides every hidden card, so it is "
+                             "shown at the end, and recorded)")
     parser.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
                         help="rule option or max_turns, e.g. --env module_governors=true")
     parser.add_argument("--record", metavar="FILE", help="save the game's record here when it ends or you quit")
@@ -157,7 +158,8 @@ def play_game(env, seat: int, opponents: dict, labels: list[str], seed: int, scr
 
     visibility = MoveVisibility(env)
     start_game(env, opponents, seed)
-    screen.show(f"[bold]{env.spec.name}[/bold], {env.num_players} players, seed {seed}; you are seat {seat}. "
+    # the seed decides every hidden card, so it is told with the result
+    screen.show(f"[bold]{env.spec.name}[/bold], {env.num_players} players; you are seat {seat}. "
                 "Type help for the commands.")
     while env._final is None:
         agent = env.agent_selection
@@ -194,7 +196,7 @@ def play_game(env, seat: int, opponents: dict, labels: list[str], seed: int, scr
                 screen.show(f"seat {seat} (you): {env.action_name(index)}")
                 break
     screen.show(_view_panel(env, seat, "the end"))
-    screen.show(result_text(env, labels), markup=False)
+    screen.show(f"{result_text(env, labels)} (seed {seed})", markup=False)
     return True
 
 
@@ -220,10 +222,10 @@ def start_game(env, opponents: dict, seed: int) -> None:
 
 def opponent_move(env, agent) -> int:
     """The move ``agent`` chooses for the seat to move, from that seat's observation."""
-    import numpy as np
+    from agents.base import policy_observation
 
     obs = env.observe(env.agent_selection)
-    return agent.act(np.asarray(obs["observation"], dtype=np.float32).reshape(-1), obs["action_mask"])
+    return agent.act(policy_observation(obs), obs["action_mask"])
 
 
 def new_game(args, human_seats: list[int]):
@@ -246,7 +248,10 @@ def new_game(args, human_seats: list[int]):
             raise ValueError(f"--seat must be in 0..{num_players - 1}, got {seat}")
     if len(set(human_seats)) != len(human_seats):
         raise ValueError(f"--seat: each seat once, got {human_seats}")
+    from agents.encoded import playing_in
+
     _, opponents, labels = build_opponents(args.game, num_players, human_seats, args.opponents, env_kwargs)
+    opponents = {s: playing_in(env, agent) for s, agent in opponents.items()}  # flat agents in a move encoding
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     return env, opponents, labels, seed
 

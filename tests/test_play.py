@@ -119,3 +119,18 @@ def test_an_opponents_hidden_choice_is_not_named(tmp_path):
     assert first
     for i, line in zip(theirs, told):
         assert line == (play.HIDDEN_CHOICE if i in first else moves[i]["name"]), moves[i]
+
+
+def test_the_seed_is_told_only_with_the_result(whole_game):
+    """The seed decides every hidden card: a player who knew it could replay the deal."""
+    _, text, _ = whole_game
+    end = text.index("game over: seat")
+    assert "seed 4" not in text[:end] and "(seed 4)" in text[end:]
+
+
+@pytest.mark.parametrize("encoding", ["factored", "pointer"])
+@pytest.mark.parametrize("opponent", ["random", "heuristic"])
+def test_flat_opponents_play_in_a_move_encoding(encoding, opponent):
+    code, text = run(["--game", "kingsburg", "--opponents", opponent, "--seed", "3",
+                      "--env", f"action_encoding={encoding}"], ["1"] * 300)
+    assert code == 0 and "game over: seat" in text
