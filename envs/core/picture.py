@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from contextlib import contextmanager
+from functools import lru_cache
 from typing import Iterator, Sequence
 
 import numpy as np
@@ -46,8 +47,11 @@ def _escape(text: str) -> str:
 
 
 def _number(value: float) -> str:
-    value = round(float(value), 2)
-    return str(int(value)) if value == int(value) else f"{value:g}"
+    """A coordinate to a tenth of a pixel, without a trailing ".0"."""
+    if type(value) is int:
+        return str(value)
+    text = f"{value:.1f}"
+    return text[:-2] if text.endswith(".0") else text
 
 
 def text_width(text: str, size: float) -> float:
@@ -163,12 +167,11 @@ class Picture:
     def to_rgb_array(self) -> np.ndarray:
         """The picture drawn with Pillow: an array of shape (height, width, 3), dtype uint8."""
         try:
-            from PIL import Image, ImageDraw, ImageFont
+            from PIL import Image, ImageDraw
         except ImportError as error:  # pragma: no cover - pillow is a base dependency
             raise ImportError("render_mode='rgb_array' draws with Pillow: pip install pillow") from error
         image = Image.new("RGB", (self.width, self.height), _rgb(self.background or "#ffffff"))
         draw = ImageDraw.Draw(image)
-        fonts: dict[tuple[float, bool], object] = {}
         for kind, a in self._items:
             if kind in ("open", "close"):
                 continue
@@ -189,10 +192,8 @@ class Picture:
             elif kind == "polygon":
                 draw.polygon(a["points"], fill=fill, outline=outline, width=width)
             elif kind == "text":
-                key = (a["size"], a["bold"])
-                if key not in fonts:
-                    fonts[key] = _font(ImageFont, a["size"], a["bold"])
-                draw.text((a["x"], a["y"]), a["text"], fill=fill, font=fonts[key], anchor=_PIL_ANCHOR[a["anchor"]])
+                draw.text((a["x"], a["y"]), a["text"], fill=fill, font=_font(a["size"], a["bold"]),
+                          anchor=_PIL_ANCHOR[a["anchor"]])
         return np.asarray(image, dtype=np.uint8).copy()
 
 
@@ -202,13 +203,16 @@ def _paint(a: dict) -> str:
     return fill + stroke
 
 
-def _font(image_font, size: float, bold: bool):
+@lru_cache(maxsize=64)
+def _font(size: float, bold: bool):
     """DejaVu Sans (bold) when the system has it, else Pillow's own font at that size."""
+    from PIL import ImageFont
+
     name = "DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf"
     try:
-        return image_font.truetype(name, size)
+        return ImageFont.truetype(name, size)
     except OSError:
-        return image_font.load_default(size=size)
+        return ImageFont.load_default(size=size)
 
 
 # -- layout shared by the games' pictures ---------------------------------------------------------------------
