@@ -232,12 +232,13 @@ def seat_colour(seat: int) -> str:
 
 def header(picture: Picture, title: str, seat: int | None, status: str, decision: str) -> float:
     """The top band: the game, whose picture it is, whose turn and what is being decided; returns the y below."""
-    picture.rect(0, 0, picture.width, 58, fill="#3b3226")
+    picture.rect(0, 0, picture.width, 78, fill="#3b3226")
     picture.text(12, 24, title, size=18, colour="#ffffff", bold=True)
     who = "public view" if seat is None else f"seat {seat}'s view"
     picture.text(picture.width - 12, 24, who, size=14, colour="#ffe8a3", anchor="end", bold=seat is not None)
-    picture.text(12, 47, fit(f"{status}  ·  {decision}", 14, picture.width - 24), size=14, colour="#f0e6d2")
-    return 70
+    picture.text(12, 47, fit(status, 14, picture.width - 24), size=14, colour="#f0e6d2")
+    picture.text(12, 68, fit(decision, 14, picture.width - 24), size=14, colour="#ffe8a3", bold=True)
+    return 90
 
 
 def panel(picture: Picture, x: float, y: float, w: float, h: float, title: str | None = None,
