@@ -28,12 +28,18 @@ FONT_FAMILY = "DejaVu Sans, Verdana, sans-serif"
 CHAR_WIDTH = 0.56
 
 
+_CHECKED: dict[str, str] = {}  # colours seen, as written -> lower case (a picture repeats a few colours)
+
+
 def _colour(value: str | None, what: str) -> str | None:
     if value is None:
         return None
-    if not isinstance(value, str) or not _COLOUR.fullmatch(value):
-        raise ValueError(f"{what} must be a colour '#rrggbb' or None, got {value!r}")
-    return value.lower()
+    checked = _CHECKED.get(value) if isinstance(value, str) else None
+    if checked is None:
+        if not isinstance(value, str) or not _COLOUR.fullmatch(value):
+            raise ValueError(f"{what} must be a colour '#rrggbb' or None, got {value!r}")
+        checked = _CHECKED[value] = value.lower()
+    return checked
 
 
 def _rgb(value: str) -> tuple[int, int, int]:
@@ -50,8 +56,7 @@ def _number(value: float) -> str:
     """A coordinate to a tenth of a pixel, without a trailing ".0"."""
     if type(value) is int:
         return str(value)
-    text = f"{value:.1f}"
-    return text[:-2] if text.endswith(".0") else text
+    return f"{value:.1f}".rstrip("0").rstrip(".")
 
 
 def text_width(text: str, size: float) -> float:
@@ -269,3 +274,44 @@ def seat_swatch(picture: Picture, x: float, y: float, seat: int, size: float = 1
 def label(name: str) -> str:
     """A rules constant's name as words: ``LIBRARY_PICK`` -> ``library pick``."""
     return name.replace("_", " ").lower()
+
+
+def graph_layout(count: int, edges: Sequence[tuple[int, int]], size: tuple[float, float],
+                 room: Sequence[float]) -> tuple[tuple[float, float], ...]:
+    """A schematic map for map data without coordinates: (x, y) in [0, 1]^2 per node of a graph.
+
+    A Fruchterman-Reingold layout of ``edges`` from a fixed start (so every picture places the map alike), then
+    nodes pushed apart on a canvas of ``size`` pixels until node i keeps about ``room[i]`` pixels from the others
+    (distances count height more than width: names under a node are wide, not tall). Costs about a second: cache it.
+    """
+    pos = np.random.default_rng(0).random((count, 2))
+    ends = np.array(edges)
+    k = 1.0 / np.sqrt(count)
+    step = 0.1
+    for _ in range(400):
+        delta = pos[:, None, :] - pos[None, :, :]
+        distance = np.maximum(np.linalg.norm(delta, axis=2), 1e-3)
+        force = (delta / distance[..., None] * (k * k / distance)[..., None]).sum(axis=1)  # repulsion
+        pull = pos[ends[:, 0]] - pos[ends[:, 1]]
+        length = np.maximum(np.linalg.norm(pull, axis=1), 1e-3)[:, None]
+        attraction = pull * length / k
+        np.add.at(force, ends[:, 0], -attraction)
+        np.add.at(force, ends[:, 1], attraction)
+        strength = np.maximum(np.linalg.norm(force, axis=1), 1e-9)[:, None]
+        pos += force / strength * np.minimum(strength, step)
+        step *= 0.99
+    pos -= pos.min(axis=0)
+    pos /= np.maximum(pos.max(axis=0), 1e-9)
+    scale = np.array(size, float)
+    pos *= scale
+    need = np.maximum.outer(np.asarray(room, float), np.asarray(room, float))
+    np.fill_diagonal(need, 0.0)
+    for _ in range(1000):
+        delta = pos[:, None, :] - pos[None, :, :]
+        distance = np.maximum(np.hypot(delta[..., 0], delta[..., 1] * 1.3), 1e-3)
+        overlap = np.clip(need - distance, 0, None)
+        if not overlap.any():
+            break
+        pos += (delta / distance[..., None] * overlap[..., None] * 0.3).sum(axis=1)
+        pos = np.clip(pos, 0, scale)
+    return tuple((float(x), float(y)) for x, y in pos / scale)

@@ -4,16 +4,13 @@ counts, the improvement display, and the seat's own hand and secret setup choice
 them in text.
 
 The map data has no coordinates (data/map.json lists provinces, seas and borders only), so the map is a
-schematic: a force-directed layout of the border graph, each sea pulled towards its coastal provinces, computed
-once from the data with a fixed seed."""
+schematic: ``graph_layout`` of the border graph, each sea pulled towards its coastal provinces."""
 from __future__ import annotations
 
 from functools import lru_cache
 
-import numpy as np
-
 from ..core.picture import (
-    EDGE, HIGHLIGHT, INK, MUTED, PAPER, WIDTH, Picture, fit, header, label, lines, panel, seat_colour, seat_swatch, text_width, wrap,
+    EDGE, HIGHLIGHT, INK, MUTED, PAPER, WIDTH, Picture, fit, header, label, lines, panel, graph_layout, seat_colour, seat_swatch, text_width, wrap,
 )
 from .data import NUM_PROVINCES, NUM_SEAS, SYMBOLS, VP_CARD_NAMES, tables
 from .engine import PHASE_NAMES
@@ -26,45 +23,12 @@ LAND, SEA = "#e9dfc4", "#a9cbe3"
 
 @lru_cache(maxsize=None)
 def layout() -> tuple[tuple[float, float], ...]:
-    """(x, y) in [0, 1]^2 of the 40 provinces, then the 4 seas: a Fruchterman-Reingold layout of the borders and
-    coasts, from a fixed start, so every picture places the map alike."""
+    """(x, y) in [0, 1]^2 of the 40 provinces, then the 4 seas, each sea joined to its coastal provinces."""
     t = tables()
     edges = [(a, b) for a, b, _ in t.borders]
     edges += [(NUM_PROVINCES + s, x) for s in range(NUM_SEAS) for x in t.sea_provinces[s]]
-    count = NUM_PROVINCES + NUM_SEAS
-    pos = np.random.default_rng(0).random((count, 2))
-    ends = np.array(edges)
-    k = 1.0 / np.sqrt(count)
-    step = 0.1
-    for _ in range(400):
-        delta = pos[:, None, :] - pos[None, :, :]
-        distance = np.maximum(np.linalg.norm(delta, axis=2), 1e-3)
-        force = (delta / distance[..., None] * (k * k / distance)[..., None]).sum(axis=1)  # repulsion
-        pull = pos[ends[:, 0]] - pos[ends[:, 1]]
-        length = np.maximum(np.linalg.norm(pull, axis=1), 1e-3)[:, None]
-        attraction = pull * length / k
-        np.add.at(force, ends[:, 0], -attraction)
-        np.add.at(force, ends[:, 1], attraction)
-        size = np.maximum(np.linalg.norm(force, axis=1), 1e-9)[:, None]
-        pos += force / size * np.minimum(size, step)
-        step *= 0.99
-    pos -= pos.min(axis=0)
-    pos /= np.maximum(pos.max(axis=0), 1e-9)
-    # then pushed apart on the canvas's proportions until no two names or seas overlap
-    scale = np.array([WIDTH - 120, MAP_H - 80], float)
-    pos *= scale
-    room = np.full((count, count), 70.0)
-    room[NUM_PROVINCES:, :] = room[:, NUM_PROVINCES:] = 85.0
-    np.fill_diagonal(room, 0.0)
-    for _ in range(1000):
-        delta = pos[:, None, :] - pos[None, :, :]
-        distance = np.maximum(np.hypot(delta[..., 0], delta[..., 1] * 1.3), 1e-3)  # names are wide, not tall
-        overlap = np.clip(room - distance, 0, None)
-        if not overlap.any():
-            break
-        pos += (delta / distance[..., None] * overlap[..., None] * 0.3).sum(axis=1)
-        pos = np.clip(pos, 0, scale)
-    return tuple((float(x), float(y)) for x, y in pos / scale)
+    room = [85.0 if i >= NUM_PROVINCES else 70.0 for i in range(NUM_PROVINCES + NUM_SEAS)]
+    return graph_layout(NUM_PROVINCES + NUM_SEAS, edges, (WIDTH - 120, MAP_H - 80), room)
 
 
 def _at(point: tuple[float, float]) -> tuple[float, float]:
