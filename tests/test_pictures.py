@@ -120,3 +120,25 @@ def test_a_picture_refuses_a_colour_it_cannot_render_alike():
         picture.rect(0, 0, 5, 5, fill="red")
     with pytest.raises(ValueError, match="anchor"):
         picture.text(0, 0, "x", anchor="left")
+
+
+def test_medioevo_picture_shows_only_the_own_money():
+    env = envs.make("medioevo_universale", num_players=3)
+    env.reset(seed=2)
+    env.engine.money[1] = 4321
+    assert "4321" not in env.seat_picture(0) and "4321" not in env.spec.draw_picture(env.engine, None).to_svg()
+    assert "your money (seat 1): 4321 fl" in env.seat_picture(1)
+
+
+def test_medioevo_picture_leaves_the_board_out_while_purchases_are_behind_the_screen():
+    from envs.medioevo_universale.view import behind_screen
+
+    env = envs.make("medioevo_universale", num_players=3, hidden_purchases=True)
+    env.reset(seed=1)
+    assert env.seat_picture(0).count("<circle") > 20  # the map's regions
+    pick = np.random.default_rng(0)
+    while not behind_screen(env.engine, 0):
+        legal = env.legal_actions()
+        env.step(int(legal[pick.integers(len(legal))]))
+    hidden = env.seat_picture(0)
+    assert "the board is hidden while seats" in hidden and "<circle" not in hidden
