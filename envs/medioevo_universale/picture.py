@@ -19,7 +19,7 @@ from .constants import NUM_UNIT_TYPES, PHASE_NAMES, STAGE_NAMES
 from .data import BUILDING_NAMES, EMPIRES, UNIT_NAMES, VEHICLE_KINDS
 from .view import behind_screen, own_secrets
 
-MAP_H = 640
+MAP_H = 700
 LAND, SEA = "#e9dfc4", "#a9cbe3"
 BUILDING_MARKS = ("Vi", "To", "Ci", "Tw", "Fo", "Ca", "Ct")  # per BUILDING_NAMES
 

@@ -63,9 +63,9 @@ def _board(p: Picture, e, y: float) -> float:
             cell = r * GRID + c
             if b.terrain[cell] != OFF:
                 _cell(p, e, cell, x0 + c * CELL, y + r * CELL)
-    p.text(x0, y + b.num_rows * CELL + 10, "armies: M/R/C melee/ranged/cavalry, units + mercenaries, ● stones "
-           "under the army · * a building not yet ready · coloured frame: controller", size=10, colour=MUTED)
-    return y + b.num_rows * CELL + 18
+    return lines(p, 20, y + b.num_rows * CELL + 12, ["armies: M/R/C melee/ranged/cavalry, units + mercenaries, "
+                 "● stones under the army · * a building not yet ready · coloured frame: controller"], WIDTH - 40,
+                 size=11, colour=MUTED)
 
 
 def _seats(p: Picture, e, seat: int | None, y: float) -> float:
