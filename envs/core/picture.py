@@ -86,7 +86,8 @@ def wrap(text: str, size: float, width: float) -> list[str]:
 
 
 class Picture:
-    """Shapes on a ``width`` x ``height`` canvas, rendered as SVG text or as an RGB array."""
+    """Shapes on a ``width`` x ``height`` canvas, rendered as SVG text or as an RGB array. A picture laid out from
+    the top down may set ``height`` once its last shape is placed."""
 
     def __init__(self, width: int, height: int, background: str = "#ffffff"):
         if isinstance(width, bool) or isinstance(height, bool) or not (
