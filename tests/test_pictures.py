@@ -95,6 +95,22 @@ def test_seat_picture_refuses_a_bad_seat_and_an_unreset_env():
         env.seat_picture(True)
 
 
+def test_a_game_without_a_picture_offers_no_rgb_array_mode():
+    import dataclasses
+
+    from envs.core.aec import TabletopEnv
+
+    spec = dataclasses.replace(envs.spec("kingsburg"), draw_picture=None)
+    assert "rgb_array" not in TabletopEnv(spec).metadata["render_modes"]
+    assert "rgb_array" in envs.make("kingsburg").metadata["render_modes"]
+    with pytest.raises(envs.ConfigError, match="render_mode"):
+        TabletopEnv(spec, render_mode="rgb_array")
+    env = TabletopEnv(spec)
+    env.reset(seed=0)
+    with pytest.raises(NotImplementedError, match="no picture"):
+        env.seat_picture(0)
+
+
 def test_rgb_array_render_before_reset_is_refused():
     env = envs.make("catan_card", render_mode="rgb_array")
     with pytest.raises(envs.ResetNeededError, match="reset"):

@@ -70,8 +70,10 @@ class TabletopEnv(AECEnv):
                 f"{spec.name} does not support num_players={num_players!r}; "
                 f"supported: {list(spec.player_counts)}"
             )
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ConfigError(f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}")
+        # a game without a picture of its table (GameSpec.draw_picture) has no rgb_array mode
+        render_modes = tuple(mode for mode in RENDER_MODES if mode != "rgb_array" or spec.draw_picture is not None)
+        if render_mode is not None and render_mode not in render_modes:
+            raise ConfigError(f"render_mode must be one of {render_modes} or None, got {render_mode!r}")
         max_turns = spec.default_max_turns if max_turns is None else max_turns
         if isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer)) or max_turns < 1:
             raise ConfigError(f"max_turns must be a positive integer, got {max_turns!r}")
@@ -86,7 +88,7 @@ class TabletopEnv(AECEnv):
         self.action_encoding = self.codec.name
         self.encoder = spec.new_encoder(self.config, self.num_players)
         self.metadata = {
-            "render_modes": list(RENDER_MODES),
+            "render_modes": list(render_modes),
             "name": spec.env_name,
             "is_parallelizable": False,
         }
