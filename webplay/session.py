@@ -8,7 +8,6 @@ other seats' hidden cards. A request for a seat that is not to act, or with a mo
 """
 from __future__ import annotations
 
-import html
 import random
 import secrets
 import threading
@@ -26,14 +25,6 @@ class Refused(Exception):
     def __init__(self, message: str, status: int = 400):
         super().__init__(message)
         self.status = status
-
-
-def seat_picture(env, seat: int) -> str:
-    """The table as ``seat`` may see it, as HTML: the game's SVG picture, or its text view where it has none."""
-    draw = getattr(env, "seat_picture", None)
-    if draw is not None:
-        return draw(seat)
-    return f'<pre class="view">{html.escape(env.seat_view(seat))}</pre>'
 
 
 def _action(value):
@@ -139,7 +130,7 @@ class GameSession:
                 "to_move": to_move,
                 "your_turn": mine,
                 "over": over,
-                "picture": seat_picture(env, seat),
+                "picture": env.seat_picture(seat),
                 "view": env.seat_view(seat),
                 "moves": [{"index": _json_action(i), "name": env.action_name(i)} for i in env.legal_actions()]
                 if mine else [],
@@ -194,7 +185,7 @@ class GameSession:
                 "view_seat": view_seat,
                 "move": (f"seat {move['seat']} ({labels[move['seat']]}) played {move['name']}" if move
                          else "the start"),
-                "picture": seat_picture(env, view_seat),
+                "picture": env.seat_picture(view_seat),
                 "view": env.seat_view(view_seat),
                 "result": play.result_text(env, labels) if at_end else None,
             }
