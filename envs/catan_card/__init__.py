@@ -9,6 +9,7 @@ from .codec import CatanCardCodec
 from .encoder import CatanCardEncoder
 from .engine import CatanCardConfig, CatanCardEngine, Op, Phase
 from .moves import CatanCardGrain
+from .determinize import determinize
 from .view import seat_view
 
 SPEC = GameSpec(
@@ -22,6 +23,7 @@ SPEC = GameSpec(
     new_encoder=CatanCardEncoder,
     default_max_turns=1000,
     seat_view=seat_view,  # one seat's view, its own hidden information included (view.py)
+    determinize=determinize,  # the hidden information sampled again for one seat (determinize.py)
 )
 
 __all__ = ["SPEC", "CatanCardCodec", "CatanCardConfig", "CatanCardEncoder", "CatanCardEngine", "Op", "Phase"]

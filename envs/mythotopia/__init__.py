@@ -7,6 +7,7 @@ from ..core.game import GameSpec
 from .codec import MythotopiaCodec
 from .encoder import MythotopiaEncoder
 from .engine import MythotopiaConfig, MythotopiaEngine, Phase
+from .determinize import determinize
 from .view import seat_view
 
 SPEC = GameSpec(
@@ -21,6 +22,7 @@ SPEC = GameSpec(
     default_max_turns=1000,
     state_version=3,  # 3: the change log replaces the version counters; 2: pay_then holds the engine method
     seat_view=seat_view,  # one seat's view, its own hidden information included (view.py)
+    determinize=determinize,  # the hidden information sampled again for one seat (determinize.py)
 )
 
 __all__ = ["SPEC", "MythotopiaCodec", "MythotopiaConfig", "MythotopiaEncoder", "MythotopiaEngine", "Phase"]
