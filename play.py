@@ -223,6 +223,9 @@ def run_play(args, screen: Screen) -> int:
     if isinstance(args.seat, bool) or not 0 <= args.seat < num_players:
         raise ValueError(f"--seat must be in 0..{num_players - 1}, got {args.seat}")
     _, opponents, labels = build_opponents(args.game, num_players, args.seat, args.opponents, env_kwargs)
+    from agents.encoded import playing_in
+
+    opponents = {s: playing_in(env, agent) for s, agent in opponents.items()}  # a searcher gets its sampler
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     play_game(env, args.seat, opponents, labels, seed, screen)
     if args.record:

@@ -1,4 +1,4 @@
-"""Agents for every game: ``make_agent("random" | "heuristic", game, num_players, seed)``.
+"""Agents for every game: ``make_agent("random" | "heuristic" | "mcts" | "mcts:N", game, num_players, seed)``.
 
 Learned agents (MaskablePPO checkpoints) are loaded by ``agents.ppo``.
 """
@@ -21,6 +21,21 @@ def heuristic_games() -> list[str]:
     return sorted(_HEURISTICS)
 
 
+def mcts_iterations(kind: str) -> int | None:
+    """The iterations of an ``mcts`` or ``mcts:N`` agent name (the default for ``mcts``), None for another name;
+    ValueError for an ``mcts:`` name whose budget is not a positive integer."""
+    if kind == "mcts":
+        from .mcts import DEFAULT_ITERATIONS
+
+        return DEFAULT_ITERATIONS
+    if not kind.startswith("mcts:"):
+        return None
+    budget = kind[len("mcts:"):]
+    if not (budget.isascii() and budget.isdigit()) or int(budget) < 1:
+        raise ValueError(f"agent {kind!r}: the MCTS budget must be a positive number of iterations, as in 'mcts:200'")
+    return int(budget)
+
+
 def make_agent(kind: str, game: str, num_players: int, seed: int | None = None, **config) -> Agent:
     """Build a built-in agent by kind for one game and player count."""
     if kind == "random":
@@ -30,7 +45,12 @@ def make_agent(kind: str, game: str, num_players: int, seed: int | None = None, 
             raise ValueError(f"no heuristic agent for game {game!r}; available: {heuristic_games()}")
         cls = importlib.import_module(_HEURISTICS[game]).HeuristicAgent
         return cls(num_players=num_players, seed=seed, **config)
-    raise ValueError(f"unknown agent kind {kind!r}; use 'random', 'heuristic' or a checkpoint path")
+    iterations = mcts_iterations(kind)
+    if iterations is not None:
+        from .mcts import MCTSAgent
+
+        return MCTSAgent(game, num_players, iterations=iterations, seed=seed, **config)
+    raise ValueError(f"unknown agent kind {kind!r}; use 'random', 'heuristic', 'mcts', 'mcts:N' or a checkpoint path")
 
 
-__all__ = ["Agent", "RandomAgent", "heuristic_games", "make_agent"]
+__all__ = ["Agent", "RandomAgent", "heuristic_games", "make_agent", "mcts_iterations"]
