@@ -3,7 +3,7 @@
     python evaluate.py --game catan_card --agents runs/catan_card_2p/final_model.zip random heuristic --games 500
     python evaluate.py --game catan_card --num-players 4 --agents ppo=runs/catan_card_4p random heuristic
 
-Agents: random, heuristic, a checkpoint .zip or a run directory (its final_model.zip), each
+Agents: random, heuristic, mcts or mcts:N (docs/baselines.md), a checkpoint .zip or a run directory (its final_model.zip), each
 optionally as label=spec. Prints the pairing table (win rate with a 95% Wilson interval, mean score,
 mean game length) and OpenSkill ratings, and writes <out>/<stem>.csv, .json and .png.
 Each pairing is saved as it ends (<out>/<stem>.pairings.jsonl); run the same command again after an

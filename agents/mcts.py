@@ -7,7 +7,7 @@ exploration term counting the iterations in which it was available (not its pare
 action, plays a random rollout to the end of the game or for ``rollout_depth`` decisions, and backs the values up,
 each node scoring the value of the seat that chose the action leading to it (so several players search for
 themselves in one tree). The value of a game over is its rank reward (``envs.core.rewards``, +1 first, -1 last);
-a rollout cut at the depth limit is valued the same way from the game's ``placement_scores`` as if it ended there.
+a rollout cut at the depth limit is valued from the seats' margins in the game's own score (``state_values``).
 The move played is the most visited action of the root among those legal now.
 
 The agent reads nothing of the real game: ``attach(sample_state)`` gives it a function that returns a fresh
@@ -19,6 +19,7 @@ hidden. Acts in the flat encoding (codec built from the sampled engine's config)
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Callable
 
@@ -32,6 +33,8 @@ from .base import Agent
 DEFAULT_ITERATIONS = 100
 DEFAULT_ROLLOUT_DEPTH = 20  # decisions played at random after the tree before the game's scores value the state
 EXPLORATION = 0.7  # UCB1's constant for values in [-1, 1]
+ROLLOUTS = ("random", "heuristic")  # the rollout policy: uniform, or the game's heuristic agent (agents/heuristics)
+SCORE_MARGIN_SCALE = 2.0  # score points of margin that give a cut-off state a value of tanh(1), about 0.76
 
 
 class _Node:
@@ -47,11 +50,20 @@ class _Node:
 
 
 def state_values(engine) -> list[float]:
-    """Per seat, the rank reward of the game as it stands: the final result when it is over, otherwise the ranks
-    of the game's ``placement_scores`` now (a team's members share their team's value)."""
-    placement = engine.placement_scores()
-    team_of = engine.team_of
-    return rank_rewards(placement) if team_of is None else team_rank_rewards(placement, team_of)
+    """Per seat, the value of a state in [-1, 1]. A game over: its rank reward (``envs.core.rewards``, a team's
+    members share their team's). A game cut at the rollout depth: ``tanh(margin / SCORE_MARGIN_SCALE)`` of the seat's
+    margin in the game's own score (``scores()``: victory points, ...) over the mean of the other seats' (the rules'
+    ``placement_scores`` are only final at the end, and some games leave them 0 until then)."""
+    if engine.is_over:
+        placement = engine.placement_scores()
+        team_of = engine.team_of
+        return rank_rewards(placement) if team_of is None else team_rank_rewards(placement, team_of)
+    scores = [float(s) for s in engine.scores()]
+    n = len(scores)
+    if n == 1:
+        return [0.0]
+    total = sum(scores)
+    return [math.tanh((s - (total - s) / (n - 1)) / SCORE_MARGIN_SCALE) for s in scores]
 
 
 class MCTSAgent(Agent):
@@ -61,20 +73,26 @@ class MCTSAgent(Agent):
     searches = True
 
     def __init__(self, game: str, num_players: int, iterations: int = DEFAULT_ITERATIONS, seed: int | None = None,
-                 rollout_depth: int | None = DEFAULT_ROLLOUT_DEPTH, exploration: float = EXPLORATION):
+                 rollout_depth: int | None = DEFAULT_ROLLOUT_DEPTH, exploration: float = EXPLORATION,
+                 rollout: str = "random"):
         if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 1:
             raise ValueError(f"mcts: iterations must be a positive integer, got {iterations!r}")
         if rollout_depth is not None and (not isinstance(rollout_depth, (int, np.integer)) or rollout_depth < 0):
             raise ValueError(f"mcts: rollout_depth must be a non-negative integer or None, got {rollout_depth!r}")
+        if rollout not in ROLLOUTS:
+            raise ValueError(f"mcts: rollout must be one of {ROLLOUTS}, got {rollout!r}")
         self.spec = envs.spec(game)
+        self.game = game
+        self.rollout = rollout
         self.num_players = num_players
         self.iterations = int(iterations)
         self.rollout_depth = rollout_depth
         self.exploration = exploration
-        self.name = f"mcts:{self.iterations}"
+        self.name = f"mcts:{self.iterations}" + (":heuristic" if rollout == "heuristic" else "")
         self._rng = np.random.default_rng(seed)
         self._sample_state: Callable[[np.random.Generator], object] | None = None
         self._codecs: dict = {}
+        self._rollout_players: dict = {}  # config -> (encoder, heuristic agent) for heuristic rollouts
         self.last_root: _Node | None = None  # the tree of the last search (its root's children: visits, values)
 
     def attach(self, sample_state: Callable[[np.random.Generator], object]) -> None:
@@ -137,9 +155,16 @@ class MCTSAgent(Agent):
             # rollout
             depth = 0
             limit = self.rollout_depth
+            rollout_action = self._heuristic_action if self.rollout == "heuristic" else None
             while not state.is_over and (limit is None or depth < limit):
                 legal = codec.legal_actions(state)
-                codec.apply_legal(state, legal[int(rng.integers(len(legal)))] if len(legal) > 1 else legal[0])
+                if len(legal) == 1:
+                    action = legal[0]
+                elif rollout_action is None:
+                    action = legal[int(rng.integers(len(legal)))]
+                else:
+                    action = rollout_action(state, codec, legal)
+                codec.apply_legal(state, action)
                 depth += 1
             values = state_values(state)
             # backup: each node scores the value of the seat that chose its action
@@ -149,6 +174,21 @@ class MCTSAgent(Agent):
                 node = node.parent
             root.visits += 1
         return root
+
+    def _heuristic_action(self, state, codec, legal: list[int]) -> int:
+        """The game's heuristic agent's choice for the seat to move, from that seat's observation of the sample."""
+        players = self._rollout_players.get(state.config)
+        if players is None:
+            from . import make_agent
+
+            options = {f.name: getattr(state.config, f.name) for f in dataclasses.fields(state.config)}
+            players = self._rollout_players[state.config] = (
+                self.spec.new_encoder(state.config, state.num_players),
+                make_agent("heuristic", self.game, state.num_players, seed=int(self._rng.integers(1 << 30)), **options))
+        encoder, heuristic = players
+        mask = np.zeros(codec.num_actions, np.int8)
+        mask[legal] = 1
+        return int(heuristic.act(encoder.encode(state, state.current_player), mask))
 
     def _select(self, node: _Node, legal: list[int]) -> int:
         """UCB1 over the children legal here, with availability counts in place of the parent's visits."""

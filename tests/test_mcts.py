@@ -78,6 +78,17 @@ def test_mcts_choice_does_not_change_when_another_seats_hidden_information_does(
     assert checked >= 2
 
 
+@pytest.mark.parametrize("game", ("catan_card", "kingsburg"))
+def test_mcts_with_heuristic_rollouts_chooses_legal_actions(game):
+    env = envs.make(game)
+    env.reset(seed=3)
+    agent = playing_in(env, MCTSAgent(game, 2, iterations=3, rollout_depth=8, rollout="heuristic", seed=1))
+    for _ in range(4):
+        _advance(env, 4)
+        obs = env.observe(env.agent_selection)
+        assert obs["action_mask"][agent.act(obs["observation"], obs["action_mask"])] == 1
+
+
 def test_mcts_is_seeded():
     env = envs.make("kingsburg")
     env.reset(seed=1)
@@ -98,8 +109,16 @@ def test_mcts_names():
             AgentSpec.parse(bad)
         with pytest.raises(ValueError, match="positive number of iterations"):
             agents.make_agent(bad, "kingsburg", 2)
+    heuristic = agents.make_agent("mcts:9:heuristic", "kingsburg", 2)
+    assert (heuristic.iterations, heuristic.rollout, heuristic.name) == (9, "heuristic", "mcts:9:heuristic")
+    assert agents.make_agent("mcts:heuristic", "kingsburg", 2).rollout == "heuristic"
+    for bad in ("mcts:5:fast", "mcts:5:6"):
+        with pytest.raises(ValueError, match="named mcts, mcts:N or mcts:N:heuristic"):
+            AgentSpec.parse(bad)
     with pytest.raises(ValueError, match="iterations must be a positive integer"):
         MCTSAgent("kingsburg", 2, iterations=0)
+    with pytest.raises(ValueError, match="rollout must be one of"):
+        MCTSAgent("kingsburg", 2, rollout="greedy")
 
 
 def test_mcts_refuses_to_act_without_a_sampler_and_in_a_move_encoding():

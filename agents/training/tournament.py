@@ -56,14 +56,14 @@ def game_seed(seed: int, game_index: int) -> int:
 @dataclass(frozen=True)
 class AgentSpec:
     label: str
-    kind: str  # random | heuristic | mcts | mcts:N | checkpoint
+    kind: str  # random | heuristic | mcts[:N][:heuristic] | checkpoint
     path: str | None = None
 
     @classmethod
     def parse(cls, text: str) -> "AgentSpec":
         label, _, spec = text.partition("=") if "=" in text else ("", "", text)
         spec = spec.strip()
-        if spec in BUILTIN_KINDS or agents_pkg.mcts_iterations(spec) is not None:  # ValueError for a bad budget
+        if spec in BUILTIN_KINDS or agents_pkg.parse_mcts(spec) is not None:  # ValueError for a bad budget
             return cls(label or spec, spec)
         if spec.endswith(".zip") or os.path.exists(spec):
             if os.path.isdir(spec):

@@ -5,7 +5,7 @@ their sealed bids and tie-round additions, their tax choices before all chose, t
 outside the seat's hand (with ``secret_goal_pairing``), the order of the empire-card deck, the cards another seat
 is choosing from (KEEP_CARD), and the event deck under its top card (whose back, the allowed tax rate, is public).
 
-ASSUMPTION (docs/games/medioevo_universale.md, "Determinization"): the observation keeps no record of the bank
+ASSUMPTION (docs/games/medioevo_universale.md, assumption 7.1 "determinization"): the observation keeps no record of the bank
 flows a seat saw, so another seat's hidden money is sampled as the searching seat's own money (every seat starts
 with the same sum and earns by the same public rules); a sealed bid is then any whole sum the bidder could pay.
 Not sampled (kept as they are): the parties' terms of a secret treaty, the offer in progress between two other
