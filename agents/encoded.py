@@ -67,7 +67,7 @@ def playing_in(env, agent: Agent) -> Agent:
     agents/mcts.py) is attached a sampler of the env's state as the seat to move may see it (``env.determinized``),
     and plays in the flat encoding only."""
     encoding = env.unwrapped.action_encoding
-    if getattr(agent, "searches", False):
+    if agent.searches:
         if encoding != "flat":
             raise ConfigError(f"agent {agent.name!r} searches in the flat encoding only; this env uses {encoding!r}")
         raw = env.unwrapped

@@ -31,7 +31,7 @@ from envs.core.rewards import rank_rewards, team_rank_rewards
 from .base import Agent
 
 DEFAULT_ITERATIONS = 100
-DEFAULT_ROLLOUT_DEPTH = 20  # decisions played at random after the tree before the game's scores value the state
+DEFAULT_ROLLOUT_DEPTH = 20  # decisions played after the tree before the game's scores value the state
 EXPLORATION = 0.7  # UCB1's constant for values in [-1, 1]
 ROLLOUTS = ("random", "heuristic")  # the rollout policy: uniform, or the game's heuristic agent (agents/heuristics)
 SCORE_MARGIN_SCALE = 2.0  # score points of margin that give a cut-off state a value of tanh(1), about 0.76
@@ -69,8 +69,7 @@ def state_values(engine) -> list[float]:
 class MCTSAgent(Agent):
     """IS-MCTS over determinizations drawn by an attached sampler; ``iterations`` per decision."""
 
-    #: agents that search are given a sampler of determinized states (``attach``) by whoever seats them
-    searches = True
+    searches = True  # given a sampler of determinized states (``attach``) by whoever seats it
 
     def __init__(self, game: str, num_players: int, iterations: int = DEFAULT_ITERATIONS, seed: int | None = None,
                  rollout_depth: int | None = DEFAULT_ROLLOUT_DEPTH, exploration: float = EXPLORATION,
@@ -92,7 +91,7 @@ class MCTSAgent(Agent):
         self._rng = np.random.default_rng(seed)
         self._sample_state: Callable[[np.random.Generator], object] | None = None
         self._codecs: dict = {}
-        self._rollout_players: dict = {}  # config -> (encoder, heuristic agent) for heuristic rollouts
+        self._rollout_players: dict = {}  # (config, players) -> (encoder, heuristic agent) for heuristic rollouts
         self.last_root: _Node | None = None  # the tree of the last search (its root's children: visits, values)
 
     def attach(self, sample_state: Callable[[np.random.Generator], object]) -> None:
@@ -102,9 +101,11 @@ class MCTSAgent(Agent):
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
             self._rng = np.random.default_rng(seed)
+            for _, heuristic in self._rollout_players.values():
+                heuristic.reset(seed)
 
     def _codec(self, engine):
-        key = (engine.config, engine.num_players)
+        key = (repr(engine.config), engine.num_players)  # a config may hold lists (unhashable)
         codec = self._codecs.get(key)
         if codec is None:
             codec = self._codecs[key] = self.spec.new_codec(engine.config, engine.num_players, "flat")
@@ -177,12 +178,13 @@ class MCTSAgent(Agent):
 
     def _heuristic_action(self, state, codec, legal: list[int]) -> int:
         """The game's heuristic agent's choice for the seat to move, from that seat's observation of the sample."""
-        players = self._rollout_players.get(state.config)
+        key = (repr(state.config), state.num_players)
+        players = self._rollout_players.get(key)
         if players is None:
             from . import make_agent
 
             options = {f.name: getattr(state.config, f.name) for f in dataclasses.fields(state.config)}
-            players = self._rollout_players[state.config] = (
+            players = self._rollout_players[key] = (
                 self.spec.new_encoder(state.config, state.num_players),
                 make_agent("heuristic", self.game, state.num_players, seed=int(self._rng.integers(1 << 30)), **options))
         encoder, heuristic = players
