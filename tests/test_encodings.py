@@ -2,6 +2,7 @@
 player count; a flat game replayed in each encoding, move by move, reaches the same states and the same end; random
 play never meets an empty mask; each encoding's own rules (the masks, the mapping of illegal combinations, the
 pointer's rows) and its errors."""
+import copy
 import itertools
 import json
 import pickle
@@ -213,6 +214,31 @@ def test_pointer_rows_show_the_legal_moves_to_the_acting_seat_only(game):
             if other != env.agent_selection:
                 seen = env.observe(other)
                 assert not seen["moves"].any() and not seen["action_mask"].any()
+
+
+@pytest.mark.parametrize("copy_env", [copy.deepcopy, lambda env: pickle.loads(pickle.dumps(env))])
+def test_a_copy_of_a_factored_env_in_the_middle_of_a_move_plays_on_like_it(copy_env):
+    """A copy lists its legal moves afresh: the parts chosen so far must still count (play.py probes moves on
+    copies of the env)."""
+    env = envs.make(LIGHT, num_players=2, action_encoding="factored")
+    env.reset(seed=3)
+    pick = np.random.default_rng(0)
+    middles = 0
+    for _ in range(400):
+        if env.engine.is_over:
+            break
+        if env.codec.in_progress():
+            twin = copy_env(env)
+            action = env.legal_actions()[int(pick.integers(len(env.legal_actions())))]
+            assert twin.legal_actions() == env.legal_actions()
+            twin.step(action)
+            env.step(action)
+            assert np.array_equal(twin.observe(twin.agent_selection)["observation"],
+                                  env.observe(env.agent_selection)["observation"])
+            middles += 1
+            continue
+        env.step(env.legal_actions()[int(pick.integers(len(env.legal_actions())))])
+    assert middles > 3
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -9,6 +9,7 @@ from .codec import CatanCardCodec
 from .encoder import CatanCardEncoder
 from .engine import CatanCardConfig, CatanCardEngine, Op, Phase
 from .moves import CatanCardGrain
+from .picture import draw as draw_picture
 from .determinize import determinize
 from .view import seat_view
 
@@ -24,6 +25,7 @@ SPEC = GameSpec(
     default_max_turns=1000,
     seat_view=seat_view,  # one seat's view, its own hidden information included (view.py)
     determinize=determinize,  # the hidden information sampled again for one seat (determinize.py)
+    draw_picture=draw_picture,  # the same as a picture of the table (picture.py)
 )
 
 __all__ = ["SPEC", "CatanCardCodec", "CatanCardConfig", "CatanCardEncoder", "CatanCardEngine", "Op", "Phase"]

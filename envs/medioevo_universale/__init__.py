@@ -12,6 +12,7 @@ from .codec import MedioevoCodec
 from .constants import Head, Phase, Stage
 from .observation import MedioevoEncoder
 from .engine import MedioevoConfig, MedioevoEngine, check_config
+from .picture import draw as draw_picture
 from .determinize import determinize
 from .view import seat_view
 
@@ -29,6 +30,7 @@ SPEC = GameSpec(
     state_version=16,  # bumped whenever the pickled engine changes shape (see GameSpec)
     seat_view=seat_view,  # one seat's view, its own hidden information included (view.py)
     determinize=determinize,  # the hidden information sampled again for one seat (determinize.py)
+    draw_picture=draw_picture,  # the same as a picture of the table (picture.py)
 )
 
 __all__ = ["SPEC", "Head", "MedioevoCodec", "MedioevoConfig", "MedioevoEncoder", "MedioevoEngine", "Phase", "Stage"]

@@ -7,6 +7,7 @@ from ..core.game import GameSpec
 from .codec import MythotopiaCodec
 from .encoder import MythotopiaEncoder
 from .engine import MythotopiaConfig, MythotopiaEngine, Phase
+from .picture import draw as draw_picture
 from .determinize import determinize
 from .view import seat_view
 
@@ -23,6 +24,7 @@ SPEC = GameSpec(
     state_version=3,  # 3: the change log replaces the version counters; 2: pay_then holds the engine method
     seat_view=seat_view,  # one seat's view, its own hidden information included (view.py)
     determinize=determinize,  # the hidden information sampled again for one seat (determinize.py)
+    draw_picture=draw_picture,  # the same as a picture of the table (picture.py)
 )
 
 __all__ = ["SPEC", "MythotopiaCodec", "MythotopiaConfig", "MythotopiaEncoder", "MythotopiaEngine", "Phase"]

@@ -7,6 +7,7 @@ from ..core.game import GameSpec
 from .codec import SeventhStoneCodec
 from .encoder import SeventhStoneEncoder
 from .engine import Op, Phase, SeventhStoneConfig, SeventhStoneEngine, validate_config
+from .picture import draw as draw_picture
 from .determinize import determinize
 from .view import seat_view
 
@@ -26,6 +27,7 @@ SPEC = GameSpec(
     # 7: gap_rows, fight_picker and keep_cell (never read) gone
     seat_view=seat_view,  # one seat's view, its own hidden information included (view.py)
     determinize=determinize,  # the hidden information sampled again for one seat (determinize.py)
+    draw_picture=draw_picture,  # the same as a picture of the table (picture.py)
 )
 
 __all__ = ["SPEC", "Op", "Phase", "SeventhStoneCodec", "SeventhStoneConfig", "SeventhStoneEncoder",
