@@ -3,9 +3,9 @@
     python evaluate.py --game catan_card --agents runs/catan_card_2p/final_model.zip random heuristic --games 500
     python evaluate.py --game catan_card --num-players 4 --agents ppo=runs/catan_card_4p random heuristic
 
-Agents: random, heuristic, a checkpoint .zip or a run directory (its final_model.zip), each
-optionally as label=spec. Prints the pairing table (win rate with a 95% Wilson interval, mean score,
-mean game length) and OpenSkill ratings, and writes <out>/<stem>.csv, .json and .png.
+Agents: random, heuristic, mcts or mcts:N (docs/baselines.md), a checkpoint .zip or a run directory (its
+final_model.zip), each optionally as label=spec. Prints the pairing table (win rate with a 95% Wilson interval,
+mean score, mean game length) and OpenSkill ratings, and writes <out>/<stem>.csv, .json and .png.
 Each pairing is saved as it ends (<out>/<stem>.pairings.jsonl); run the same command again after an
 interruption and the pairings already played are not played again. --record DIR saves the game record of every
 game (with --record-games N, of the first N games of each pairing) as DIR/<agent>-vs-<opponent>-g<game>.json;

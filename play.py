@@ -5,10 +5,10 @@
     python play.py --replay my_game.json --seat 1
     python play.py --web --game kingsburg --opponents heuristic      # in the browser: open the address it prints
 
-Opponents: agent specs as in evaluate.py (random, heuristic, a checkpoint .zip or a run directory, label=spec),
-one per other seat in seat order, or one for all of them. Your screen shows what your seat may see: the public
-board and your own hidden information (``env.seat_view``), never another seat's. Choose a move by its number or by
-typing part of its name; ``help`` lists the commands. See docs/play.md.
+Opponents: agent specs as in evaluate.py (random, heuristic, mcts or mcts:N, a checkpoint .zip or a run directory,
+label=spec), one per other seat in seat order, or one for all of them. Your screen shows what your seat may see: the
+public board and your own hidden information (``env.seat_view``), never another seat's. Choose a move by its number
+or by typing part of its name; ``help`` lists the commands. See docs/play.md.
 """
 from __future__ import annotations
 
@@ -251,7 +251,8 @@ def new_game(args, human_seats: list[int]):
     from agents.encoded import playing_in
 
     _, opponents, labels = build_opponents(args.game, num_players, human_seats, args.opponents, env_kwargs)
-    opponents = {s: playing_in(env, agent) for s, agent in opponents.items()}  # flat agents in a move encoding
+    # flat agents in a move encoding; a searching agent gets its sampler of the states its seat cannot tell apart
+    opponents = {s: playing_in(env, agent) for s, agent in opponents.items()}
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     return env, opponents, labels, seed
 

@@ -1,4 +1,4 @@
-"""Agents for every game: ``make_agent("random" | "heuristic", game, num_players, seed)``.
+"""Agents for every game: ``make_agent("random" | "heuristic" | "mcts[:N][:heuristic]", game, num_players, seed)``.
 
 Learned agents (MaskablePPO checkpoints) are loaded by ``agents.ppo``.
 """
@@ -21,6 +21,29 @@ def heuristic_games() -> list[str]:
     return sorted(_HEURISTICS)
 
 
+def parse_mcts(kind: str) -> dict | None:
+    """The settings of an MCTS agent name, ``mcts[:N][:heuristic]`` (N iterations per decision, the default
+    without; heuristic rollouts with ``:heuristic``), as ``MCTSAgent`` keywords; None for a name that does not
+    start with ``mcts``; ValueError for a bad budget or suffix."""
+    if kind != "mcts" and not kind.startswith("mcts:"):
+        return None
+    from .mcts import DEFAULT_ITERATIONS
+
+    parts = kind.split(":")[1:]
+    settings = {"iterations": DEFAULT_ITERATIONS, "rollout": "random"}
+    if parts and parts[-1] == "heuristic":
+        settings["rollout"] = parts.pop()
+    if len(parts) > 1:
+        raise ValueError(f"agent {kind!r}: an MCTS agent is named mcts, mcts:N or mcts:N:heuristic")
+    if parts:
+        budget = parts[0]
+        if not (budget.isascii() and budget.isdigit()) or int(budget) < 1:
+            raise ValueError(f"agent {kind!r}: the MCTS budget must be a positive number of iterations, "
+                             "as in 'mcts:200'")
+        settings["iterations"] = int(budget)
+    return settings
+
+
 def make_agent(kind: str, game: str, num_players: int, seed: int | None = None, **config) -> Agent:
     """Build a built-in agent by kind for one game and player count."""
     if kind == "random":
@@ -30,7 +53,12 @@ def make_agent(kind: str, game: str, num_players: int, seed: int | None = None, 
             raise ValueError(f"no heuristic agent for game {game!r}; available: {heuristic_games()}")
         cls = importlib.import_module(_HEURISTICS[game]).HeuristicAgent
         return cls(num_players=num_players, seed=seed, **config)
-    raise ValueError(f"unknown agent kind {kind!r}; use 'random', 'heuristic' or a checkpoint path")
+    search = parse_mcts(kind)
+    if search is not None:
+        from .mcts import MCTSAgent
+
+        return MCTSAgent(game, num_players, seed=seed, **search, **config)
+    raise ValueError(f"unknown agent kind {kind!r}; use 'random', 'heuristic', 'mcts', 'mcts:N' or a checkpoint path")
 
 
-__all__ = ["Agent", "RandomAgent", "heuristic_games", "make_agent"]
+__all__ = ["Agent", "RandomAgent", "heuristic_games", "make_agent", "parse_mcts"]

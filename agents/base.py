@@ -11,6 +11,9 @@ class Agent(abc.ABC):
     #: the action encoding whose actions ``act`` returns (docs/encodings.md); a flat agent plays in any other
     #: encoding through ``agents.encoded.FlatAgentInMoves``
     encoding: str = "flat"
+    #: True for an agent that searches copies of the game (agents/mcts.py): whoever seats it attaches a sampler of
+    #: the states its seat cannot tell from the real one (``attach``; ``agents.encoded.playing_in`` does)
+    searches: bool = False
 
     @abc.abstractmethod
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:

@@ -63,8 +63,16 @@ class FlatAgentInMoves(Agent):
 
 def playing_in(env, agent: Agent) -> Agent:
     """``agent`` as it plays in ``env``'s action encoding: itself in its own encoding, a flat agent through
-    ``FlatAgentInMoves``; ConfigError for an agent of another encoding."""
+    ``FlatAgentInMoves``; ConfigError for an agent of another encoding. An agent that searches (``searches``,
+    agents/mcts.py) is attached a sampler of the env's state as the seat to move may see it (``env.determinized``),
+    and plays in the flat encoding only."""
     encoding = env.unwrapped.action_encoding
+    if agent.searches:
+        if encoding != "flat":
+            raise ConfigError(f"agent {agent.name!r} searches in the flat encoding only; this env uses {encoding!r}")
+        raw = env.unwrapped
+        agent.attach(lambda rng: raw.determinized(raw.engine.current_player, rng))
+        return agent
     if agent.encoding == encoding:
         return agent
     if agent.encoding == "flat":

@@ -38,3 +38,15 @@ def test_fingerprint_refuses_a_config_no_player_count_accepts(capsys):
     with pytest.raises(SystemExit):
         fingerprint.main(["catan_card", "--games", "1", "--config", json.dumps({"no_such_option": 1})])
     assert "not valid at any player count" in capsys.readouterr().err
+
+
+def test_mcts_speed_benchmark_smoke(tmp_path):
+    """benchmarks/mcts_speed.py times the MCTS agent per game and budget in connect_four_v3 steps."""
+    from benchmarks import mcts_speed
+
+    out = tmp_path / "mcts.json"
+    assert mcts_speed.main(["--budgets", "2,4", "--moves", "1", "--seconds", "0.05", "--games", "catan_card",
+                            "--json", str(out)]) == 0
+    results = json.loads(out.read_text())
+    assert set(results) == {"catan_card/mcts:2", "catan_card/mcts:4"}
+    assert all(row["connect_four_v3_steps_per_move"] > 0 for row in results.values())

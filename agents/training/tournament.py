@@ -56,14 +56,14 @@ def game_seed(seed: int, game_index: int) -> int:
 @dataclass(frozen=True)
 class AgentSpec:
     label: str
-    kind: str  # random | heuristic | checkpoint
+    kind: str  # random | heuristic | mcts[:N][:heuristic] | checkpoint
     path: str | None = None
 
     @classmethod
     def parse(cls, text: str) -> "AgentSpec":
         label, _, spec = text.partition("=") if "=" in text else ("", "", text)
         spec = spec.strip()
-        if spec in BUILTIN_KINDS:
+        if spec in BUILTIN_KINDS or agents_pkg.parse_mcts(spec) is not None:  # ValueError for a bad budget
             return cls(label or spec, spec)
         if spec.endswith(".zip") or os.path.exists(spec):
             if os.path.isdir(spec):
@@ -73,7 +73,7 @@ class AgentSpec:
                 spec = candidate
             return cls(label or _checkpoint_label(spec), "checkpoint", spec)
         raise ValueError(
-            f"agent {text!r}: use 'random', 'heuristic', a checkpoint .zip path or a run directory "
+            f"agent {text!r}: use 'random', 'heuristic', 'mcts', 'mcts:N', a checkpoint .zip path or a run directory "
             "(optionally as label=spec)"
         )
 

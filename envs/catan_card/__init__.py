@@ -10,6 +10,7 @@ from .encoder import CatanCardEncoder
 from .engine import CatanCardConfig, CatanCardEngine, Op, Phase
 from .moves import CatanCardGrain
 from .picture import draw as draw_picture
+from .determinize import determinize
 from .view import seat_view
 
 SPEC = GameSpec(
@@ -23,6 +24,7 @@ SPEC = GameSpec(
     new_encoder=CatanCardEncoder,
     default_max_turns=1000,
     seat_view=seat_view,  # one seat's view, its own hidden information included (view.py)
+    determinize=determinize,  # the hidden information sampled again for one seat (determinize.py)
     draw_picture=draw_picture,  # the same as a picture of the table (picture.py)
 )
 

@@ -297,6 +297,16 @@ class TabletopEnv(AECEnv):
             raise IllegalActionError(f"no seat {seat!r}: seats are 0..{self.num_players - 1}")
         return int(seat)
 
+    def determinized(self, seat: int, rng: np.random.Generator):
+        """A copy of the game in which everything seat ``seat`` must not know is sampled again from ``rng``,
+        consistent with what it has seen (``GameSpec.determinize``); the game itself is unchanged."""
+        engine = self._reset_engine("determinized")
+        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < self.num_players:
+            raise IllegalActionError(f"no seat {seat!r}: seats are 0..{self.num_players - 1}")
+        if self.spec.determinize is None:
+            raise ConfigError(f"{self.spec.name} has no determinize: its hidden information cannot be sampled")
+        return self.spec.determinize(engine, int(seat), rng)
+
     def record(self, agents: list[str | None] | None = None) -> dict:
         """The record of the game played since the last ``reset()`` (finished or not), as a JSON-ready dict;
         ``agents`` labels the seats. Format: ``envs.core.records``."""

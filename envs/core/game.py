@@ -36,6 +36,9 @@ class GameSpec:
     # ``draw_picture(engine, seat) -> Picture`` (envs.core.picture): the table as seat ``seat`` may see it, or the
     # public table when ``seat`` is None; what ``env.seat_picture`` and ``render_mode="rgb_array"`` show
     draw_picture: Callable[[Any, int | None], Any] | None = None
+    # ``determinize(engine, seat, rng) -> engine``: a clone with everything ``seat`` must not know sampled again,
+    # consistent with what it has seen (envs/core/determinize.py); searching agents play on these samples
+    determinize: Callable[[Any, int, np.random.Generator], RulesEngine] | None = None
 
     @property
     def encodings(self) -> list[str]:

@@ -10,6 +10,7 @@ from .encoder import KingsburgEncoder
 from .engine import Decision, KingsburgConfig, KingsburgEngine, Op
 from .moves import KingsburgGrain
 from .picture import draw as draw_picture
+from .determinize import determinize
 from .view import seat_view
 
 SPEC = GameSpec(
@@ -24,6 +25,7 @@ SPEC = GameSpec(
     default_max_turns=5000,
     state_version=7,  # bumped whenever the pickled engine changes shape (see GameSpec)
     seat_view=seat_view,  # one seat's view, its own hidden information included (view.py)
+    determinize=determinize,  # the hidden information sampled again for one seat (determinize.py)
     draw_picture=draw_picture,  # the same as a picture of the table (picture.py)
 )
 

@@ -13,6 +13,7 @@ from .constants import Head, Phase, Stage
 from .observation import MedioevoEncoder
 from .engine import MedioevoConfig, MedioevoEngine, check_config
 from .picture import draw as draw_picture
+from .determinize import determinize
 from .view import seat_view
 
 SPEC = GameSpec(
@@ -28,6 +29,7 @@ SPEC = GameSpec(
     check_config=check_config,
     state_version=16,  # bumped whenever the pickled engine changes shape (see GameSpec)
     seat_view=seat_view,  # one seat's view, its own hidden information included (view.py)
+    determinize=determinize,  # the hidden information sampled again for one seat (determinize.py)
     draw_picture=draw_picture,  # the same as a picture of the table (picture.py)
 )
 

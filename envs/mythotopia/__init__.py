@@ -8,6 +8,7 @@ from .codec import MythotopiaCodec
 from .encoder import MythotopiaEncoder
 from .engine import MythotopiaConfig, MythotopiaEngine, Phase
 from .picture import draw as draw_picture
+from .determinize import determinize
 from .view import seat_view
 
 SPEC = GameSpec(
@@ -22,6 +23,7 @@ SPEC = GameSpec(
     default_max_turns=1000,
     state_version=3,  # 3: the change log replaces the version counters; 2: pay_then holds the engine method
     seat_view=seat_view,  # one seat's view, its own hidden information included (view.py)
+    determinize=determinize,  # the hidden information sampled again for one seat (determinize.py)
     draw_picture=draw_picture,  # the same as a picture of the table (picture.py)
 )
 

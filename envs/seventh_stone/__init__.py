@@ -10,6 +10,7 @@ from .encoder import SeventhStoneEncoder
 from .engine import Op, Phase, SeventhStoneConfig, SeventhStoneEngine, validate_config
 from .moves import SeventhStoneGrain
 from .picture import draw as draw_picture
+from .determinize import determinize
 from .view import seat_view
 
 SPEC = GameSpec(
@@ -27,6 +28,7 @@ SPEC = GameSpec(
     # 5: the engine keeps its attributes in slots; 6: the change log (changes.py), the encoder's caches in itself;
     # 7: gap_rows, fight_picker and keep_cell (never read) gone
     seat_view=seat_view,  # one seat's view, its own hidden information included (view.py)
+    determinize=determinize,  # the hidden information sampled again for one seat (determinize.py)
     draw_picture=draw_picture,  # the same as a picture of the table (picture.py)
 )
 

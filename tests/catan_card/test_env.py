@@ -4,9 +4,9 @@ import pytest
 
 import envs
 from envs import ConfigError, IllegalActionError
-from envs.catan_card import CatanCardEngine, Phase
-from envs.catan_card.engine import NUM_RES
+from envs.catan_card import CatanCardEngine
 from envs.core import testing
+from envs.catan_card.determinize import determinize
 
 PLAYER_COUNTS = (2, 3, 4, 5, 6)
 
@@ -65,32 +65,8 @@ def test_game_ends_with_rank_rewards(n):
     assert result.infos[f"player_{winner}"]["scores"][winner] >= 10
 
 
-def _reshuffle_hidden(engine, seat: int, rng):
-    """A clone with what ``seat`` must not know reshuffled: the other hands (sizes kept) with the draw pile's order,
-    unless the seat is looking at a hand through the Library, and the city sides of the settlements."""
-    other = engine.clone()
-    n = other.num_players
-    pool = [r for p in range(n) if p != seat for r in range(NUM_RES) for _ in range(other.hands[p][r])]
-    pool += other.draw_pile
-    if not (other.phase == Phase.LIBRARY_PICK and other.actor == seat):
-        rng.shuffle(pool)
-        k = 0
-        for p in range(n):
-            if p == seat:
-                continue
-            size = sum(other.hands[p])
-            other.hands[p] = [0] * NUM_RES
-            for r in pool[k:k + size]:
-                other.hands[p][r] += 1
-            k += size
-        other.draw_pile = pool[k:]
-    hidden = [e for s in other.settlements for e in s] + other.settlement_stack
-    rng.shuffle(hidden)
-    k = 0
-    for s in other.settlements + [other.settlement_stack]:
-        s[:] = hidden[k:k + len(s)]
-        k += len(s)
-    return other
+# what a seat must not know, sampled again: the game's determinization (envs/catan_card/determinize.py)
+_reshuffle_hidden = determinize
 
 
 def _observation(engine, encoder, seat):

@@ -10,6 +10,7 @@ from envs import ConfigError, IllegalActionError
 from envs.core import testing
 from envs.kingsburg import Decision, KingsburgConfig, KingsburgEngine
 from envs.kingsburg.encoder import KingsburgEncoder
+from envs.kingsburg.determinize import determinize
 
 PLAYER_COUNTS = (2, 3, 4, 5)
 MODULES = ("module_more_buildings", "module_governors", "module_army_tokens")
@@ -130,29 +131,8 @@ def test_game_ends_with_rank_rewards(n):
         assert result.infos[f"player_{p}"]["scores"] == e.vp
 
 
-def _reshuffle_hidden(e, seat, rng):
-    """A copy of the engine where everything `seat` must not know is drawn again."""
-    other = e.clone()
-    t = other.tables
-    for y in range(5):
-        current = y == other.year - 1
-        if y < other.year - 1 or (current and (other.revealed or other.peeked[seat])):
-            continue  # past cards and a card the seat has seen stay
-        stack = t.enemies_by_year[y]
-        other.enemy_deck[y] = stack[int(rng.integers(len(stack)))]
-    other._dice = [int(v) for v in rng.integers(1, 7, size=len(other._dice))]
-    other.rng = np.random.default_rng(int(rng.integers(1 << 30)))
-    for p in range(other.num_players):
-        if p == seat:
-            continue
-        if other.army_choice[p] >= 0:
-            other.army_choice[p] = int(rng.choice(other.army_tokens[p]))
-        if other.config.module_governors and not other.governors_revealed:
-            hand = sorted(int(g) for g in rng.choice(len(t.governors), len(other.governor_hand[p]), replace=False))
-            other.governor_hand[p] = hand
-            if other.governor[p] >= 0:
-                other.governor[p] = int(rng.choice(hand))
-    return other
+# what a seat must not know, sampled again: the game's determinization (envs/kingsburg/determinize.py)
+_reshuffle_hidden = determinize
 
 
 @pytest.mark.parametrize("options", [{}, ALL_MODULES])

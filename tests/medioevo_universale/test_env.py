@@ -9,6 +9,7 @@ import pytest
 from envs.core import ConfigError, IllegalActionError, TabletopEnv, testing
 from envs.medioevo_universale import SPEC, Phase
 from envs.medioevo_universale.data import game_data
+from envs.medioevo_universale.determinize import determinize
 
 PLAYER_COUNTS = (3, 4, 5, 6)
 
@@ -129,37 +130,8 @@ def test_truncation_at_max_turns():
     assert env.engine.turn == 5
 
 
-def _scramble_hidden(engine, seat, rng):
-    """Change everything ``seat`` must not know; its observation must stay identical."""
-    other = engine.clone()
-    n = other.num_players
-    for p in range(n):
-        if p == seat:
-            continue
-        if not other.config.reveal_money:
-            other.money[p] += int(rng.integers(1, 500))
-        if other.phase in (Phase.BID, Phase.TIE_BID):
-            other.bids[p] += int(rng.integers(1, 50))  # sealed until everyone bid
-            other.tie_extra[p] += int(rng.integers(0, 50))
-        if other.tax_pending[p] >= 0:
-            other.tax_pending[p] = int(rng.choice(other.tax_rates))
-    # goals of other seats' cards, and of every card in the deck
-    own = set(other.hand[seat])
-    pool = [i for i in range(len(other.goal_of)) if i not in own]
-    goals = [other.goal_of[i] for i in pool]
-    rng.shuffle(goals)
-    for i, g in zip(pool, goals):
-        other.goal_of[i] = g
-    rng.shuffle(other.deck)
-    if other.event_deck:  # the back of the top card (the allowed tax rate) is public
-        rest = other.event_deck[:-1]
-        rng.shuffle(rest)
-        other.event_deck[:-1] = rest
-    if other.phase == Phase.KEEP_CARD and other.actor != seat:
-        other.drawn = list(other.drawn)  # same size, identities unknown to others
-        swap = [c for c in other.deck[:len(other.drawn)]]
-        other.deck[:len(swap)], other.drawn = other.drawn, swap
-    return other
+# what a seat must not know, sampled again: the game's determinization (envs/medioevo_universale/determinize.py)
+_scramble_hidden = determinize
 
 
 @pytest.mark.parametrize("n", (3, 4))

@@ -10,6 +10,7 @@ from envs import ConfigError, IllegalActionError
 from envs.core import testing
 from envs.mythotopia import MythotopiaConfig, MythotopiaEngine, Phase
 from envs.mythotopia.data import VARIABLE_VP_CARDS
+from envs.mythotopia.determinize import determinize
 
 PLAYER_COUNTS = (2, 3, 4)
 
@@ -105,30 +106,8 @@ def test_pickle_and_clone_in_a_payment_play_on_alike():
         assert testing.state_bytes(other) == testing.state_bytes(engine)
 
 
-def _shuffle_hidden(engine, seat, rng):
-    """Reshuffle what `seat` must not know: other seats' hand+draw (sizes kept), every pile order."""
-    other = engine.clone()
-    for p in range(other.num_players):
-        if p == seat:
-            rng.shuffle(other.draw[p])
-            continue
-        pool = other.hand[p] + other.draw[p]
-        rng.shuffle(pool)
-        h = len(other.hand[p])
-        other.hand[p], other.draw[p] = pool[:h], pool[h:]
-    if other.phase != Phase.PHILO_CARD:
-        rng.shuffle(other.impdeck)
-    if other.phase not in (Phase.DRAFT_CARD,):
-        rng.shuffle(other.pstack)
-    for p in range(other.num_players):
-        if p != seat and other.phase in (Phase.SETUP_CITADEL, Phase.SETUP_DISCARD) and other.setup_choice[p]:
-            # a secret pick is any other of that seat's own provinces
-            own = [x for x in range(40) if other.controller[x] == p and x not in other.setup_choice[p]]
-            if own:
-                other.setup_choice[p][-1] = own[rng.integers(len(own))]
-    other._rebuild_loc()  # card locations as the encoder reads them
-    other.stamp_everything()  # edited from outside the rules
-    return other
+# what a seat must not know, sampled again: the game's determinization (envs/mythotopia/determinize.py)
+_shuffle_hidden = determinize
 
 
 @pytest.mark.parametrize("n, options", [(2, {}), (4, {"optional_start_choice": True,

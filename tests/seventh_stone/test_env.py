@@ -11,6 +11,7 @@ from envs import ConfigError, IllegalActionError
 from envs.core import testing
 from envs.seventh_stone import Op, Phase
 from envs.seventh_stone.data import NUM_CELLS
+from envs.seventh_stone.determinize import determinize
 
 PLAYER_COUNTS = (2, 3, 4)
 OPTIONS = [
@@ -93,40 +94,8 @@ def test_game_ends_with_rank_rewards(n):
     assert result.infos["player_0"]["scores"] == [e.ts(p) for p in range(n)]
 
 
-def _shuffle_hidden(engine, seat, rng):
-    """Reshuffle what `seat` must not know: other hands (same sizes), stones under other armies,
-    the stack order, who took which drafted stone, and other allocations before the reveal."""
-    e = engine.clone()
-    pool = [k for p in range(e.num_players) if p != seat for k in range(len(e.hands[p]))
-            for _ in range(e.hands[p][k])]
-    under = [a for cell in e.armies for a in cell if a.owner != seat and a.stones]
-    pool += [k for a in under for k in a.stones]
-    pool += [k for s in e.stacks for k in s]
-    rng.shuffle(pool)
-    i = 0
-    for p in range(e.num_players):
-        if p == seat:
-            continue
-        size = sum(e.hands[p])
-        e.hands[p] = [0] * len(e.hands[p])
-        for k in pool[i:i + size]:
-            e.hands[p][k] += 1
-        i += size
-    for a in under:
-        a.stones = pool[i:i + len(a.stones)]
-        i += len(a.stones)
-    for s in e.stacks:
-        s[:] = pool[i:i + len(s)]
-        i += len(s)
-    others = [t for t in e.offer_taker if t not in (-1, seat)]
-    rng.shuffle(others)
-    e.offer_taker = [t if t in (-1, seat) else others.pop() for t in e.offer_taker]
-    if not e.revealed:
-        for p in range(e.num_players):
-            if p != seat:
-                e.alloc[p] = [int(x) for x in rng.integers(0, 9, size=8)]
-    e.stamp_everything()  # edited from outside the rules
-    return e
+# what a seat must not know, sampled again: the game's determinization (envs/seventh_stone/determinize.py)
+_shuffle_hidden = determinize
 
 
 @pytest.mark.parametrize("n", (2, 4))
