@@ -70,7 +70,7 @@ def test_unknown_and_mistyped_config_keys():
     with pytest.raises(ConfigError, match="max_turns"):
         envs.make("kingsburg", max_turns=0)
     with pytest.raises(ConfigError, match="render_mode"):
-        envs.make("kingsburg", render_mode="rgb_array")
+        envs.make("kingsburg", render_mode="rgb")
 
 
 @pytest.mark.parametrize("n", PLAYER_COUNTS)

@@ -49,7 +49,7 @@ def test_illegal_action_error_names_the_action():
     ({"spoils_of_war_counters": -1}, "spoils_of_war_counters must be 0..10"),
     ({"optional_start_choice": "yes"}, "optional_start_choice"),
     ({"max_turns": 0}, "max_turns"),
-    ({"render_mode": "rgb_array"}, "render_mode"),
+    ({"render_mode": "rgb"}, "render_mode"),
 ])
 def test_bad_configs_are_refused_with_clear_errors(options, message):
     with pytest.raises(ConfigError, match=message):
