@@ -18,9 +18,14 @@ MOVE_ENCODINGS = ("composite", "factored", "factored_independent", "pointer")
 GAMES = [game for game in envs.names() if "composite" in envs.encodings(game)]
 CASES = [(game, encoding) for game in GAMES for encoding in MOVE_ENCODINGS]
 #: catan_card's composite space has about 3 million indices: its mask, allocated and sampled at every step, makes a
-#: random game slow, so its whole-game tests run with ``-m slow``
-HEAVY = {("catan_card", "composite")}
+#: random game slow, so its whole-game tests (its api_test too) run with ``-m slow``
+HEAVY_API_TEST = {("catan_card", "composite")}
+#: medioevo_universale's whole games in a move encoding take minutes (about 1,400 decisions, each move listed by
+#: playing its decisions on clones of a large engine): its whole-game tests run with ``-m slow``, its api_test
+#: (a few cycles at each player count) in the default run
+HEAVY = HEAVY_API_TEST | {("medioevo_universale", encoding) for encoding in MOVE_ENCODINGS}
 WHOLE_GAME_CASES = [pytest.param(*case, marks=pytest.mark.slow) if case in HEAVY else case for case in CASES]
+API_TEST_CASES = [pytest.param(*case, marks=pytest.mark.slow) if case in HEAVY_API_TEST else case for case in CASES]
 #: the game the tests of one encoding's machinery (training, records, tournaments) play: the quickest
 LIGHT = "kingsburg"
 
@@ -46,7 +51,7 @@ def play_flat(game: str, n: int, seed: int, steps: int = 10_000):
     return start, decisions, env.engine
 
 
-@pytest.mark.parametrize("game, encoding", WHOLE_GAME_CASES)
+@pytest.mark.parametrize("game, encoding", API_TEST_CASES)
 def test_api_test_at_every_player_count(game, encoding):
     for n in envs.spec(game).player_counts:
         testing.run_api_test(envs.make(game, num_players=n, action_encoding=encoding), num_cycles=60)

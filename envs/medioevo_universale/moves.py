@@ -24,8 +24,8 @@ Chance and hidden information end a move: dice are rolled with the engine's gene
 galley sinking, card rolls), which ``legal_moves`` notices; the decks are shuffled ahead, and a card is drawn
 (a card purchase, setup S7, Weiser 61) or an event card turned (phase 2.2, the last revolt check) only when a tree
 option is carried out or a phase ends, so never inside a move: after an option the tree is opened afresh (or the
-phase changes) and the move ends; sealed bids and tax choices are revealed only after the last seat's decision,
-which another seat's move follows.
+phase changes) and the move ends. Sealed bids and tax choices, revealed after the last seat's, are moves of one
+decision.
 
 Parts: the first decision (a flat decision), then two further decisions, each described in the move's context
 (0: none): inside a tree option its value within its kind (1 + ``arg``; the options open share the kind); after a
@@ -59,7 +59,7 @@ def neighbours(board) -> list[tuple[int, ...]]:
 
 class MedioevoGrain(MoveGrain):
     max_length = MAX_DECISIONS
-    pointer_rows = 128  # see docs/games/medioevo_universale.md, "Other encodings"
+    pointer_rows = 256  # the most legal moves met in random play: 145 (a build-up, a path), benchmarks/encodings.py
 
     def __init__(self, flat):
         super().__init__(flat)
