@@ -3,8 +3,8 @@
 The flat encoding takes every compound choice as a chain of small decisions (spec 10.2, docs/games/
 medioevo_universale.md "Moves and sub-decisions"). The grain joins them where the rulebook makes one choice:
 
-* **An option of the decision tree** (a purchase, spec 5.7: "Kauf" of a unit, building, vehicle or technology
-  with its place; a goal claim or card TP, spec 5.8; a card activation with its targets, spec 5.21; a technology
+* **An option of the decision tree** (a purchase, spec 5.7: a technology, building, transport, unit or siege
+  engine with its placement; a goal claim or card TP, spec 5.8; a card activation with its targets, spec 5.21; a technology
   activation, spec 2.7; a deficit cover, spec 5.5-5.6; an event point, spec 5.4 phase 2.2; a build-up point,
   spec 5.4 phase 2.3; a TP payment; a removal, spec 5.17): the engine lists every complete option as a tuple of
   decisions and carries it out when it is determined, so nothing is revealed or rolled inside it. One move holds
@@ -12,9 +12,9 @@ medioevo_universale.md "Moves and sub-decisions"). The grain joins them where th
   (``PURCHASE(UNIT)``, ``UNIT(LI)``, ``NODE(Roma)``), up to ``MAX_DECISIONS``; an option that is longer or
   branches into several kinds of decision (a removal: a unit, a transport or a goods cube) goes on in moves of
   one decision each.
-* **A movement path** (spec 5.9, "vollständige Bewegung": the carrier steps from region to region for 1 MP
-  each until it stops): the steps of the moving carrier, up to ``MAX_DECISIONS``, with the decision that
-  follows them (ending the movement, loading, unloading, boarding, changing carrier, a technology or card); a
+* **A movement path** (spec 5.9, "abgeschlossene Bewegung": "an army starts and moves until (a) its MP are used
+  up, (b) the player ends it, or (c) it enters a land region or sea zone holding an opposing army"): the steps of the moving carrier with the decision that follows them (ending the
+  movement, loading, unloading, boarding, changing carrier, a technology or card), ``MAX_DECISIONS`` at most; a
   longer path goes on in the next move. A step whose entry sets something off (a battle, a takeover, barbarian
   resistance) ends the move there: the phase is no longer the movement's.
 * Every other decision (a bid's coin, a tax rate, a battle decision, a trade step, a card kept) is a move of its
@@ -29,7 +29,7 @@ decision.
 
 Parts: the first decision (a flat decision), then two further decisions, each described in the move's context
 (0: none): inside a tree option its value within its kind (1 + ``arg``; the options open share the kind); after a
-step (or another ``NODE``) the next region as one of the neighbours of the last (1 .. ``MAX_NEIGHBOURS``), or the
+step (or another ``NODE``) the next region as one of the neighbours of the last (1 .. ``max_neighbours``), or the
 decision that closes the path (``CLOSING``).
 """
 from __future__ import annotations
@@ -66,7 +66,6 @@ class MedioevoGrain(MoveGrain):
         self._offsets = flat.offsets
         self._decode = flat._decode
         board = game_data().board
-        self._node_first = flat.offsets[Head.NODE]
         self._neighbours = neighbours(board)
         self.max_neighbours = max(map(len, self._neighbours))
         self._closing = {}  # flat index -> closing code
