@@ -59,7 +59,7 @@ def neighbours(board) -> list[tuple[int, ...]]:
 
 class MedioevoGrain(MoveGrain):
     max_length = MAX_DECISIONS
-    pointer_rows = 256  # the most legal moves met in random play: 145 (a build-up, a path), benchmarks/encodings.py
+    pointer_rows = 256  # above the most legal moves met in random play (docs/games/medioevo_universale.md)
 
     def __init__(self, flat):
         super().__init__(flat)
