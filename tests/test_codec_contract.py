@@ -12,6 +12,10 @@ from envs.core.codec import ActionCodec
 
 GAMES = envs.names()
 CASES = [(game, encoding) for game in GAMES for encoding in envs.encodings(game)]
+#: medioevo_universale's move encodings list each state's moves by playing their decisions on clones of a large
+#: engine, several times a step here (the env, the twin): minutes per encoding, so with ``-m slow``
+#: (tests/test_encodings.py checks their indices, masks and api_test in the default run)
+SLOW = {("medioevo_universale", encoding) for encoding in envs.encodings("medioevo_universale")[1:]}
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -38,7 +42,8 @@ def test_every_codec_keeps_the_one_signature(game, encoding):
         assert list(inspect.signature(getattr(type(codec), method)).parameters) == base, method
 
 
-@pytest.mark.parametrize("game, encoding", CASES)
+@pytest.mark.parametrize("game, encoding", [pytest.param(*case, marks=pytest.mark.slow) if case in SLOW else case
+                                            for case in CASES])
 def test_decode_and_encode_are_inverse_on_every_legal_index(game, encoding):
     for n in sorted({envs.spec(game).player_counts[0], envs.spec(game).player_counts[-1]}):
         env = envs.make(game, num_players=n, action_encoding=encoding)

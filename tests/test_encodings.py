@@ -19,11 +19,14 @@ MOVE_ENCODINGS = ("composite", "factored", "factored_independent", "pointer")
 GAMES = [game for game in envs.names() if "composite" in envs.encodings(game)]
 CASES = [(game, encoding) for game in GAMES for encoding in MOVE_ENCODINGS]
 #: (game, encoding) pairs whose whole-game tests other than ``api_test`` are too slow for the default run (they run
-#: with ``-m slow``); ``api_test`` runs for every pair by default
+#: with ``-m slow``); ``api_test`` runs for every pair by default.
 #: seventh_stone's random play in complete moves is mostly move orders (listed by following each on a clone), and
 #: its composite mask (973,845 indices) and pointer table (512 rows) are built at every step: together these
-#: would add about 30 s (2 workers) to the game's 45 s in the default run
-HEAVY: set[tuple[str, str]] = {("seventh_stone", "composite"), ("seventh_stone", "pointer")}
+#: would add about 30 s (2 workers) to the game's 45 s in the default run.
+#: medioevo_universale's whole games in a move encoding take minutes (about 1,400 decisions, each move listed by
+#: playing its decisions on clones of a large engine).
+HEAVY: set[tuple[str, str]] = ({("seventh_stone", "composite"), ("seventh_stone", "pointer")}
+                               | {("medioevo_universale", encoding) for encoding in MOVE_ENCODINGS})
 WHOLE_GAME_CASES = [pytest.param(*case, marks=pytest.mark.slow) if case in HEAVY else case for case in CASES]
 #: the game the tests of one encoding's machinery (training, records, tournaments) play: the quickest
 LIGHT = "kingsburg"

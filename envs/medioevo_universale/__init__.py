@@ -7,6 +7,7 @@ from ..core.compiled import use_compiled
 
 use_compiled(__name__, __path__)  # the compiled build, when current (envs/core/compiled.py)
 
+from ..core.encodings import move_encodings
 from ..core.game import GameSpec
 from .codec import MedioevoCodec
 from .constants import Head, Phase, Stage
@@ -14,6 +15,7 @@ from .observation import MedioevoEncoder
 from .engine import MedioevoConfig, MedioevoEngine, check_config
 from .picture import draw as draw_picture
 from .determinize import determinize
+from .moves import MedioevoGrain
 from .view import seat_view
 
 SPEC = GameSpec(
@@ -23,7 +25,7 @@ SPEC = GameSpec(
     default_players=4,
     config_cls=MedioevoConfig,
     new_engine=MedioevoEngine,
-    codecs=(MedioevoCodec,),
+    codecs=(MedioevoCodec, *move_encodings(MedioevoCodec, MedioevoGrain)),
     new_encoder=MedioevoEncoder,
     default_max_turns=5000,
     check_config=check_config,

@@ -23,12 +23,14 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
+from itertools import chain
+from operator import is_
 
 import numpy as np
 
 from ..core.changes import ChangeLog
 from ..core.config import check_range
-from ..core.engine import RulesEngine, flat_class, instance_state
+from ..core.engine import RulesEngine, copy_generator, flat_class, instance_state
 from ..core.errors import ConfigError, IllegalActionError
 from .constants import HEAD_NAMES, NUM_UNIT_TYPES, PHASE_NAMES, STAGE_NAMES, Ctrl, EventStage, Head, Phase, Stage
 from .data import BUILDING_NAMES, EMPIRES, UNIT_NAMES, VEHICLE_KINDS, GameData, game_data
@@ -351,14 +353,23 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         return list(self.ep)
 
     def clone(self) -> "MedioevoEngine":
-        data, self.data = self.data, None
-        board, comp, cards = self.board, self.comp, self.cards
-        self.board = self.comp = self.cards = None
-        try:
-            twin = copy.deepcopy(self)
-        finally:
-            self.data, self.board, self.comp, self.cards = data, board, comp, cards
-        twin.data, twin.board, twin.comp, twin.cards = data, board, comp, cards
+        """An independent copy, the one ``copy.deepcopy`` makes (the same pickle, an object referenced twice still
+        one object), about four times faster, which the move encodings' listing of moves needs (it plays every
+        decision on a clone): the component data and the frozen config are shared, the rest copied by ``_copy``."""
+        memo = {id(self.rng): copy_generator(self.rng)}
+        for shared in (self.data, self.board, self.comp, self.cards, self.config):
+            memo[id(shared)] = shared
+        twin = object.__new__(type(self))
+        names = _ATTRIBUTES.get(type(self))
+        if names is None:
+            names = _ATTRIBUTES[type(self)] = tuple(name for klass in type(self).__mro__
+                                                    for name in klass.__dict__.get("__slots__", ()))
+        for name in names:
+            value = getattr(self, name, _UNSET)  # unset: a slot of an option switched off (terrain)
+            if value is not _UNSET:
+                setattr(twin, name, _copy(value, memo))
+        for name, value in getattr(self, "__dict__", {}).items():
+            setattr(twin, name, _copy(value, memo))
         return twin
 
     def __getstate__(self):
@@ -657,6 +668,88 @@ class MedioevoEngine(StateMixin, SetupMixin, EconomyMixin, PurchaseMixin, WarMix
         if self.final_breakdown is not None:
             lines.append("final EP " + str(self.ep))
         return "\n".join(lines)
+
+
+_PLAIN = frozenset({int, bool, float, str, type(None)})
+
+
+def _copy(value, memo: dict):
+    """``copy.deepcopy(value, memo)`` for ``MedioevoEngine.clone``, without deepcopy's generic walk for what the
+    engine holds: plain values and tuples of them are kept (as deepcopy keeps them); lists, dicts, sets and the
+    rules' dataclass records are copied item by item (lists and dicts of plain values at once); every copy goes
+    into ``memo``, so that an object met again is the same copy."""
+    kind = type(value)
+    if kind in _PLAIN:
+        return value
+    twin = memo.get(id(value))
+    if twin is not None:
+        return twin
+    if kind is list:
+        kinds = set(map(type, value))
+        if kinds <= _PLAIN:
+            twin = value[:]
+        elif kinds == _LIST and set(map(type, chain.from_iterable(value))) <= _PLAIN:
+            twin = []
+            for item in value:  # each inner list copied once (``memo``), as deepcopy would
+                inner = memo.get(id(item))
+                if inner is None:
+                    inner = memo[id(item)] = item[:]
+                twin.append(inner)
+        elif kinds <= _FROZEN and _frozen([item for item in value if type(item) is tuple]):
+            twin = value[:]  # tuples of plain values (the options of a decision tree): shared, as deepcopy does
+        else:
+            twin = [_copy(item, memo) for item in value]
+    elif kind is tuple:
+        if _frozen((value,)):
+            return value
+        items = tuple(_copy(item, memo) for item in value)
+        return value if all(map(is_, items, value)) else items  # deepcopy keeps a tuple whose items it kept
+    elif kind is dict:
+        if set(map(type, value.values())) <= _PLAIN:
+            twin = {_copy(key, memo): item for key, item in value.items()}
+        else:
+            twin = {_copy(key, memo): _copy(item, memo) for key, item in value.items()}
+    elif kind is set:
+        twin = {_copy(item, memo) for item in value}
+    elif _record_fields(kind):
+        twin = object.__new__(kind)
+        memo[id(value)] = twin
+        for name in _RECORDS[kind]:
+            object.__setattr__(twin, name, _copy(getattr(value, name), memo))
+        return twin
+    else:
+        return copy.deepcopy(value, memo)
+    memo[id(value)] = twin
+    return twin
+
+
+_LIST = frozenset({list})
+_ATTRIBUTES: dict[type, tuple[str, ...]] = {}  # per engine class, its slots
+_UNSET = object()
+_FROZEN = _PLAIN | {tuple}
+#: per class met, its fields when it is a slots dataclass (a rules record: copied field by field), else ()
+_RECORDS: dict[type, tuple[str, ...]] = {}
+
+
+def _record_fields(kind: type) -> tuple[str, ...]:
+    fields = _RECORDS.get(kind)
+    if fields is None:
+        fields = tuple(getattr(kind, "__dataclass_fields__", ()))
+        if not fields or set(kind.__dict__.get("__slots__", ())) != set(fields) or hasattr(kind, "__deepcopy__"):
+            fields = ()
+        _RECORDS[kind] = fields
+    return fields
+
+
+def _frozen(tuples) -> bool:
+    """Whether the tuples ``tuples`` hold plain values and tuples of them only, at any depth."""
+    while tuples:
+        items = list(chain.from_iterable(tuples))
+        kinds = set(map(type, items))
+        if not kinds <= _FROZEN:
+            return False
+        tuples = [item for item in items if type(item) is tuple] if tuple in kinds else ()
+    return True
 
 
 def instance_attributes(engine_class: type) -> tuple[str, ...]:
