@@ -1,6 +1,6 @@
 """Rules engine of Mythotopia: plain state and transitions, no RL terms.
 
-Moves are ints in the flat layout of ``envs.mythotopia.moves`` (the PLAYER segment holds absolute
+Moves are ints in the flat layout of ``envs.mythotopia.layout`` (the PLAYER segment holds absolute
 seats; the codec makes them relative). Every multi-part action of spec 5.3/5.4 is a sequence of
 small decisions driven by ``phase``; a choice is offered only if the action can still be completed
 (spec 10.1, no dead ends). Each decision state has a ``_legal_<state>`` and an ``_apply_<state>``
@@ -19,7 +19,7 @@ import numpy as np
 from ..core.changes import CountedChangeLog
 from ..core.engine import RulesEngine, flat_class, instance_state
 from ..core.errors import ConfigError, IllegalActionError
-from . import moves as M
+from . import layout as M
 from .changes import BOARD, CARDS, CITIES, DOMAINS, MAP, VP
 from .data import (
     ARMY, FIRST_IMPROVEMENT, FOOD, GOLD, HILLS, KIND_IMPROVEMENT, KIND_PROVINCE, KIND_STARTING, MOUNTAINS,
