@@ -17,10 +17,14 @@ from envs.core.moves import split_moves
 MOVE_ENCODINGS = ("composite", "factored", "factored_independent", "pointer")
 GAMES = [game for game in envs.names() if "composite" in envs.encodings(game)]
 CASES = [(game, encoding) for game in GAMES for encoding in MOVE_ENCODINGS]
-#: catan_card's composite space has about 3 million indices: its mask, allocated and sampled at every step, makes a
-#: random game slow, so its whole-game tests run with ``-m slow``
-HEAVY = {("catan_card", "composite")}
+#: catan_card's composite space has about 3 million indices: its mask, allocated and sampled at every step, makes
+#: every step slow, so all its tests that play run with ``-m slow``
+SLOW_STEPS = {("catan_card", "composite")}
+#: whole games too slow for the default run, their whole-game tests run with ``-m slow``: those of SLOW_STEPS, and
+#: mythotopia's, a game of thousands of moves, each listed on clones of the engine (api_test stays)
+HEAVY = SLOW_STEPS | {("mythotopia", encoding) for encoding in MOVE_ENCODINGS}
 WHOLE_GAME_CASES = [pytest.param(*case, marks=pytest.mark.slow) if case in HEAVY else case for case in CASES]
+API_CASES = [pytest.param(*case, marks=pytest.mark.slow) if case in SLOW_STEPS else case for case in CASES]
 #: the game the tests of one encoding's machinery (training, records, tournaments) play: the quickest
 LIGHT = "kingsburg"
 
@@ -46,7 +50,7 @@ def play_flat(game: str, n: int, seed: int, steps: int = 10_000):
     return start, decisions, env.engine
 
 
-@pytest.mark.parametrize("game, encoding", WHOLE_GAME_CASES)
+@pytest.mark.parametrize("game, encoding", API_CASES)
 def test_api_test_at_every_player_count(game, encoding):
     for n in envs.spec(game).player_counts:
         testing.run_api_test(envs.make(game, num_players=n, action_encoding=encoding), num_cycles=60)
