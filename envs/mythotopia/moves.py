@@ -31,9 +31,10 @@ draw, Counsellor's draw after ``DONE`` (spec 4.4), a defender's replacement draw
 card from his hand (5.8), the Philosopher's look at the top three improvement cards (5.4 item 6: the verb is a
 move, the card taken another), the setup choices revealed once all have chosen (A-45).
 
-Parts: the decision that opens the move (its flat index: a verb, a card, a province, ...), the place it names
-(province, sea or border, or none) and its detail (a number, option or player, or the modes its card is played
-with, or none).
+Parts: the decision that opens the move (a verb, a card, a province, a number, an option or DONE: 178 values; a
+sea, border or player is only ever a target, a mode opens the move of its card), the place it names (province,
+sea or border, or none: 124 values) and its detail (a number, option or player, or the modes its card is played
+with, or none: 31 values).
 """
 from __future__ import annotations
 
@@ -67,6 +68,11 @@ MODE_RUNS = ((M.MODE_CONVERT,), (M.MODE_MERCHANT,), (M.MODE_WATERMILL,), (M.MODE
 _MODE_RUN_VALUE = {run: NUM_AMOUNTS + k for k, run in enumerate(MODE_RUNS)}
 NO_PLACE = NUM_PLACES
 NO_DETAIL = NUM_AMOUNTS + len(MODE_RUNS)
+#: the flat decisions that can open a move (values of "opening"): not a sea, border or player, which are only ever
+#: targets, nor a mode, which opens the move of the card it qualifies
+OPENINGS = tuple(index for index in range(M.NUM_MOVES)
+                 if not (M.SEA <= index < M.CARD or M.MODE <= index < M.NUMBER or M.PLAYER <= index < M.OPTION))
+_OPENING_VALUE = {index: value for value, index in enumerate(OPENINGS)}
 
 
 def _is_mode(index: int) -> bool:
@@ -75,7 +81,7 @@ def _is_mode(index: int) -> bool:
 
 class MythotopiaGrain(MoveGrain):
     max_length = 3  # a verb or card with a place and a detail; Merchant and Water Mill with their card
-    pointer_rows = 512  # measured: see docs/games/mythotopia.md (benchmarks/encodings.py)
+    pointer_rows = 128  # twice the most legal moves met in random play at 2-4 players (64, benchmarks/encodings.py)
 
     def may_continue(self, engine, index: int) -> bool:
         if _is_mode(index):
@@ -89,7 +95,7 @@ class MythotopiaGrain(MoveGrain):
         return _is_mode(chain[-1]) or engine.phase in TARGET_PHASES
 
     def parts(self) -> tuple[MovePart, ...]:
-        return (MovePart("decision", M.NUM_MOVES), MovePart("place", NUM_PLACES + 1),
+        return (MovePart("opening", len(OPENINGS)), MovePart("place", NUM_PLACES + 1),
                 MovePart("detail", NO_DETAIL + 1))
 
     def parts_of(self, chain: tuple[int, ...]) -> tuple[int, int, int]:
@@ -108,11 +114,14 @@ class MythotopiaGrain(MoveGrain):
                 detail = index - M.NUMBER
             else:
                 raise MoveGrainError(f"{type(self).__name__}: move {chain} has a decision its parts cannot hold")
-        return chain[modes], place, detail
+        opening = _OPENING_VALUE.get(chain[modes])
+        if opening is None:
+            raise MoveGrainError(f"{type(self).__name__}: move {chain} opens with a decision that is only a target")
+        return opening, place, detail
 
     def part_value_name(self, part: int, value: int) -> str:
         if part == 0:
-            return self.flat.action_name(value)
+            return self.flat.action_name(OPENINGS[value])
         if part == 1:
             return "" if value == NO_PLACE else self.flat.action_name(M.PROVINCE + value)
         if value == NO_DETAIL:
