@@ -18,7 +18,9 @@ card. The grain joins what the rulebook states as one choice, a card or action p
   selection of movements closed by ``DONE``.
 * Every other decision (``DONE`` of a repeated selection, the second number of Remove armies or Buy, the Guilded
   City / Roadside Inns extra, the Scribe's source, a setup choice, the card of Draft, Mystic, Philosopher or
-  Warehouse) is a move of its own.
+  Warehouse) is a move of its own. The two numbers of Remove armies (armies, mercenaries) and of Buy (armies,
+  ships) are independent choices; the grain takes the second as a move of its own, so that a move holds one
+  number and the composite space stays small.
 
 So a repeated selection (army or ship cards, a payment, the cards put into the reserve, discarded, removed or given
 to the Counsellor) takes one move per card, the rest in further moves: the cards of a selection are ordered (they
