@@ -405,22 +405,18 @@ class MythotopiaEngine(CountedChangeLog, RulesEngine):
     def scores(self) -> list[int]:
         return [self.vp(p) for p in range(self.num_players)]
 
+    #: attributes holding static tables (data, config), shared by clones
     _STATIC = ("T", "SYM_COLUMN", "FREE_CARDS", "ACTION_CARDS", "REACH_BY_CLASS", "SYM", "RES_ANY", "KIND",
                "CARD_PROV", "NEIGH", "ROUTE_CLASSES", "ISLANDS", "SHIP_TITLED", "BUILD_CARDS", "ARMY_UPTO",
                "ARMY_FIRST", "CONVERTER", "ID", "config", "pieces")
 
-    def _copy(self) -> "MythotopiaEngine":
-        """Deep copy that shares the immutable static tables (much faster than a plain deepcopy)."""
-        memo = {id(getattr(self, name)): getattr(self, name) for name in self._STATIC}
-        return copy.deepcopy(self, memo)
-
     def clone(self) -> "MythotopiaEngine":
-        """An independent copy, many times faster than ``_copy`` (listing complete moves clones the engine once per
+        """An independent copy, faster than ``copy.deepcopy`` (listing complete moves clones the engine once per
         decision that may continue a move, envs/core/moves.py): the lists and dicts of the state are copied two
         levels deep, their items being ints, bools, tuples or lists of those; ``loc`` and the random generator are
         copied too; everything else is immutable (ints, tuples, the change-log declaration, the engine method in
-        ``pay_then``) or a static table, and shared. tests/mythotopia/test_engine_slots.py checks every
-        attribute's type."""
+        ``pay_then``) or a static table, and shared. tests/mythotopia/test_moves.py checks every attribute's
+        type."""
         twin = object.__new__(type(self))
         static = self._STATIC
         for name, value in instance_state(self).items():

@@ -83,7 +83,7 @@ def _is_mode(index: int) -> bool:
 
 class MythotopiaGrain(MoveGrain):
     max_length = 3  # a verb or card with a place and a detail; Merchant and Water Mill with their card
-    pointer_rows = 128  # twice the most legal moves met in random play at 2-4 players (64, benchmarks/encodings.py)
+    pointer_rows = 128  # about twice the most legal moves met in random play (docs/games/mythotopia.md)
 
     def may_continue(self, engine, index: int) -> bool:
         if _is_mode(index):
