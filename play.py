@@ -3,6 +3,7 @@
     python play.py --game kingsburg --num-players 3 --seat 0 --opponents runs/kingsburg_3p heuristic
     python play.py --game catan_card --opponents heuristic --record my_game.json
     python play.py --replay my_game.json --seat 1
+    python play.py --web --game kingsburg --opponents heuristic      # in the browser: open the address it prints
 
 Opponents: agent specs as in evaluate.py (random, heuristic, a checkpoint .zip or a run directory, label=spec),
 one per other seat in seat order, or one for all of them. Your screen shows what your seat may see: the public
@@ -22,6 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from envs.core.errors import TabletopError  # noqa: E402
 
 HUMAN = "human"
+HIDDEN_CHOICE = "a hidden choice"  # an opponent's move named instead, where its name would tell hidden information
 PLAY_HELP = """\
 [bold]commands[/bold]
   a number          play the move with that number in the list
@@ -44,16 +46,22 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", default="catan_card", help="registered game (default: catan_card)")
     parser.add_argument("--num-players", type=int, help="players (default: the game's default)")
-    parser.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default: 0); with --replay, "
-                                                            "the seat whose view is shown")
+    parser.add_argument("--seat", type=int, nargs="+", default=[0],
+                        help="your seat, 0-based (default: 0); with --web, several for people in several tabs; "
+                             "with --replay, the seat whose view is shown")
     parser.add_argument("--opponents", nargs="+", default=["heuristic"],
                         help="agent spec per other seat, or one for all (default: heuristic)")
-    parser.add_argument("--seed", type=int, help="the game's seed (default: a random one, shown and recorded)")
+    parser.add_argument("--seed", type=int, help="the game's seed (default: a random one; it decides every hidden card, so it is "
+                             "shown at the end, and recorded)")
     parser.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
                         help="rule option or max_turns, e.g. --env module_governors=true")
     parser.add_argument("--record", metavar="FILE", help="save the game's record here when it ends or you quit")
     parser.add_argument("--replay", metavar="FILE", help="step through a game record instead of playing")
     parser.add_argument("--width", type=int, help="screen width in columns (default: the terminal's)")
+    parser.add_argument("--web", action="store_true", help="play in the browser: serve the game's page")
+    parser.add_argument("--host", default="127.0.0.1", help="with --web, the address to serve on (default: "
+                                                             "127.0.0.1, this machine only)")
+    parser.add_argument("--port", type=int, default=8000, help="with --web, the port (default 8000; 0: a free one)")
     return parser
 
 
@@ -130,7 +138,7 @@ def _view_panel(env, seat: int, title: str):
     return Panel(Text(env.seat_view(seat)), title=title, expand=False)
 
 
-def _result_text(env, labels: list[str]) -> str:
+def result_text(env, labels: list[str]) -> str:
     final = env._final
     if final is None:
         return "the game was stopped before its end"
@@ -146,22 +154,21 @@ def _result_text(env, labels: list[str]) -> str:
 def play_game(env, seat: int, opponents: dict, labels: list[str], seed: int, screen: Screen) -> bool:
     """Play one game with the human at ``seat`` and ``opponents`` (seat -> Agent) elsewhere; False if the human
     quit before the end."""
-    import numpy as np
+    from envs.core.visibility import MoveVisibility
 
-    env.reset(seed=seed)
-    for other, agent in opponents.items():
-        agent.reset(seed + other + 1)
-    screen.show(f"[bold]{env.spec.name}[/bold], {env.num_players} players, seed {seed}; you are seat {seat}. "
+    visibility = MoveVisibility(env)
+    start_game(env, opponents, seed)
+    # the seed decides every hidden card, so it is told with the result
+    screen.show(f"[bold]{env.spec.name}[/bold], {env.num_players} players; you are seat {seat}. "
                 "Type help for the commands.")
     while env._final is None:
         agent = env.agent_selection
         to_move = env.possible_agents.index(agent)
         if to_move != seat:
-            obs = env.observe(agent)
-            index = opponents[to_move].act(np.asarray(obs["observation"], dtype=np.float32).reshape(-1),
-                                           obs["action_mask"])
+            index = opponent_move(env, opponents[to_move])
+            told = HIDDEN_CHOICE if visibility.hidden_from(env, index, [seat]) else env.action_name(index)
             env.step(index)
-            screen.show(f"seat {to_move} ({labels[to_move]}): {env.action_name(index)}")
+            screen.show(f"seat {to_move} ({labels[to_move]}): {told}")
             continue
         legal = env.legal_actions()
         names = [env.action_name(i) for i in legal]
@@ -189,27 +196,43 @@ def play_game(env, seat: int, opponents: dict, labels: list[str], seed: int, scr
                 screen.show(f"seat {seat} (you): {env.action_name(index)}")
                 break
     screen.show(_view_panel(env, seat, "the end"))
-    screen.show(_result_text(env, labels), markup=False)
+    screen.show(f"{result_text(env, labels)} (seed {seed})", markup=False)
     return True
 
 
-def build_opponents(game: str, num_players: int, seat: int, texts: list[str], env_kwargs: dict):
+def build_opponents(game: str, num_players: int, human_seats: list[int], texts: list[str], env_kwargs: dict):
     from agents.training.tournament import AgentSpec
 
-    others = [s for s in range(num_players) if s != seat]
+    others = [s for s in range(num_players) if s not in human_seats]
     if len(texts) not in (1, len(others)):
         raise ValueError(f"--opponents: give one agent spec for all {len(others)} other seats or one per seat, "
                          f"got {len(texts)}")
     specs = [AgentSpec.parse(t) for t in (texts * len(others) if len(texts) == 1 else texts)]
     agents = {s: spec.build(game, num_players, env_kwargs, deterministic=True) for s, spec in zip(others, specs)}
-    labels = [HUMAN if s == seat else specs[others.index(s)].label for s in range(num_players)]
+    labels = [HUMAN if s in human_seats else specs[others.index(s)].label for s in range(num_players)]
     return specs, agents, labels
 
 
-def run_play(args, screen: Screen) -> int:
+def start_game(env, opponents: dict, seed: int) -> None:
+    """Reset the env and each opponent (seat -> Agent) for the game of ``seed``."""
+    env.reset(seed=seed)
+    for other, agent in opponents.items():
+        agent.reset(seed + other + 1)
+
+
+def opponent_move(env, agent) -> int:
+    """The move ``agent`` chooses for the seat to move, from that seat's observation."""
+    from agents.base import policy_observation
+
+    obs = env.observe(env.agent_selection)
+    return agent.act(policy_observation(obs), obs["action_mask"])
+
+
+def new_game(args, human_seats: list[int]):
+    """The env, the opponents (seat -> Agent, every seat not in ``human_seats``), the seat labels and the seed of
+    a game set up from the command line (``--game --num-players --opponents --env --seed``)."""
     import envs
     from agents.training.config import parse_assignment
-    from envs.core import records
 
     num_players = args.num_players or envs.spec(args.game).default_players
     if args.env:
@@ -220,11 +243,27 @@ def run_play(args, screen: Screen) -> int:
 
         env_kwargs = trained_env_settings([AgentSpec.parse(t) for t in args.opponents])
     env = envs.make(args.game, num_players=num_players, **env_kwargs)
-    if isinstance(args.seat, bool) or not 0 <= args.seat < num_players:
-        raise ValueError(f"--seat must be in 0..{num_players - 1}, got {args.seat}")
-    _, opponents, labels = build_opponents(args.game, num_players, args.seat, args.opponents, env_kwargs)
+    for seat in human_seats:
+        if isinstance(seat, bool) or not 0 <= seat < num_players:
+            raise ValueError(f"--seat must be in 0..{num_players - 1}, got {seat}")
+    if len(set(human_seats)) != len(human_seats):
+        raise ValueError(f"--seat: each seat once, got {human_seats}")
+    from agents.encoded import playing_in
+
+    _, opponents, labels = build_opponents(args.game, num_players, human_seats, args.opponents, env_kwargs)
+    opponents = {s: playing_in(env, agent) for s, agent in opponents.items()}  # flat agents in a move encoding
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
-    play_game(env, args.seat, opponents, labels, seed, screen)
+    return env, opponents, labels, seed
+
+
+def run_play(args, screen: Screen) -> int:
+    from envs.core import records
+
+    if len(args.seat) != 1:
+        raise ValueError("--seat: one seat in the terminal (several human seats play in the browser, --web)")
+    seat = args.seat[0]
+    env, opponents, labels, seed = new_game(args, [seat])
+    play_game(env, seat, opponents, labels, seed, screen)
     if args.record:
         records.save_record(env.record(labels), args.record)
         screen.show(f"record saved to {args.record}", markup=False)
@@ -241,7 +280,7 @@ def show_position(replay, seat: int, screen: Screen) -> None:
     screen.show(header, markup=False)
     screen.show(_view_panel(env, seat, f"seat {seat}'s view"))
     if replay.position == len(replay):
-        screen.show(_result_text(env, labels), markup=False)
+        screen.show(result_text(env, labels), markup=False)
 
 
 def run_replay(args, screen: Screen) -> int:
@@ -252,12 +291,13 @@ def run_replay(args, screen: Screen) -> int:
         replay = records.Replay(record)
     except records.RecordError as exc:
         raise records.RecordError(f"record {args.replay!r}: {exc}") from None
-    if not 0 <= args.seat < replay.env.num_players:
-        raise ValueError(f"--seat must be in 0..{replay.env.num_players - 1}, got {args.seat}")
+    if len(args.seat) != 1 or not 0 <= args.seat[0] < replay.env.num_players:
+        raise ValueError(f"--seat: one seat in 0..{replay.env.num_players - 1}, got {args.seat}")
+    seat = args.seat[0]
     screen.show(f"[bold]replay of {record['game']}[/bold], {record['num_players']} players, seed "
                 f"{record['seed']}, {len(replay)} moves; agents {record['agents']}. Type help for the commands.")
     replay.goto(0)
-    show_position(replay, args.seat, screen)
+    show_position(replay, seat, screen)
     while True:
         line = screen.ask("replay> ")
         if line is None or line.lower() in ("quit", "q", "exit"):
@@ -286,13 +326,17 @@ def run_replay(args, screen: Screen) -> int:
             screen.show(f"no position {target}: positions are 0..{len(replay)} (moves played)")
             continue
         replay.goto(target)
-        show_position(replay, args.seat, screen)
+        show_position(replay, seat, screen)
 
 
 def main(argv=None, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
     args = build_parser().parse_args(argv)
     screen = Screen(stdin, stdout, args.width)
     try:
+        if args.web:
+            from webplay.server import run_web
+
+            return run_web(args)
         return run_replay(args, screen) if args.replay else run_play(args, screen)
     except (TabletopError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -23,8 +23,8 @@ import envs
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 DOCS = sorted(p for p in (ROOT / "docs").rglob("*.md") if (ROOT / "docs" / "rules") not in p.parents)
-CODE = sorted(p for d in ("envs", "agents", "benchmarks", "scripts", "tests") for p in (ROOT / d).rglob("*.py")) + [
-    ROOT / "train.py", ROOT / "evaluate.py", ROOT / "play.py"]
+CODE = sorted(p for d in ("envs", "agents", "benchmarks", "scripts", "tests", "webplay")
+              for p in (ROOT / d).rglob("*.py")) + [ROOT / "train.py", ROOT / "evaluate.py", ROOT / "play.py"]
 
 # a ratio figure: 2.27×, ×1.14; or a whole number against the yardstick: 2× connect_four_v3
 RATIO = re.compile(r"\d\.\d+ ?×|×\d\.\d|\d× (?:`?connect_four|the yardstick)")
@@ -33,7 +33,7 @@ ABSOLUTE_TIME = re.compile(r"\d ?(?:µs|ns)\b")
 DIARY = re.compile(
     r"\bsess" r"ions? \d|\bsess" r"ion-\d|\b20\d\d-\d\d-\d\d\b|before the last change|for this note|\d+ tests\b",
     re.IGNORECASE)
-REPO_PATH = re.compile(r"(?<![\w/.<-])((?:envs|agents|benchmarks|scripts|tests|docs|configs)/[\w./-]*[\w/])")
+REPO_PATH = re.compile(r"(?<![\w/.<-])((?:envs|agents|benchmarks|scripts|tests|docs|configs|webplay)/[\w./-]*[\w/])")
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 
 

@@ -102,3 +102,35 @@ def test_replay_refuses_a_tampered_record(tmp_path, whole_game, capsys):
     assert play.main(["--replay", str(bad)], stdin=io.StringIO(""), stdout=io.StringIO()) == 2
     err = capsys.readouterr().err
     assert "bad.json" in err and "the replay ends with scores" in err
+
+
+def test_an_opponents_hidden_choice_is_not_named(tmp_path):
+    # kingsburg module 3: army tokens are committed face down and shown when both seats have committed
+    path = tmp_path / "tokens.json"
+    code, text = run(["--game", "kingsburg", "--opponents", "random", "--seed", "2", "--env", "module_army_tokens=true",
+                      "--record", str(path)], ["1"] * 400)
+    assert code == 0
+    moves = [m for m in records.load_record(path)["moves"]]
+    told = re.findall(r"^seat 1 \(random\): (.*)$", text, re.MULTILINE)
+    theirs = [i for i, m in enumerate(moves) if m["seat"] == 1]
+    assert len(told) == len(theirs)
+    tokens = [i for i, m in enumerate(moves) if m["name"].startswith("ARMY_TOKEN")]
+    first = {i for i, j in zip(tokens, tokens[1:]) if moves[i]["seat"] == 1 and moves[j]["seat"] == 0}
+    assert first
+    for i, line in zip(theirs, told):
+        assert line == (play.HIDDEN_CHOICE if i in first else moves[i]["name"]), moves[i]
+
+
+def test_the_seed_is_told_only_with_the_result(whole_game):
+    """The seed decides every hidden card: a player who knew it could replay the deal."""
+    _, text, _ = whole_game
+    end = text.index("game over: seat")
+    assert "seed 4" not in text[:end] and "(seed 4)" in text[end:]
+
+
+@pytest.mark.parametrize("encoding", ["factored", "pointer"])
+@pytest.mark.parametrize("opponent", ["random", "heuristic"])
+def test_flat_opponents_play_in_a_move_encoding(encoding, opponent):
+    code, text = run(["--game", "kingsburg", "--opponents", opponent, "--seed", "3",
+                      "--env", f"action_encoding={encoding}"], ["1"] * 300)
+    assert code == 0 and "game over: seat" in text

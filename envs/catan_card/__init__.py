@@ -9,6 +9,7 @@ from .codec import CatanCardCodec
 from .encoder import CatanCardEncoder
 from .engine import CatanCardConfig, CatanCardEngine, Op, Phase
 from .moves import CatanCardGrain
+from .picture import draw as draw_picture
 from .view import seat_view
 
 SPEC = GameSpec(
@@ -22,6 +23,7 @@ SPEC = GameSpec(
     new_encoder=CatanCardEncoder,
     default_max_turns=1000,
     seat_view=seat_view,  # one seat's view, its own hidden information included (view.py)
+    draw_picture=draw_picture,  # the same as a picture of the table (picture.py)
 )
 
 __all__ = ["SPEC", "CatanCardCodec", "CatanCardConfig", "CatanCardEncoder", "CatanCardEngine", "Op", "Phase"]

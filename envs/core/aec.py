@@ -16,7 +16,9 @@ illegal or out-of-range action raises ``IllegalActionError`` and leaves the game
 ``outcome`` tells them apart.
 
 ``record(agents)`` exports the game played since the last ``reset()`` as a game record (``envs.core.records``);
-``seat_view(seat)`` is the text one seat may see (``render`` shows the public state only).
+``seat_view(seat)`` is the text one seat may see and ``seat_picture(seat)`` the same as an SVG picture of the
+table (``envs.core.picture``). ``render`` shows the public state only: text for ``render_mode="ansi"`` (returned)
+and ``"human"`` (printed), the public picture as an (H, W, 3) uint8 array for ``"rgb_array"``.
 
 Misuse: ``step``, ``last``, ``observe``, ``agent_iter`` and ``legal_actions`` before the first ``reset()``
 raise ``ResetNeededError``. Once every agent is done and has been stepped out, ``step`` warns and does
@@ -34,7 +36,7 @@ from .errors import ConfigError, IllegalActionError, ResetNeededError
 from .game import GameSpec
 from .rewards import rank_rewards, team_rank_rewards
 
-RENDER_MODES = ("ansi", "human")
+RENDER_MODES = ("ansi", "human", "rgb_array")
 
 #: ``infos[agent]["outcome"]`` at the end of a game
 WIN = "win"  # one seat (or team) placed first alone
@@ -68,8 +70,10 @@ class TabletopEnv(AECEnv):
                 f"{spec.name} does not support num_players={num_players!r}; "
                 f"supported: {list(spec.player_counts)}"
             )
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ConfigError(f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}")
+        # a game without a picture of its table (GameSpec.draw_picture) has no rgb_array mode
+        render_modes = tuple(mode for mode in RENDER_MODES if mode != "rgb_array" or spec.draw_picture is not None)
+        if render_mode is not None and render_mode not in render_modes:
+            raise ConfigError(f"render_mode must be one of {render_modes} or None, got {render_mode!r}")
         max_turns = spec.default_max_turns if max_turns is None else max_turns
         if isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer)) or max_turns < 1:
             raise ConfigError(f"max_turns must be a positive integer, got {max_turns!r}")
@@ -84,7 +88,7 @@ class TabletopEnv(AECEnv):
         self.action_encoding = self.codec.name
         self.encoder = spec.new_encoder(self.config, self.num_players)
         self.metadata = {
-            "render_modes": list(RENDER_MODES),
+            "render_modes": list(render_modes),
             "name": spec.env_name,
             "is_parallelizable": False,
         }
@@ -243,8 +247,11 @@ class TabletopEnv(AECEnv):
 
     def render(self):
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'human' "
+                                  "or 'rgb_array'")
             return None
+        if self.render_mode == "rgb_array":
+            return self._draw("render", None).to_rgb_array()
         text = self.engine.render_text() if self.engine is not None else "(not reset)"
         if self.render_mode == "human":
             print(text)
@@ -269,10 +276,26 @@ class TabletopEnv(AECEnv):
         """The state as seat ``seat`` may see it: the public picture and that seat's own hidden information
         (its hand, its sealed choices), never another seat's."""
         engine = self._reset_engine("seat_view")
+        seat = self._check_seat(seat)
+        view = self.spec.seat_view
+        return engine.render_text() if view is None else view(engine, seat)
+
+    def seat_picture(self, seat: int) -> str:
+        """The table as seat ``seat`` may see it, as one ``<svg>`` element (no scripts, no external references):
+        the picture of ``seat_view``, its own hidden information included and every other seat's left out."""
+        self._reset_engine("seat_picture")
+        return self._draw("seat_picture", self._check_seat(seat)).to_svg()
+
+    def _draw(self, called: str, seat: int | None):
+        engine = self._reset_engine(called)
+        if self.spec.draw_picture is None:
+            raise NotImplementedError(f"{self.spec.env_name} has no picture of its table")
+        return self.spec.draw_picture(engine, seat)
+
+    def _check_seat(self, seat) -> int:
         if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < self.num_players:
             raise IllegalActionError(f"no seat {seat!r}: seats are 0..{self.num_players - 1}")
-        view = self.spec.seat_view
-        return engine.render_text() if view is None else view(engine, int(seat))
+        return int(seat)
 
     def record(self, agents: list[str | None] | None = None) -> dict:
         """The record of the game played since the last ``reset()`` (finished or not), as a JSON-ready dict;

@@ -231,7 +231,8 @@ class FactoredCodec(_MultiDiscreteCodec):
     def _progress(self, engine) -> tuple[tuple[int, ...], int, list]:
         """The parts chosen so far (forced ones filled in), the part to choose now and the moves left."""
         moves = self.legal_moves(engine)
-        chosen = self._chosen if self._chosen_for is moves else ()
+        # equal, not only the same: a copy of the env (copy.deepcopy, pickle) lists its moves afresh
+        chosen = self._chosen if self._chosen_for is moves or self._chosen_for == moves else ()
         left = [parts for parts in moves if parts[:len(chosen)] == chosen]
         last = len(self.nvec) - 1
         while len(chosen) < last and len({parts[len(chosen)] for parts in left}) == 1:

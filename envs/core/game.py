@@ -33,6 +33,9 @@ class GameSpec:
     # ``seat_view(engine, seat) -> str``: the picture one seat may see, its own hidden information included and
     # every other seat's left out; None when the engine's ``render_text`` (public only) is all a seat may see
     seat_view: Callable[[Any, int], str] | None = None
+    # ``draw_picture(engine, seat) -> Picture`` (envs.core.picture): the table as seat ``seat`` may see it, or the
+    # public table when ``seat`` is None; what ``env.seat_picture`` and ``render_mode="rgb_array"`` show
+    draw_picture: Callable[[Any, int | None], Any] | None = None
 
     @property
     def encodings(self) -> list[str]:

@@ -94,14 +94,17 @@ def legal_moves(engine, grain: MoveGrain) -> dict[tuple[int, ...], tuple[int, ..
     while pending:
         state, chain = pending.pop()
         before = _chance_state(state)
-        for index in flat.legal_actions(state):
+        indices = flat.legal_actions(state)
+        last = len(indices) - 1
+        for i, index in enumerate(indices):
             if chain and not grain.may_follow(state, chain, index):
                 continue
             step = chain + (index,)
             if not grain.may_continue(state, index):
                 _record(found, grain, step)
                 continue
-            after = state.clone()
+            # a clone made here is not looked at after its last decision: that decision is played on it
+            after = state if chain and i == last else state.clone()
             flat.apply_legal(after, index)
             if _goes_on(after, seat, before, grain, step):
                 if len(step) >= grain.max_length:

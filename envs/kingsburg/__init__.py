@@ -9,6 +9,7 @@ from .codec import KingsburgCodec
 from .encoder import KingsburgEncoder
 from .engine import Decision, KingsburgConfig, KingsburgEngine, Op
 from .moves import KingsburgGrain
+from .picture import draw as draw_picture
 from .view import seat_view
 
 SPEC = GameSpec(
@@ -23,6 +24,7 @@ SPEC = GameSpec(
     default_max_turns=5000,
     state_version=7,  # bumped whenever the pickled engine changes shape (see GameSpec)
     seat_view=seat_view,  # one seat's view, its own hidden information included (view.py)
+    draw_picture=draw_picture,  # the same as a picture of the table (picture.py)
 )
 
 __all__ = ["SPEC", "Decision", "KingsburgCodec", "KingsburgConfig", "KingsburgEncoder", "KingsburgEngine", "Op"]

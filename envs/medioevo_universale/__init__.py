@@ -12,6 +12,7 @@ from .codec import MedioevoCodec
 from .constants import Head, Phase, Stage
 from .observation import MedioevoEncoder
 from .engine import MedioevoConfig, MedioevoEngine, check_config
+from .picture import draw as draw_picture
 from .view import seat_view
 
 SPEC = GameSpec(
@@ -27,6 +28,7 @@ SPEC = GameSpec(
     check_config=check_config,
     state_version=16,  # bumped whenever the pickled engine changes shape (see GameSpec)
     seat_view=seat_view,  # one seat's view, its own hidden information included (view.py)
+    draw_picture=draw_picture,  # the same as a picture of the table (picture.py)
 )
 
 __all__ = ["SPEC", "Head", "MedioevoCodec", "MedioevoConfig", "MedioevoEncoder", "MedioevoEngine", "Phase", "Stage"]

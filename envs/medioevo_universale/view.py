@@ -13,7 +13,7 @@ _MONEY = re.compile(r"money +-?\d+")
 _HEADER_LINES = 2  # render_text: two header lines, then one line per seat, then the board
 
 
-def _behind_screen(e, seat: int) -> set[int]:
+def behind_screen(e, seat: int | None) -> set[int]:
     """Seats whose purchases ``seat`` may not see yet (variant 8.5, as the observation's snapshot)."""
     if not (e.config.hidden_purchases and e.stage == Stage.PURCHASES and e.purchase_snapshot is not None):
         return set()
@@ -25,7 +25,7 @@ def seat_view(engine, seat: int) -> str:
     n = e.num_players
     lines = e.render_text().split("\n")
     head, rows, board = lines[:_HEADER_LINES], lines[_HEADER_LINES:_HEADER_LINES + n], lines[_HEADER_LINES + n:]
-    secret = _behind_screen(e, seat)
+    secret = behind_screen(e, seat)
     for p in range(n):
         if p != seat and not e.config.reveal_money:
             rows[p], found = _MONEY.subn("money     ?", rows[p])
@@ -39,8 +39,12 @@ def seat_view(engine, seat: int) -> str:
     if secret:
         board = ["  (the board is hidden while seats " + ", ".join(str(p) for p in sorted(secret))
                  + " have purchases behind the screen)"]
-    out = head + rows + board
-    out.append(f"your money (seat {seat}): {e.money[seat]} fl")
+    return "\n".join(head + rows + board + own_secrets(e, seat))
+
+
+def own_secrets(e, seat: int) -> list[str]:
+    """What only ``seat`` knows, one line each."""
+    out = [f"your money (seat {seat}): {e.money[seat]} fl"]
     if e.phase in (Phase.BID, Phase.TIE_BID) and (e.bids[seat] or e.tie_extra[seat]):
         out.append(f"your sealed bid: {e.bids[seat]} fl, extra tie bid {e.tie_extra[seat]} fl")
     if e.tax_pending[seat] >= 0:
@@ -53,7 +57,7 @@ def seat_view(engine, seat: int) -> str:
             ((c, e.goal_of[c]) for c in e.hand[seat])))
     if e.config.hidden_purchases and e.hidden_bought[seat]:
         out.append(f"behind your screen: {list(e.hidden_bought[seat])}")
-    return "\n".join(out)
+    return out
 
 
 def _card(e, c: int) -> str:

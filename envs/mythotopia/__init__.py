@@ -9,6 +9,7 @@ from .codec import MythotopiaCodec
 from .encoder import MythotopiaEncoder
 from .engine import MythotopiaConfig, MythotopiaEngine, Phase
 from .moves import MythotopiaGrain
+from .picture import draw as draw_picture
 from .view import seat_view
 
 SPEC = GameSpec(
@@ -23,6 +24,7 @@ SPEC = GameSpec(
     default_max_turns=1000,
     state_version=3,  # 3: the change log replaces the version counters; 2: pay_then holds the engine method
     seat_view=seat_view,  # one seat's view, its own hidden information included (view.py)
+    draw_picture=draw_picture,  # the same as a picture of the table (picture.py)
 )
 
 __all__ = ["SPEC", "MythotopiaCodec", "MythotopiaConfig", "MythotopiaEncoder", "MythotopiaEngine", "Phase"]

@@ -63,6 +63,9 @@ class Board:
         if eruption_cells is None:
             self.eruption_corner_tie = self._corner_tie()
 
+    def __deepcopy__(self, memo):  # static once built: an engine's clone shares its game's map
+        return self
+
     def _crossings(self, agile: bool) -> list[tuple[int, ...]]:
         """Per cell, the land cells at the far end of a straight line of water (Agility: and the volcano)."""
         barrier = (WATER, VOLCANO) if agile else (WATER,)

@@ -12,6 +12,7 @@ A year runs through stages (``Stage``); a stage hands decisions out by setting `
 """
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 import numpy as np
@@ -365,6 +366,23 @@ class SeventhStoneEngine(ChangeLog, RulesEngine):
     # current_player and is_over are plain attributes (slots) rather than properties, as the adapter reads
     # them at every step: the seat that decides (the actor, -1 once the game is over) and whether the game
     # is over, set wherever the actor or the end is set
+
+    def clone(self) -> "SeventhStoneEngine":
+        """An independent copy, built slot by slot by the shape of each attribute (``_CLONE_BY_SHAPE``): the move
+        encodings clone the engine for every decision they follow, and ``copy.deepcopy`` walks every list of it
+        (about 10 times slower). A slot of no listed shape is deep-copied."""
+        twin = _new_engine(SeventhStoneEngine)
+        for name in _ENGINE_SLOTS:
+            try:
+                value = getattr(self, name)
+            except AttributeError:
+                continue
+            if type(value) in _IMMUTABLE:
+                setattr(twin, name, value)
+                continue
+            copier = _CLONE_BY_SHAPE.get(name)
+            setattr(twin, name, copier(value) if copier is not None else copy.deepcopy(value))
+        return twin
 
     def placement_scores(self) -> list[float]:
         return [1.0 if p in self.winners else 0.0 for p in range(self.num_players)]
@@ -2072,6 +2090,62 @@ class SeventhStoneEngine(ChangeLog, RulesEngine):
         if self.winners:
             lines.append(f"winner(s): {self.winners}")
         return "\n".join(lines)
+
+
+_new_engine = object.__new__
+_ENGINE_SLOTS = SeventhStoneEngine.__slots__
+_IMMUTABLE = frozenset((int, bool, str, type(None)))
+
+
+def _shared(value):
+    return value
+
+
+def _flat_copy(value):
+    return value.copy() if value is not None else None
+
+
+def _nested_copy(value):
+    return [item[:] for item in value]
+
+
+def _generator_copy(rng: np.random.Generator) -> np.random.Generator:
+    """An independent copy of the random generator at its state; it shares the seed sequence, from which the
+    engine never spawns (3 times faster than ``copy_generator``, which copies the sequence too)."""
+    bits = rng.bit_generator
+    twin = type(bits)(bits.seed_seq)
+    twin.state = bits.state
+    return np.random.Generator(twin)
+
+
+def _checkpoint_copy(snap: tuple) -> tuple:
+    """A snapshot of ``_snapshot``: its armies and control are put back by ``_restore``, so they are copied."""
+    armies, controller, conflicts, pending, depth, select_moves, mark = snap
+    return ([(c, [a.copy() for a in saved]) for c, saved in armies], controller[:], dict(conflicts), set(pending),
+            depth, select_moves, mark)
+
+
+# how clone() copies each slot: shared when never changed in place (the map, the rules tables, caches that are
+# replaced rather than changed), else a copy as deep as the slot's lists go
+_CLONE_BY_SHAPE = {
+    "config": _shared, "board": _shared, "merc_key": _shared, "tourn_key": _shared, "yield_rs": _shared,
+    "change_domains": _shared, "_open_nbr": _shared, "_reach": _shared, "_crossed": _shared,
+    "_undone_moves": _shared, "_select_moves": _shared, "_legal": _shared,
+    "rng": _generator_copy,
+    "controller": _flat_copy, "capital_of": _flat_copy, "lava": _flat_copy, "conflicts": _flat_copy,
+    "tourn_wins": _flat_copy, "tear_bought": _flat_copy, "tstones": _flat_copy, "budget": _flat_copy,
+    "committed": _flat_copy, "pend_build": _flat_copy, "pend_mercs": _flat_copy, "discard": _flat_copy,
+    "offer": _flat_copy, "offer_status": _flat_copy, "offer_taker": _flat_copy, "order": _flat_copy,
+    "winners": _flat_copy, "setup_order": _flat_copy, "ranking": _flat_copy, "order_slots": _flat_copy,
+    "placed_at": _flat_copy, "pending_control": _flat_copy, "debt_queue": _flat_copy,
+    "stamps": _flat_copy, "revisions": _flat_copy,
+    "hands": _nested_copy, "alloc": _nested_copy, "pend_units": _nested_copy, "market_rank": _nested_copy,
+    "stacks": _nested_copy,
+    "buildings": lambda cells: [[building[:] for building in here] for here in cells],
+    "armies": lambda cells: [[army.copy() for army in here] for here in cells],
+    "checkpoints": lambda snaps: [_checkpoint_copy(snap) for snap in snaps],
+    "item_logs": lambda logs: {bit: log[:] for bit, log in logs.items()},
+}
 
 
 _LEGAL_BY_PHASE = {
