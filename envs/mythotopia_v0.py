@@ -2,7 +2,7 @@
 
 ``env(num_players=2, max_turns=1000, render_mode=None, **rule_options)`` returns a PettingZoo AECEnv.
 
-Action space: ``Discrete(268)``, layout in ``envs.mythotopia.moves`` (VERB 27, PROVINCE 40, SEA 4,
+Action space: ``Discrete(268)``, layout in ``envs.mythotopia.layout`` (VERB 27, PROVINCE 40, SEA 4,
 BORDER 79, CARD 89, MODE 3, NUMBER 15, PLAYER 4 relative to the actor, OPTION 6, DONE 1);
 ``env.action_name(i)`` names every index. Every action of the rulebook is a short sequence of these
 sub-decisions; the mask offers a choice only if the action can still be completed.

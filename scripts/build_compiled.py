@@ -109,7 +109,7 @@ def constant_table(value) -> bool:
 def self_contained(module: types.ModuleType, _open: frozenset = frozenset()) -> bool:
     """A module of ours whose constants follow from the sources alone: it reads no files, and imports of the
     package only modules that are self-contained too (medioevo's ``changes``, built on ``envs.core.changes``;
-    not ``moves``, whose numbers follow the map in the data files)."""
+    not mythotopia's ``layout``, whose numbers follow the map in the data files)."""
     tree = _source_tree(module.__name__) if module.__name__.startswith("envs.") else None
     if tree is None:
         return False

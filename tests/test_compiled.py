@@ -129,14 +129,14 @@ def test_the_build_inlines_only_constants_fixed_by_the_sources():
 
     build = _build_script()
     from envs.medioevo_universale import changes, constants, engine
-    from envs.mythotopia import moves
+    from envs.mythotopia import layout
 
     assert build.constant_table(constants.Phase) and not build.constant_table(engine.MedioevoConfig)
     assert build.self_contained(changes)  # it builds on envs.core.changes, self-contained too
     assert not build.self_contained(engine)  # it imports data, which reads the data files
-    assert not build.self_contained(moves)  # its numbers follow the map in the data files
+    assert not build.self_contained(layout)  # its numbers follow the map in the data files
     module = types.ModuleType("envs.example")
-    module.Phase, module.changes, module.M = constants.Phase, changes, moves
+    module.Phase, module.changes, module.M = constants.Phase, changes, layout
     source = ("def f(e, Stage):\n"
               "    x = 'Phase.MOVE'  # Phase.MOVE\n"
               "    return e.phase == Phase.MOVE, Phase.MOVE.bit_length(), changes.SEATS | changes.UNITS, M.CARD,"

@@ -24,9 +24,11 @@ CASES = [(game, encoding) for game in GAMES for encoding in MOVE_ENCODINGS]
 #: its composite mask (973,845 indices) and pointer table (512 rows) are built at every step: together these
 #: would add about 30 s (2 workers) to the game's 45 s in the default run.
 #: medioevo_universale's whole games in a move encoding take minutes (about 1,400 decisions, each move listed by
-#: playing its decisions on clones of a large engine).
+#: playing its decisions on clones of a large engine); a mythotopia game takes thousands of moves, each listed the
+#: same way: their whole-game tests would add several minutes.
 HEAVY: set[tuple[str, str]] = ({("seventh_stone", "composite"), ("seventh_stone", "pointer")}
-                               | {("medioevo_universale", encoding) for encoding in MOVE_ENCODINGS})
+                               | {(game, encoding) for game in ("medioevo_universale", "mythotopia")
+                                  for encoding in MOVE_ENCODINGS})
 WHOLE_GAME_CASES = [pytest.param(*case, marks=pytest.mark.slow) if case in HEAVY else case for case in CASES]
 #: the game the tests of one encoding's machinery (training, records, tournaments) play: the quickest
 LIGHT = "kingsburg"

@@ -14,7 +14,7 @@ import random
 import numpy as np
 
 from envs.mythotopia import SPEC, MythotopiaConfig, MythotopiaEncoder
-from envs.mythotopia import moves as M
+from envs.mythotopia import layout as M
 from envs.mythotopia.data import NUM_PROVINCES, NUM_SEAS, VP_CARD_NAMES, tables
 from envs.mythotopia.encoder import CARD_ZONES, NZ
 from envs.mythotopia.engine import Phase

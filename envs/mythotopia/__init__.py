@@ -3,10 +3,12 @@ from ..core.compiled import use_compiled
 
 use_compiled(__name__, __path__)  # the compiled build, when current (envs/core/compiled.py)
 
+from ..core.encodings import move_encodings
 from ..core.game import GameSpec
 from .codec import MythotopiaCodec
 from .encoder import MythotopiaEncoder
 from .engine import MythotopiaConfig, MythotopiaEngine, Phase
+from .moves import MythotopiaGrain
 from .picture import draw as draw_picture
 from .determinize import determinize
 from .view import seat_view
@@ -18,7 +20,7 @@ SPEC = GameSpec(
     default_players=2,
     config_cls=MythotopiaConfig,
     new_engine=MythotopiaEngine,
-    codecs=(MythotopiaCodec,),
+    codecs=(MythotopiaCodec, *move_encodings(MythotopiaCodec, MythotopiaGrain)),
     new_encoder=MythotopiaEncoder,
     default_max_turns=1000,
     state_version=3,  # 3: the change log replaces the version counters; 2: pay_then holds the engine method

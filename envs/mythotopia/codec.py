@@ -1,4 +1,4 @@
-"""Flat action codec of Mythotopia: ``Discrete(268)``, layout in ``envs.mythotopia.moves``.
+"""Flat action codec of Mythotopia: ``Discrete(268)``, layout in ``envs.mythotopia.layout``.
 
 Indices equal engine moves except the PLAYER segment, which names seats relative to the actor
 (``PLAYER(+j)``: j seats after the actor in turn order), so that a policy sees every seat alike.
@@ -6,7 +6,7 @@ Indices equal engine moves except the PLAYER segment, which names seats relative
 from __future__ import annotations
 
 from ..core.codec import ActionCodec
-from . import moves as M
+from . import layout as M
 from .data import tables
 from .engine import Phase
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.encoder import Field, ObservationEncoder, ObsLayout
-from . import moves as M
+from . import layout as M
 from .changes import BOARD, CARDS, CITIES, DOMAINS, MAP, VP
 from .data import NUM_BORDERS, NUM_CARDS, NUM_PROVINCES, NUM_SEAS, VP_CARD_NAMES, tables
 from .engine import (

@@ -1,6 +1,6 @@
 """Rules engine of Mythotopia: plain state and transitions, no RL terms.
 
-Moves are ints in the flat layout of ``envs.mythotopia.moves`` (the PLAYER segment holds absolute
+Moves are ints in the flat layout of ``envs.mythotopia.layout`` (the PLAYER segment holds absolute
 seats; the codec makes them relative). Every multi-part action of spec 5.3/5.4 is a sequence of
 small decisions driven by ``phase``; a choice is offered only if the action can still be completed
 (spec 10.1, no dead ends). Each decision state has a ``_legal_<state>`` and an ``_apply_<state>``
@@ -17,9 +17,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.changes import CountedChangeLog
-from ..core.engine import RulesEngine, flat_class, instance_state
+from ..core.engine import RulesEngine, copy_generator, flat_class, instance_state
 from ..core.errors import ConfigError, IllegalActionError
-from . import moves as M
+from . import layout as M
 from .changes import BOARD, CARDS, CITIES, DOMAINS, MAP, VP
 from .data import (
     ARMY, FIRST_IMPROVEMENT, FOOD, GOLD, HILLS, KIND_IMPROVEMENT, KIND_PROVINCE, KIND_STARTING, MOUNTAINS,
@@ -405,17 +405,31 @@ class MythotopiaEngine(CountedChangeLog, RulesEngine):
     def scores(self) -> list[int]:
         return [self.vp(p) for p in range(self.num_players)]
 
+    #: attributes holding static tables (data, config), shared by clones
     _STATIC = ("T", "SYM_COLUMN", "FREE_CARDS", "ACTION_CARDS", "REACH_BY_CLASS", "SYM", "RES_ANY", "KIND",
                "CARD_PROV", "NEIGH", "ROUTE_CLASSES", "ISLANDS", "SHIP_TITLED", "BUILD_CARDS", "ARMY_UPTO",
                "ARMY_FIRST", "CONVERTER", "ID", "config", "pieces")
 
-    def _copy(self) -> "MythotopiaEngine":
-        """Deep copy that shares the immutable static tables (much faster than a plain deepcopy)."""
-        memo = {id(getattr(self, name)): getattr(self, name) for name in self._STATIC}
-        return copy.deepcopy(self, memo)
-
     def clone(self) -> "MythotopiaEngine":
-        return self._copy()
+        """An independent copy, faster than ``copy.deepcopy`` (listing complete moves clones the engine once per
+        decision that may continue a move, envs/core/moves.py): the lists and dicts of the state are copied two
+        levels deep, their items being ints, bools, tuples or lists of those; ``loc`` and the random generator are
+        copied too; everything else is immutable (ints, tuples, the change-log declaration, the engine method in
+        ``pay_then``) or a static table, and shared. tests/mythotopia/test_moves.py checks every attribute's
+        type."""
+        twin = object.__new__(type(self))
+        static = self._STATIC
+        for name, value in instance_state(self).items():
+            kind = type(value)
+            if kind is list and name not in static:
+                value = [item[:] if type(item) is list else item for item in value]
+            elif kind is dict and name not in static:
+                value = {key: item[:] if type(item) is list else item for key, item in value.items()}
+            elif kind is bytearray:
+                value = bytearray(value)
+            object.__setattr__(twin, name, value)
+        twin.rng = copy_generator(self.rng)
+        return twin
 
     # ----------------------------------------------------------------------------- queries ----
     def vp(self, p: int) -> int:

@@ -137,7 +137,7 @@ def test_random_play_with_a_scribe_in_a_reserve():
     """The Scribe decision (SCRIBE_SOURCE) in random play: offered as exactly two options, invariants
     (counter conservation above all) kept after every step."""
     from envs.mythotopia.engine import Phase
-    from envs.mythotopia.moves import CARD, OPTION
+    from envs.mythotopia.layout import CARD, OPTION
 
     env = make_env(3, max_turns=150)
     decisions = 0

@@ -5,7 +5,7 @@ import pytest
 from envs.core.errors import IllegalActionError
 from envs.core.testing import state_bytes
 from envs.mythotopia import MythotopiaConfig, MythotopiaEngine, Phase
-from envs.mythotopia import moves as M
+from envs.mythotopia import layout as M
 from envs.mythotopia.data import NUM_PROVINCES, starting_card, tables
 from envs.mythotopia.encoder import MythotopiaEncoder
 from envs.mythotopia.engine import (
