@@ -29,7 +29,7 @@ from envs.core.errors import TabletopError  # noqa: E402
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", default="catan_card", help="registered game (default: catan_card)")
-    parser.add_argument("--num-players", type=int, help="players per game (default: the game's default)")
+    parser.add_argument("--num-players", type=int, help="players per game (default: the checkpoints' player count, else the game's default)")
     parser.add_argument("--agents", nargs="+", required=True, help="two or more agent specs")
     parser.add_argument("--games", type=int, default=200, help="games per pairing (default: 200)")
     parser.add_argument("--seed", type=int, default=0, help="base seed of the games (default: 0)")
@@ -54,8 +54,8 @@ def main(argv=None) -> int:
         from agents.training.config import parse_assignment
         from envs.core import records
 
-        num_players = args.num_players or envs.spec(args.game).default_players
         specs = [tournament.AgentSpec.parse(text) for text in args.agents]
+        num_players = args.num_players or trained_num_players(specs) or envs.spec(args.game).default_players
         env_kwargs = (dict(parse_assignment(item) for item in args.env) if args.env
                       else trained_env_settings(specs))
         stem = args.name or f"{args.game}_{num_players}p"
@@ -129,6 +129,20 @@ def trained_env_settings(specs) -> dict:
         print(f"env settings of the checkpoints' training: {settings} (--env KEY=VALUE to choose others)",
               file=sys.stderr)
     return settings
+
+
+def trained_num_players(specs) -> int | None:
+    """The player count the checkpoints among ``specs`` were trained at (None without checkpoints); an error if
+    they differ."""
+    from agents.ppo import read_checkpoint_metadata
+
+    found = {spec.label: read_checkpoint_metadata(spec.path).get("num_players") for spec in specs
+             if spec.kind == "checkpoint"}
+    counts = {n for n in found.values() if n is not None}
+    if len(counts) > 1:
+        raise ValueError(f"the checkpoints were trained at different player counts {found}; choose with "
+                         "--num-players")
+    return counts.pop() if counts else None
 
 
 if __name__ == "__main__":

@@ -45,7 +45,7 @@ REPLAY_HELP = """\
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", default="catan_card", help="registered game (default: catan_card)")
-    parser.add_argument("--num-players", type=int, help="players (default: the game's default)")
+    parser.add_argument("--num-players", type=int, help="players (default: the checkpoints' player count, else the game's default)")
     parser.add_argument("--seat", type=int, nargs="+", default=[0],
                         help="your seat, 0-based (default: 0); with --web, several for people in several tabs; "
                              "with --replay, the seat whose view is shown")
@@ -233,15 +233,15 @@ def new_game(args, human_seats: list[int]):
     a game set up from the command line (``--game --num-players --opponents --env --seed``)."""
     import envs
     from agents.training.config import parse_assignment
+    from agents.training.tournament import AgentSpec
+    from evaluate import trained_env_settings, trained_num_players
 
-    num_players = args.num_players or envs.spec(args.game).default_players
+    specs = [AgentSpec.parse(t) for t in args.opponents]
+    num_players = args.num_players or trained_num_players(specs) or envs.spec(args.game).default_players
     if args.env:
         env_kwargs = dict(parse_assignment(item) for item in args.env)
     else:
-        from agents.training.tournament import AgentSpec
-        from evaluate import trained_env_settings
-
-        env_kwargs = trained_env_settings([AgentSpec.parse(t) for t in args.opponents])
+        env_kwargs = trained_env_settings(specs)
     env = envs.make(args.game, num_players=num_players, **env_kwargs)
     for seat in human_seats:
         if isinstance(seat, bool) or not 0 <= seat < num_players:

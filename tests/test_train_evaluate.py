@@ -423,3 +423,24 @@ def test_evaluate_uses_the_env_settings_a_checkpoint_was_trained_with(trained, t
     assert evaluate.main(["--game", GAME, "--agents", path, "random", "--games", "2", "--no-plot", "--env",
                           "max_turns=500", "--out", str(tmp_path), "--name", "u"]) == 0
     assert json.loads((tmp_path / "u.json").read_text())["env_kwargs"] == {"max_turns": 500}
+
+
+def test_a_checkpoint_sets_the_player_count_unless_told(trained, tmp_path, monkeypatch):
+    import dataclasses
+    import shutil
+
+    import play
+    from agents.training.tournament import AgentSpec
+
+    _, full, _ = trained
+    game_spec = envs.spec
+    # a default other than the checkpoint's 2 players, so that the count seen below is the checkpoint's
+    monkeypatch.setattr(envs, "spec", lambda name: dataclasses.replace(game_spec(name), default_players=4))
+    assert evaluate.trained_num_players([AgentSpec.parse(full.final_model), AgentSpec.parse("random")]) == 2
+    env = play.new_game(play.build_parser().parse_args(["--game", GAME, "--opponents", full.final_model]), [0])[0]
+    assert env.num_players == 2
+    other = tmp_path / "other.zip"
+    shutil.copy(full.final_model, other)
+    write_checkpoint_metadata(other, {**read_checkpoint_metadata(full.final_model), "num_players": 3})
+    with pytest.raises(ValueError, match="different player counts"):
+        evaluate.trained_num_players([AgentSpec.parse(full.final_model), AgentSpec.parse(str(other))])
