@@ -17,6 +17,7 @@ from envs.core.engine import instance_state
 from envs.medioevo_universale.constants import COINS, CP1, Ctrl, Head, Phase
 from envs.medioevo_universale.diplomacy import SALE_FEE_FL, Treaty
 from envs.medioevo_universale.view import behind_screen
+from tests.medioevo_universale.test_rules import engine_at_purchase
 from tests.test_seat_view import OPTIONS
 
 DONE = (Head.CTRL, Ctrl.DONE)
@@ -102,7 +103,6 @@ def test_determinized_refuses_a_bad_seat_and_leaves_the_game_unchanged():
 # ------------------------------------------------ medioevo_universale: secrets between other seats ----
 def _medioevo_war_window():
     """Four seats in seat order, the war-phase diplomacy window open with seat 0 to offer."""
-    from tests.medioevo_universale.test_rules import engine_at_purchase
     e = engine_at_purchase(diplomacy_offers=1, num_rounds=8)
     e.order, e.position, e.queue = [0, 1, 2, 3], [0, 1, 2, 3], []
     e.dip_done = ()
@@ -123,6 +123,7 @@ def _secret_trade_treaty_of_seats_0_and_1():
           (Head.CTRL, Ctrl.ACCEPT))
     changed = e.clone()
     changed.treaties[0] = replace(changed.treaties[0], until=0, fee=SALE_FEE_FL)
+    changed.stamp_everything()
     return e, changed, (2, 3)
 
 
