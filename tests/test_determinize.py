@@ -14,7 +14,7 @@ import pytest
 import envs
 from envs.core.changes import ChangeLog
 from envs.core.engine import instance_state
-from envs.medioevo_universale.constants import COINS, CP1, Ctrl, Head, Phase
+from envs.medioevo_universale.constants import COINS, CP1, Ctrl, Head, Phase, Stage
 from envs.medioevo_universale.diplomacy import SALE_FEE_FL, Treaty
 from envs.medioevo_universale.view import behind_screen
 from tests.medioevo_universale.test_rules import engine_at_purchase
@@ -150,7 +150,8 @@ def _offer_sent_to_seat_1():
 
 def _units_behind_a_screen():
     """A seeded game with hidden purchases, at the first decision where a seat has ordinary units behind its
-    screen; the same state with the first of them of another type."""
+    screen and another seat is still to have its purchase turn; the same state with the first of those units of
+    another type and one more of that type."""
     env = envs.make("medioevo_universale", num_players=4, hidden_purchases=True)
     env.reset(seed=3)
     pick = np.random.default_rng(0)
@@ -158,15 +159,18 @@ def _units_behind_a_screen():
         e = env.engine
         buyers = [p for p in range(4) if behind_screen(e, (p + 1) % 4) and any(
             item[0] == "unit" and item[1] < CP1 for item in e.hidden_bought[p])]
-        if buyers:
+        if buyers and e.queue:
             p = buyers[0]
-            changed = e.clone()
+            e, changed = e.clone(), e.clone()  # clones alike: a clone rebuilds the route caches' sets
             i, t = next((i, item[1]) for i, item in enumerate(changed.hidden_bought[p])
                         if item[0] == "unit" and item[1] < CP1)
-            other_type = next(u for u in range(CP1) if u != t and changed.unit_supply[p][u] > 0)
+            other_type = next(u for u in range(CP1) if u != t and changed.unit_supply[p][u] > 1)
             changed.hidden_bought[p][i] = ("unit", other_type)
             changed.unit_supply[p][t] += 1
             changed.unit_supply[p][other_type] -= 1
+            changed.hidden_bought[p].append(("unit", other_type))  # and one more
+            changed.unit_supply[p][other_type] -= 1
+            changed.units_bought[p] += 1
             changed.stamp_everything()
             return e, changed, [s for s in range(4) if p in behind_screen(e, s)]
         legal = env.legal_actions()
@@ -197,6 +201,8 @@ def test_medioevo_determinize_samples_what_other_seats_keep_secret(case):
         assert spec.seat_view(sample, seat) == spec.seat_view(engine, seat)
         assert canonical_dump(spec.determinize(changed, seat, np.random.default_rng(seat))) == canonical_dump(sample), \
             f"{case}: seat {seat}'s sample reads what it may not see"
+        assert not any(sample.hidden_bought[p] for p in engine.queue if engine.stage == Stage.PURCHASES), \
+            "a seat still to have its purchase turn has bought nothing"
     pick = np.random.default_rng(0)
     for _ in range(20_000):
         if sample.is_over:

@@ -1,30 +1,30 @@
 """Medioevo Universale's hidden information sampled again for one seat (``envs.core.determinize``).
 
-Sampled (spec 7.1, G56; tests/medioevo_universale/test_env.py, tests/test_determinize.py): the other seats' money (unless ``reveal_money``),
-their sealed bids and tie-round additions, their tax choices before all chose, the goals paired with every card
-outside the seat's hand (with ``secret_goal_pairing``), the order of the empire-card deck, the cards another seat
-is choosing from (KEEP_CARD), the event deck under its top card (whose back, the allowed tax rate, is public), the
-terms of secret treaties the seat is not a party to, an offer in progress between other seats, and the types of the
-units behind other seats' screens (variant 8.5).
+Sampled (spec 7.1, G56; tests/medioevo_universale/test_env.py, tests/test_determinize.py): the other seats' money
+(unless ``reveal_money``), their sealed bids and tie-round additions, their tax choices before all chose, the goals
+paired with every card outside the seat's hand (with ``secret_goal_pairing``), the order of the empire-card deck,
+the cards another seat is choosing from (KEEP_CARD), the event deck under its top card (whose back, the allowed tax
+rate, is public), the terms of secret treaties the seat is not a party to, an offer in progress between other
+seats, and the ordinary units behind other seats' screens (variant 8.5).
 
-ASSUMPTION (docs/games/medioevo_universale.md, assumption 7.1 "determinization"): the observation keeps no record of the bank
-flows a seat saw, so another seat's hidden money is sampled as the searching seat's own money (every seat starts
-with the same sum and earns by the same public rules); a sealed bid is then any whole sum the bidder could pay.
-Simpler samples where a faithful one would need a prior over what other seats negotiate or buy: a secret treaty
-keeps its kind and parties (guest treaties show on the board as the control of regions with guest armies) and
-draws its term and sale fee from the legal ones; an offer being drafted is one just begun to a drawn addressee,
-a sent one a random legal draft to the seat answering (its proposer kept: the seat whose diplomacy turn it is);
-behind a screen the number of ordinary units is kept and their types drawn from the buyer's supply, while the
-captains and vehicles are kept (the vehicle supply is public). Not sampled (kept as they are): the other purchases
-a seat behind the screen made in this phase (technologies, cards, buildings, captain upgrades; the observation
-shows the state as phase 4 began).
+ASSUMPTION (docs/games/medioevo_universale.md, assumption 7.1 "determinization"): the observation keeps no record of
+the bank flows a seat saw, so another seat's hidden money is sampled as the searching seat's own money (every seat
+starts with the same sum and earns by the same public rules); a sealed bid is then any whole sum the bidder could
+pay. Simpler samples where a faithful one would need a prior over what other seats negotiate or buy: a secret treaty
+keeps its kind and parties (guest treaties show on the board as the control of regions with guest armies) and draws
+its term and sale fee from the legal ones; an offer being drafted is one just begun to a drawn addressee, a sent one
+a random legal draft to the seat answering (its proposer kept: the seat whose diplomacy turn it is); behind the
+screen of a seat that had its purchase turn the ordinary units are any number up to the unit limit the others see,
+of types drawn from its supply, while the captains and vehicles are kept (the vehicle supply is public). Not sampled
+(kept as they are): the other purchases a seat behind the screen made in this phase (technologies, cards, buildings,
+captain upgrades; the observation shows the state as phase 4 began).
 """
 from __future__ import annotations
 
 from dataclasses import replace
 
 from ..core.determinize import fresh_generator, shuffled
-from .constants import CP1, Head, Phase
+from .constants import CIVIL, CP1, Head, Phase
 from .diplomacy import MAX_TERM, SALE_FEE_FL, Offer, OfferStep, Treaty
 from .view import behind_screen
 
@@ -59,7 +59,8 @@ def determinize(engine, seat: int, rng):
     _sample_secret_terms(other, seat, rng)
     _sample_offer(other, seat, rng)
     for p in sorted(behind_screen(other, seat)):
-        _sample_units_behind_screen(other, p, rng)
+        if p not in other.queue:  # a seat still to have its purchase turn has bought nothing yet
+            _sample_units_behind_screen(other, p, rng)
     other.rng = fresh_generator(rng)
     other.stamp_everything()  # edited from outside the rules: observers look again
     return other
@@ -111,20 +112,29 @@ def _sample_offer(e, seat: int, rng) -> None:
 
 
 def _sample_units_behind_screen(e, p: int, rng) -> None:
-    """Variant 8.5: the types of the ordinary units (not captains) behind seat p's screen, drawn again from p's
-    supply with those units back in it. Kept: their number, the captains and the vehicles (the vehicle supply is
-    public), placed first in their order at the reveal."""
-    kept, units = [], 0
+    """Variant 8.5: the ordinary units (not captains) behind seat p's screen, drawn again: back to p's supply, then
+    a number up to the unit limit the others see (the civil levels p owned as phase 4 began), each of a type drawn
+    from the supply left. Kept: the captains and the vehicles (the vehicle supply is public), placed first at the
+    reveal, in their order."""
+    supply = e.unit_supply[p]
+    kept = []
     for item in e.hidden_bought[p]:
         if item[0] == "unit" and item[1] < CP1:
-            e.unit_supply[p][item[1]] += 1
-            units += 1
+            supply[item[1]] += 1
+            e.units_bought[p] -= 1
         else:
             kept.append(item)
-    supply = e.unit_supply[p]
-    for _ in range(units):
+    snap = e.purchase_snapshot
+    civil_levels = 0
+    for node, buildings in enumerate(snap["buildings"]):
+        level, owner, _damage = buildings[CIVIL]
+        if owner == p and snap["control"][node] == p:
+            civil_levels += level
+    room = min(e.unit_limit_base + civil_levels - e.units_bought[p], sum(supply[:CP1]))
+    for _ in range(int(rng.integers(max(room, 0) + 1))):
         types = [t for t in range(CP1) if supply[t] > 0]
         t = types[int(rng.integers(len(types)))]
         supply[t] -= 1
+        e.units_bought[p] += 1
         kept.append(("unit", t))
     e.hidden_bought[p] = kept
