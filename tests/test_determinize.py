@@ -210,3 +210,15 @@ def test_medioevo_determinize_samples_what_other_seats_keep_secret(case):
         legal = codec.legal_actions(sample)
         codec.apply(sample, int(legal[pick.integers(len(legal))]))
     assert sample.is_over
+
+
+def test_medioevo_another_seats_purchase_menu_is_listed_from_the_sample():
+    """The purchase menu open for another seat was listed from its real money and purchases: the sample lists it
+    again, so it offers no part left empty (a sample of a seat without money gives every other seat none)."""
+    engine, _, observers = _units_behind_a_screen()
+    assert engine.phase == Phase.PURCHASE and not engine.prefix and engine.actor not in observers
+    engine.money[observers[0]] = 0
+    sample = envs.spec("medioevo_universale").determinize(engine, observers[0], np.random.default_rng(0))
+    listed_again = sample.clone()
+    listed_again._open_purchase_menu(sample.actor)
+    assert sample.legal_moves() == listed_again.legal_moves()

@@ -61,6 +61,8 @@ def determinize(engine, seat: int, rng):
     for p in sorted(behind_screen(other, seat)):
         if p not in other.queue:  # a seat still to have its purchase turn has bought nothing yet
             _sample_units_behind_screen(other, p, rng)
+    if other.phase == Phase.PURCHASE and other.actor != seat and not other.prefix:
+        other._open_purchase_menu(other.actor)  # listed again: the real menu was listed from hidden money
     other.rng = fresh_generator(rng)
     other.stamp_everything()  # edited from outside the rules: observers look again
     return other
