@@ -56,7 +56,10 @@ def deep_copy(engine):
 
 
 def copy_generator(rng: np.random.Generator) -> np.random.Generator:
-    """An independent copy of a random generator, rebuilt from its seed sequence and state."""
+    """An independent copy of a random generator, rebuilt from its seed sequence and state (any other source of
+    chance, such as a test's scripted dice, deep-copied)."""
+    if not isinstance(rng, np.random.Generator):
+        return copy.deepcopy(rng)
     bits = rng.bit_generator
     twin = np.random.Generator(type(bits)(copy.deepcopy(bits.seed_seq)))
     twin.bit_generator.state = bits.state

@@ -100,8 +100,9 @@ def _seats(p: Picture, e, seat: int | None, y: float) -> float:
         if q == e.current_player:
             p.rect(14, ry, WIDTH - 28, row - 4, fill=HIGHLIGHT)
         seat_swatch(p, 20, ry + 10, q)
-        p.text(42, ry + 22, f"seat {q}" + (" (you)" if q == seat else "") + (" *active" if q == e.active else ""),
-               size=13, bold=q == seat)
+        p.text(42, ry + 20, f"seat {q}" + (" (you)" if q == seat else ""), size=13, bold=q == seat)
+        if q == e.active:
+            p.text(42, ry + 34, "active", size=11, colour=MUTED)  # under the name: beside it, it runs into the VP
         p.text(170, ry + 22, f"VP {e.vp(q)}", size=15, bold=True)
         p.text(240, ry + 15, f"armies {e.armies_pers[q]}/{e.armies_gen[q]}  ships {e.ships_pers[q]}/"
                f"{e.ships_gen[q]}  villages {e.villages[q]}  cities {e.cities[q]}", size=12)
