@@ -2,7 +2,7 @@
 of a numbering, kept so that it reads whole (an action head's values, a spec table's ids).
 
 Pass it with the paths to check, so that the report holds only dead code:
-``python -m vulture envs agents train.py evaluate.py benchmarks scripts tests scripts/vulture_whitelist.py
+``python -m vulture envs agents train.py evaluate.py play.py webplay benchmarks scripts tests scripts/vulture_whitelist.py
 --min-confidence 60``. Each name below is read as an attribute of the real object, so running this file
 (``python scripts/vulture_whitelist.py``) fails once a listed name is gone and its line can go too.
 """
@@ -19,6 +19,10 @@ from envs.medioevo_universale import cards as mu_cards, constants as mu_constant
 from envs.medioevo_universale import technologies as mu_technologies  # noqa: E402
 from envs.medioevo_universale.diplomacy import Treaty  # noqa: E402
 from envs.medioevo_universale.observation.encoder import _Seen  # noqa: E402
+from webplay.server import _QuietHandler  # noqa: E402
+
+# werkzeug's request handler hook, silenced
+_QuietHandler.log_request
 
 # Stable-Baselines3 BaseCallback hooks, called by the training loop
 SelfPlayCallback._on_training_start

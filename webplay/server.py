@@ -32,11 +32,12 @@ def create_app(session: GameSession) -> Flask:
     def refused(exc: Refused):
         return jsonify(error=str(exc)), exc.status
 
-    @app.after_request
     def no_caching(response):
         response.headers["Cache-Control"] = "no-store"  # a seat's page holds its own hidden information
         response.headers["Referrer-Policy"] = "no-referrer"  # the token is in the address
         return response
+
+    app.after_request(no_caching)
 
     def body() -> dict:
         data = request.get_json(silent=True)

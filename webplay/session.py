@@ -46,7 +46,6 @@ class GameSession:
     """The game of ``args`` (play.py's options) with people at ``human_seats``; thread-safe."""
 
     def __init__(self, args, human_seats: list[int]):
-        self._args = args
         self.env, self.opponents, self.labels, seed = play.new_game(args, human_seats)
         self.human_seats = list(human_seats)
         self.tokens = {secrets.token_urlsafe(24): seat for seat in self.human_seats}

@@ -180,3 +180,23 @@ def assigned_attributes(paths) -> set[str]:
             names |= set(re.findall(r"self\.([A-Za-z_][A-Za-z0-9_]*)", group))
     return names
 
+
+
+def move_states(game: str, grain_class, num_players: int, seeds=(0,), moves: int = 200):
+    """Engines of seeded random games of ``game`` played move by move (as the move encodings see them, with the
+    grain ``grain_class``): yields the engine, the flat codec and the moves listed there, before each move."""
+    import envs
+    from .moves import legal_moves
+
+    for seed in seeds:
+        env = envs.make(game, num_players=num_players)
+        env.reset(seed=seed)
+        engine, flat, pick = env.engine, env.codec, np.random.default_rng(seed)
+        grain = grain_class(flat)
+        for _ in range(moves):
+            if engine.is_over:
+                break
+            listed = legal_moves(engine, grain)
+            yield engine, flat, listed
+            for index in list(listed.values())[int(pick.integers(len(listed)))]:
+                flat.apply_legal(engine, index)

@@ -81,8 +81,6 @@ class SeventhStoneGrain(MoveGrain):
         self._yes, self._no = offsets[Op.YESNO], offsets[Op.YESNO] + 1
         self._choice = offsets[Op.CHOICE]
         self._done = offsets[Op.DONE]
-        self._undo = offsets[Op.UNDO]
-        self._utype = offsets[Op.UTYPE]
 
     # -- where a move ends ---------------------------------------------------------------------------
     def may_continue(self, engine, index: int) -> bool:

@@ -10,6 +10,7 @@ import pytest
 import envs
 from envs.catan_card.engine import Phase
 from envs.catan_card.moves import CatanCardGrain
+from envs.core import testing
 from envs.core.moves import legal_moves
 
 from .test_rules import DRAW_PILE, MARKET, ORE, WOOL, hand, new
@@ -23,20 +24,7 @@ class EveryDecisionPlayed(CatanCardGrain):
 
 
 def move_states(n: int, seeds=(0, 1), moves: int = 250):
-    """Engines of seeded random games played move by move (as the move encodings see them), with the flat
-    codec and the moves listed there."""
-    for seed in seeds:
-        env = envs.make("catan_card", num_players=n)
-        env.reset(seed=seed)
-        engine, flat, pick = env.engine, env.codec, np.random.default_rng(seed)
-        grain = CatanCardGrain(flat)
-        for _ in range(moves):
-            if engine.is_over:
-                break
-            listed = legal_moves(engine, grain)
-            yield engine, flat, listed
-            for index in list(listed.values())[int(pick.integers(len(listed)))]:
-                flat.apply_legal(engine, index)
+    return testing.move_states("catan_card", CatanCardGrain, n, seeds, moves)
 
 
 def what_the_seat_learns(engine):

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import envs
+from envs.core import testing
 from envs.core.engine import instance_state
 from envs.core.moves import legal_moves
 from envs.mythotopia.engine import CITY_S, Phase
@@ -40,20 +41,7 @@ def played_flat(e, chain, flat):
 
 
 def move_states(n: int, seeds=(0, 1), moves: int = 250):
-    """Engines of seeded random games played move by move (as the move encodings see them), with the flat
-    codec and the moves listed there."""
-    for seed in seeds:
-        env = envs.make("mythotopia", num_players=n)
-        env.reset(seed=seed)
-        engine, flat, pick = env.engine, env.codec, np.random.default_rng(seed)
-        grain = MythotopiaGrain(flat)
-        for _ in range(moves):
-            if engine.is_over:
-                break
-            listed = legal_moves(engine, grain)
-            yield engine, flat, listed
-            for index in list(listed.values())[int(pick.integers(len(listed)))]:
-                flat.apply_legal(engine, index)
+    return testing.move_states("mythotopia", MythotopiaGrain, n, seeds, moves)
 
 
 def what_the_seat_learns(engine):

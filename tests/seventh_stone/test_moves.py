@@ -10,6 +10,7 @@ import pytest
 
 import envs
 from envs.core import moves as core_moves
+from envs.core import testing
 from envs.core.moves import legal_moves, split_moves
 from envs.seventh_stone.data import BARRACKS, MELEE, WALL
 from envs.core.engine import deep_copy
@@ -31,20 +32,7 @@ def composite(engine):
 
 
 def move_states(n: int, seeds=(0,), moves: int = 200):
-    """Engines of seeded random games played move by move (as the move encodings see them), with the flat
-    codec and the moves listed there."""
-    for seed in seeds:
-        env = envs.make("seventh_stone", num_players=n)
-        env.reset(seed=seed)
-        engine, flat, pick = env.engine, env.codec, np.random.default_rng(seed)
-        grain = SeventhStoneGrain(flat)
-        for _ in range(moves):
-            if engine.is_over:
-                break
-            listed = legal_moves(engine, grain)
-            yield engine, flat, listed
-            for index in list(listed.values())[int(pick.integers(len(listed)))]:
-                flat.apply_legal(engine, index)
+    return testing.move_states("seventh_stone", SeventhStoneGrain, n, seeds, moves)
 
 
 def what_chance_shows(engine):
