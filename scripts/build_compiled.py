@@ -36,9 +36,12 @@ from envs.core.compiled import BUILD_DIR, MANIFEST, compiled_dir, extension_suff
 
 PACKAGES = ["envs.core", "envs.catan_card", "envs.kingsburg", "envs.mythotopia", "envs.seventh_stone",
             "envs.medioevo_universale"]  # each with its subpackages (``packages``)
-# not compiled: package set-up, the compiled-build switch itself, test helpers, and modules that find their data
-# files next to themselves (__file__ would point into the build folder)
-SKIPPED = {"__init__.py", "compiled.py", "testing.py"}
+# not compiled: package set-up, the compiled-build switch itself, test helpers, modules that find their data
+# files next to themselves (__file__ would point into the build folder), and what no speed target runs (the
+# move encodings and their grains, game records, text views, the pictures of the table, the determinizations of a
+# search, the naming of moves in play): compiling them only lengthens the set-up
+SKIPPED = {"__init__.py", "compiled.py", "testing.py", "encodings.py", "moves.py", "records.py", "view.py",
+           "picture.py", "determinize.py", "visibility.py"}
 # Python's semantics: annotations are not types to enforce (Cython would reject a tuple returned as ``-> list``)
 DIRECTIVES = ["-X", "annotation_typing=False", "-X", "binding=True"]
 
