@@ -12,10 +12,11 @@ from envs.core.codec import ActionCodec
 
 GAMES = envs.names()
 CASES = [(game, encoding) for game in GAMES for encoding in envs.encodings(game)]
-#: medioevo_universale's move encodings list each state's moves by playing their decisions on clones of a large
-#: engine, several times a step here (the env, the twin): minutes per encoding, so with ``-m slow``
-#: (tests/test_encodings.py checks their indices, masks and api_test in the default run)
-SLOW = {("medioevo_universale", encoding) for encoding in envs.encodings("medioevo_universale")[1:]}
+#: the move encodings list each state's moves by playing their decisions on engine clones, several times a step
+#: here (the env, the twin): kingsburg's (the lightest game) check the shared code in the default run, the other
+#: games' run with ``-m slow`` (medioevo_universale's take minutes each); tests/test_encodings.py checks every
+#: game's indices, masks and api_test in the default run
+SLOW = {(game, encoding) for game in GAMES if game != "kingsburg" for encoding in envs.encodings(game)[1:]}
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -128,9 +128,10 @@ def test_the_seed_is_told_only_with_the_result(whole_game):
     assert "seed 4" not in text[:end] and "(seed 4)" in text[end:]
 
 
-@pytest.mark.parametrize("encoding", ["factored", "pointer"])
-@pytest.mark.parametrize("opponent", ["random", "heuristic"])
-def test_flat_opponents_play_in_a_move_encoding(encoding, opponent):
+@pytest.mark.parametrize("opponent, encoding", [("heuristic", "factored")] + [
+    pytest.param(*case, marks=pytest.mark.slow)  # whole games: one in the default run
+    for case in (("random", "factored"), ("random", "pointer"), ("heuristic", "pointer"))])
+def test_flat_opponents_play_in_a_move_encoding(opponent, encoding):
     code, text = run(["--game", "kingsburg", "--opponents", opponent, "--seed", "3",
                       "--env", f"action_encoding={encoding}"], ["1"] * 300)
     assert code == 0 and "game over: seat" in text
