@@ -50,3 +50,35 @@ def test_mcts_speed_benchmark_smoke(tmp_path):
     results = json.loads(out.read_text())
     assert set(results) == {"catan_card/mcts:2", "catan_card/mcts:4"}
     assert all(row["connect_four_v3_steps_per_move"] > 0 for row in results.values())
+
+
+def test_random_play_benchmark_resumes_and_reports_a_failing_game(tmp_path, monkeypatch, capsys):
+    from benchmarks import random_play
+    out = tmp_path / "games.jsonl"
+    args = ["--games", "kingsburg", "--encodings", "flat,pointer", "--count", "2", "--out", str(out)]
+    assert random_play.main(args) == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sorted((row["encoding"], row["seed"]) for row in rows) == [("flat", 0), ("flat", 1), ("pointer", 0),
+                                                                      ("pointer", 1)]
+    assert all(row["outcome"] == "ended" and row["decisions"] > 50 for row in rows)
+    assert "| kingsburg | pointer | 2 | 2 | 0 | 0 |" in capsys.readouterr().out
+
+    # a resumed run plays only the missing games; one whose env breaks is reported and fails the run
+    def broken_make(*_args, **_kwargs):
+        raise RuntimeError("dead end")
+    monkeypatch.setattr(random_play.envs, "make", broken_make)
+    assert random_play.main([*args[:-4], "--count", "3", "--out", str(out)]) == 1
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) == 6 and all(row["outcome"].startswith("error at decision 0: RuntimeError: dead end")
+                                  for row in rows[4:])
+    assert "Failures:" in capsys.readouterr().out
+
+
+def test_random_play_benchmark_sees_an_empty_part_of_a_multidiscrete_mask():
+    from benchmarks import random_play
+    env = envs.make("kingsburg", action_encoding="factored")
+    env.reset(seed=0)
+    mask = env.observe(env.agent_selection)["action_mask"].view(bool).copy()
+    assert not random_play.empty_part(env, mask)
+    mask[env.action_space(env.agent_selection).nvec[0]:] = False  # the second part left with no legal value
+    assert random_play.empty_part(env, mask)

@@ -444,3 +444,25 @@ def test_a_checkpoint_sets_the_player_count_unless_told(trained, tmp_path, monke
     write_checkpoint_metadata(other, {**read_checkpoint_metadata(full.final_model), "num_players": 3})
     with pytest.raises(ValueError, match="different player counts"):
         evaluate.trained_num_players([AgentSpec.parse(full.final_model), AgentSpec.parse(str(other))])
+
+
+def test_training_evaluation_is_evaluate_py_on_the_checkpoint_of_that_step(tmp_path):
+    """The periodic evaluation and evaluate.py measure the same thing: the row of ``eval_history.csv`` at a step
+    is what evaluate.py gives for the checkpoint saved at that step, with ``eval.games`` games and the seed
+    ``seed + 7919`` (docs/training.md). A difference between the two is a different policy or sample, not a
+    different measure."""
+    run = tmp_path / "run"
+    config = tiny(run, 1024, checkpoint={"every_updates": 2, "keep": 4}, eval={"every_updates": 2, "games": 6})
+    train(config)
+    with open(run / "eval_history.csv") as handle:
+        rows = {int(row["step"]): row for row in csv.DictReader(handle)}
+    assert 512 in rows
+    checkpoint = run / "checkpoints" / "step_000000000512" / "model.zip"
+    assert evaluate.main(["--game", GAME, "--agents", str(checkpoint), "random", "--games", "6", "--seed",
+                          str(config.seed + 7919), "--no-plot", "--out", str(tmp_path), "--name", "t"]) == 0
+    data = json.loads((tmp_path / "t.json").read_text())
+    [pairing] = [p for p in data["pairings"] if p["opponent"] == "random"]
+    assert pairing["games"] == 6
+    assert pairing["win_rate"] == pytest.approx(float(rows[512]["win_rate_vs_random"]), abs=1e-4)
+    # and the moves: the same games, not merely the same count of wins
+    assert pairing["mean_moves"] == pytest.approx(float(rows[512]["mean_moves_vs_random"]), abs=1e-3)

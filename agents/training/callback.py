@@ -169,6 +169,8 @@ class SelfPlayCallback(BaseCallback):
             self.logger.record(f"eval/mean_moves_vs_{result.opponent_name}", result.mean_moves)
             self.latest_eval[result.opponent_name] = rate
             row[f"win_rate_vs_{result.opponent_name}"] = round(rate, 4)
+            row[f"draws_vs_{result.opponent_name}"] = result.draws  # shared first places and games cut by max_turns
+            row[f"mean_moves_vs_{result.opponent_name}"] = round(result.mean_moves, 3)
         self.last_eval = self.iteration
         new_file = not os.path.isfile(self.paths.eval_history)
         with open(self.paths.eval_history, "a", newline="", encoding="utf-8") as handle:
