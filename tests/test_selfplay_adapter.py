@@ -282,3 +282,42 @@ def test_vec_envs_forward_masks_and_agree():
     finally:
         dummy.close()
         procs.close()
+
+
+def test_the_mcts_category_searches_on_the_env_it_plays_in(monkeypatch):
+    """An MCTS opponent drawn from the pool is attached a sampler of the training env's state (as its seat may see
+    it) and plays the game to its end; without the attachment it refuses to act."""
+    from agents.mcts import MCTSAgent
+
+    sampled_seats = []
+    determinized = envs.make("kingsburg", num_players=2).unwrapped.__class__.determinized
+
+    def spy(self, seat, rng):
+        sampled_seats.append((seat, self.engine.current_player))
+        return determinized(self, seat, rng)
+
+    monkeypatch.setattr(envs.make("kingsburg", num_players=2).unwrapped.__class__, "determinized", spy)
+    make = functools.partial(envs.make, "kingsburg", num_players=2)
+    adapter = SelfPlayEnv(make, OpponentPool("kingsburg", 2, {"mcts": 1.0}, mcts="mcts:3"), seed=2)
+    adapter.reset(seed=2)
+    assert adapter._category == "mcts" and isinstance(adapter._opponents[1 - adapter._learner_seat], MCTSAgent)
+    rng = np.random.default_rng(0)
+    for _ in range(400):
+        _, _, terminated, truncated, info = adapter.step(int(rng.choice(np.flatnonzero(adapter.action_masks()))))
+        if terminated or truncated:
+            break
+    assert terminated and info["selfplay"]["category"] == "mcts"
+    # every sample was drawn for the seat to move, which was the MCTS opponent's
+    assert sampled_seats and all(seat == mover == 1 - adapter._learner_seat for seat, mover in sampled_seats)
+
+
+def test_the_pool_config_names_a_search_agent_in_the_flat_encoding():
+    from agents.training.config import load_config
+
+    assert load_config(None, {"game": "kingsburg", "pool": {"weights": {"mcts": 1.0}, "mcts": "mcts:8:heuristic"}})
+    with pytest.raises(ConfigError, match="'pool.mcts' must name a search agent"):
+        load_config(None, {"game": "kingsburg", "pool": {"mcts": "heuristic"}})
+    with pytest.raises(ConfigError, match="'pool.mcts': "):
+        load_config(None, {"game": "kingsburg", "pool": {"mcts": "mcts:0"}})
+    with pytest.raises(ConfigError, match="flat encoding only"):
+        load_config(None, {"game": "kingsburg", "env": {"action_encoding": "pointer"}, "pool": {"weights": {"mcts": 1.0}}})

@@ -16,7 +16,7 @@ from typing import Any, Mapping, get_args, get_origin, get_type_hints
 
 from envs.core.errors import ConfigError
 
-POOL_CATEGORIES = ("latest", "past", "random", "heuristic")
+POOL_CATEGORIES = ("latest", "past", "random", "heuristic", "mcts")
 VEC_ENV_KINDS = ("auto", "subproc", "dummy")
 ACTIVATIONS = ("tanh", "relu")
 
@@ -50,6 +50,7 @@ class PoolConfig:
         default_factory=lambda: {"latest": 0.35, "past": 0.25, "random": 0.15, "heuristic": 0.25}
     )
     snapshot_deterministic: bool = False  # snapshots sample from their policy (more varied opponents)
+    mcts: str = "mcts:50"  # the search agent of the ``mcts`` category (agents/mcts.py): mcts:N or mcts:N:heuristic
 
 
 @dataclass
@@ -215,6 +216,17 @@ def _check_values(config: TrainConfig) -> None:
         raise ConfigError(
             f"unknown opponent category {unknown} in 'pool.weights'; valid categories are {list(POOL_CATEGORIES)}"
         )
+    from agents import parse_mcts
+
+    try:
+        search = parse_mcts(pool.mcts)
+    except ValueError as error:
+        raise ConfigError(f"'pool.mcts': {error}") from None
+    if search is None:
+        raise ConfigError(f"'pool.mcts' must name a search agent (mcts, mcts:N or mcts:N:heuristic), got {pool.mcts!r}")
+    if pool.weights.get("mcts", 0) > 0 and config.env.get("action_encoding", "flat") != "flat":
+        raise ConfigError("the pool's 'mcts' category searches in the flat encoding only; give it weight 0 or "
+                          "train in env.action_encoding: flat")
     for category, weight in pool.weights.items():
         non_negative(f"pool.weights.{category}", weight)
     if sum(pool.weights.values()) <= 0:

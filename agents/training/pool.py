@@ -24,7 +24,8 @@ class OpponentPool:
       * ``latest``    - the newest snapshot of the learner;
       * ``past``      - each opponent seat independently a uniformly chosen older snapshot;
       * ``random``    - the uniform random agent;
-      * ``heuristic`` - the game's heuristic agent (only if the game has one).
+      * ``heuristic`` - the game's heuristic agent (only if the game has one);
+      * ``mcts``      - the search agent named by ``mcts`` (agents/mcts.py; flat encoding only).
     Every opponent seat of that game is filled from the chosen category. Opponents are reseeded at
     the start of each game from the environment's generator.
     """
@@ -37,6 +38,7 @@ class OpponentPool:
         max_snapshots: int = 20,
         snapshot_deterministic: bool = False,
         snapshots: list[str] | None = None,
+        mcts: str = "mcts:50",
     ):
         unknown = sorted(set(weights) - set(POOL_CATEGORIES))
         if unknown:
@@ -48,6 +50,7 @@ class OpponentPool:
         self.weights = {c: float(weights.get(c, 0.0)) for c in POOL_CATEGORIES}
         self.max_snapshots = max_snapshots
         self.snapshot_deterministic = snapshot_deterministic
+        self.mcts = mcts
         self.has_heuristic = game in agents_pkg.heuristic_games()
         self.snapshots: list[str] = []
         # one agent object per (member, seat slot), built on first use
@@ -61,7 +64,7 @@ class OpponentPool:
     def set_snapshots(self, paths: list[str]) -> None:
         self.snapshots = [os.fspath(p) for p in paths][-self.max_snapshots:]
         live = set(self.snapshots)
-        for key in [k for k in self._agents if k[0] not in ("random", "heuristic") and k[0] not in live]:
+        for key in [k for k in self._agents if k[0] not in ("random", "heuristic", "mcts") and k[0] not in live]:
             del self._agents[key]
 
     def category_weights(self) -> dict[str, float]:
@@ -71,6 +74,7 @@ class OpponentPool:
             "past": len(self.snapshots) >= 2,
             "random": True,
             "heuristic": self.has_heuristic,
+            "mcts": True,
         }
         raw = {c: w for c, w in self.weights.items() if w > 0 and available[c]}
         total = sum(raw.values())
@@ -106,6 +110,8 @@ class OpponentPool:
         if agent is None:
             if member in ("random", "heuristic"):
                 agent = agents_pkg.make_agent(member, self.game, self.num_players)
+            elif member == "mcts":
+                agent = agents_pkg.make_agent(self.mcts, self.game, self.num_players)
             else:
                 from agents.ppo import PPOAgent
 

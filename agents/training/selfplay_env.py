@@ -157,7 +157,9 @@ class SelfPlayEnv(gymnasium.Env):
             if agent == learner:
                 return True
             opponent = self._opponents[seat_of[agent]]
-            if opponent.encoding != getattr(raw, "action_encoding", "flat"):
+            if opponent.searches:  # it samples this env's state as its seat may see it
+                opponent = playing_in(raw, opponent)
+            elif opponent.encoding != getattr(raw, "action_encoding", "flat"):
                 playing = self._in_encoding.get(id(opponent))
                 if playing is None or playing.agent is not opponent:
                     playing = self._in_encoding[id(opponent)] = playing_in(raw, opponent)

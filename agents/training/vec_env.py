@@ -236,6 +236,7 @@ def make_vec_env(config: TrainConfig, num_players: int, n_envs: int, snapshots: 
         "weights": dict(config.pool.weights),
         "max_snapshots": config.pool.max_snapshots,
         "snapshot_deterministic": config.pool.snapshot_deterministic,
+        "mcts": config.pool.mcts,
         "snapshots": list(snapshots),
     }
     subproc = vec_env_kind(config) == "subproc"
