@@ -15,7 +15,6 @@ import shutil
 import time
 
 import pytest
-import yaml
 
 import envs
 import play
@@ -94,11 +93,11 @@ def assert_nothing_leaked(secrets: set[str], texts) -> None:
 
 
 def play_by_clicking(page, choose, secrets: OtherSeatsSecrets | None = None, responses: list | None = None,
-                     max_clicks: int = 20000) -> int:
-    """Play the page's seat to the end of the game: at each of its decisions click the ``choose(n)``-th of the n
-    legal-move buttons and wait for the next position. With ``secrets``, the page after each click and the
-    API ``responses`` received meanwhile (emptied) are checked against the other seats' hidden information of
-    that moment. The number of clicks."""
+                     stop_after: int | None = None) -> int:
+    """Play the page's seat to the end of the game (or for ``stop_after`` clicks): at each of its decisions click
+    the ``choose(n)``-th of the n legal-move buttons and wait for the next position. With ``secrets``, the page
+    after each click and the API ``responses`` received meanwhile (emptied) are checked against the other seats'
+    hidden information of that moment. The number of clicks."""
     clicks = 0
     while True:
         page.wait_for_selector("#moves button.move, #result-box:not([hidden])")
@@ -108,7 +107,7 @@ def play_by_clicking(page, choose, secrets: OtherSeatsSecrets | None = None, res
             responses.clear()
             assert_nothing_leaked(lines, [page.content()])
             assert_nothing_leaked(lines, [s for body in bodies for s in _strings(json.loads(body))])
-        if page.is_visible("#result-box"):
+        if page.is_visible("#result-box") or clicks == stop_after:
             return clicks
         status = page.inner_text("#status")
         assert status.endswith(": your move"), status
@@ -117,13 +116,13 @@ def play_by_clicking(page, choose, secrets: OtherSeatsSecrets | None = None, res
         buttons.nth(choose(buttons.count())).click()
         page.wait_for_function(f"state.over || state.ply > {ply}")
         clicks += 1
-        assert clicks < max_clicks, "the game does not end"
+        assert clicks < 20000, "the game does not end"
 
 
 def open_page(driver, server: Server, seat: int, responses: list):
     """Chromium on ``seat``'s page; the API responses it receives are appended to ``responses``."""
     browser = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-    page = browser.new_page(accept_downloads=True, viewport={"width": 1400, "height": 1000})
+    page = browser.new_page(accept_downloads=True, viewport={"width": 1400, "height": 1600})
     page.on("response", lambda response: responses.append(response) if "/api/" in response.url else None)
     page.goto(server.url(seat))
     return browser, page
@@ -177,27 +176,55 @@ def test_a_game_played_and_replayed_in_the_browser(tmp_path):
         "the opponent's hand changed during the game"
 
 
+def test_the_log_adds_the_new_lines_and_is_drawn_again_for_a_new_game():
+    sync_playwright = _browser_or_skip()
+    args = play.build_parser().parse_args(["--game", "kingsburg", "--opponents", "random", "--seed", "4"])
+    session = GameSession(args, [0])
+    server = Server(session, "127.0.0.1", 0).start()
+    shown_log = "() => [...document.querySelectorAll('#log li')].map((item) => item.textContent)"
+    try:
+        with sync_playwright() as driver:
+            browser, page = open_page(driver, server, 0, [])
+            assert play_by_clicking(page, lambda _count: 0, stop_after=3) == 3
+            page.evaluate("document.querySelector('#log li').dataset.mark = 'drawn before'")
+            play_by_clicking(page, lambda _count: 0, stop_after=3)
+            # the lines shown before are the same elements, not drawn again
+            assert page.evaluate("document.querySelector('#log li').dataset.mark") == "drawn before"
+            assert page.evaluate(shown_log) == session.state(0)["log"]
+            ply = page.evaluate("state.ply")
+            page.click("#new-game")
+            page.wait_for_function(f"state.ply < {ply}")
+            assert page.evaluate(shown_log) == session.state(0)["log"]
+            assert page.evaluate("document.querySelectorAll('#log li[data-mark]').length") == 0
+            browser.close()
+    finally:
+        server.stop()
+
+
 # -- every game, against a checkpoint and the heuristic (-m slow) -----------------------------------
-def configured_settings(game: str) -> list[str]:
-    """play.py's --num-players and --env of configs/<game>.yaml: the player count and env settings (e.g.
-    mythotopia's max_turns, the game having no forced end) the game is trained at."""
-    with open(os.path.join(CONFIGS, f"{game}.yaml")) as f:
-        config = yaml.safe_load(f)
-    argv = ["--num-players", str(config["num_players"])]
-    for key, value in (config.get("env") or {}).items():
-        argv += ["--env", f"{key}={json.dumps(value)}"]
-    return argv
+# kingsburg's base game hides nothing but an enemy card peeked at: its modules 2 and 3 (governor cards, army
+# tokens committed face down) give its page another seat's hidden information to keep
+HIDDEN_RULES = {"kingsburg": {"module_governors": True, "module_army_tokens": True}}
 
 
-def tiny_checkpoint(game: str, run_dir) -> str:
-    """A checkpoint of configs/<game>.yaml trained for 2,048 steps (one PPO update): a policy barely trained,
-    but saved, loaded and played as any checkpoint is."""
+def configured_settings(game: str) -> tuple[int, dict]:
+    """The player count and env settings of configs/<game>.yaml (e.g. mythotopia's max_turns: the game has no
+    forced end), with the game's HIDDEN_RULES."""
+    from agents.training.config import read_yaml
+
+    config = read_yaml(os.path.join(CONFIGS, f"{game}.yaml"))
+    return config["num_players"], {**(config.get("env") or {}), **HIDDEN_RULES.get(game, {})}
+
+
+def tiny_checkpoint(game: str, env: dict, run_dir) -> str:
+    """A checkpoint of configs/<game>.yaml with ``env`` trained for 2,048 steps (one PPO update): a policy barely
+    trained, but saved, loaded and played as any checkpoint is."""
     from agents.training.config import load_config
     from agents.training.trainer import train
 
     config = load_config(os.path.join(CONFIGS, f"{game}.yaml"), {
-        "total_steps": 2048, "n_envs": 2, "vec_env": "dummy", "progress_bar": False, "run_dir": str(run_dir),
-        "ppo": {"n_steps": 1024, "batch_size": 256}})
+        "env": env, "total_steps": 2048, "n_envs": 2, "vec_env": "dummy", "progress_bar": False,
+        "run_dir": str(run_dir), "ppo": {"n_steps": 1024, "batch_size": 256}})
     return str(train(config).final_model)
 
 
@@ -210,8 +237,13 @@ def test_a_whole_game_of_every_game_in_the_browser(game, opponent, tmp_path):
     same end, and no page or response holds another seat's hidden information. A picture of the final page
     is left in tmp_path (<game>_<opponent>.png)."""
     sync_playwright = _browser_or_skip()
-    spec = tiny_checkpoint(game, tmp_path / "run") if opponent == "checkpoint" else "heuristic"
-    argv = ["--game", game, "--opponents", spec, "--seed", "5", *configured_settings(game)]
+    num_players, env = configured_settings(game)
+    spec = "heuristic"
+    if opponent == "checkpoint":
+        spec = "checkpoint=" + tiny_checkpoint(game, env, tmp_path / "run")
+    argv = ["--game", game, "--opponents", spec, "--seed", "5", "--num-players", str(num_players)]
+    for key, value in env.items():
+        argv += ["--env", f"{key}={json.dumps(value)}"]
     session = GameSession(play.build_parser().parse_args(argv), [0])
     secrets = OtherSeatsSecrets(session, 0)
     server = Server(session, "127.0.0.1", 0).start()
@@ -237,6 +269,7 @@ def test_a_whole_game_of_every_game_in_the_browser(game, opponent, tmp_path):
         server.stop()
     assert record["result"]["scores"] == list(final["scores"]) and len(record["moves"]) == len(session.env._moves)
     assert record["agents"][0] == "human" and clicks == sum(m["seat"] == 0 for m in record["moves"])
+    assert secrets.lines, "no other seat had hidden information to keep: the check above checked nothing"
     print(f"\n{game} vs {opponent}: {clicks} clicks, {seconds:.0f} s, {len(secrets.lines)} hidden lines "
           f"checked; {result}")
 
