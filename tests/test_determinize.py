@@ -17,6 +17,7 @@ from envs.core.engine import instance_state
 from envs.medioevo_universale.constants import COINS, CP1, Ctrl, Head, Phase, Stage
 from envs.medioevo_universale.diplomacy import SALE_FEE_FL, Treaty
 from envs.medioevo_universale.view import behind_screen
+from envs.seventh_stone.engine import ITEM_STONE, Op
 from tests.medioevo_universale.test_rules import engine_at_purchase
 from tests.test_seat_view import OPTIONS
 
@@ -89,6 +90,23 @@ def test_a_determinized_game_plays_to_its_end(game, counts, steps):
             codec.apply(sample, int(legal[pick.integers(len(legal))]))
             moves += 1
         assert sample.is_over or moves == 20_000
+
+
+def test_seventh_stone_sample_lists_its_legal_moves_from_the_sampled_stones():
+    """The legal moves the real game had listed (and kept) offer the mover's real stones: a sample for another
+    seat lists them again from its own hands."""
+    spec = envs.spec("seventh_stone")
+    stone_decisions = 0
+    for step, env in enumerate(_walk("seventh_stone", 2, 400)):
+        engine = env.engine
+        moves = engine.legal_moves()  # listed and kept, as before the seat to move chooses
+        stone_decisions += any(op == Op.ITEM and arg >= ITEM_STONE for op, arg in moves)
+        observer = 1 - engine.current_player
+        sample = spec.determinize(engine, observer, np.random.default_rng(step))
+        listed_again = sample.clone()
+        listed_again._legal = None
+        assert sample.legal_moves() == listed_again.legal_moves(), f"step {step}"
+    assert stone_decisions >= 3
 
 
 def test_determinized_refuses_a_bad_seat_and_leaves_the_game_unchanged():

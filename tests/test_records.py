@@ -173,3 +173,30 @@ def test_evaluate_records_the_first_games_of_each_pairing(tmp_path):
     assert first["agents"] == ["random", "heuristic"] and second["agents"] == ["heuristic", "random"]
     assert evaluate.main(["--game", "kingsburg", "--agents", "random", "heuristic", "--record-games", "2",
                           "--out", str(out)]) == 2
+
+
+@pytest.mark.parametrize("game", sorted(SETTINGS))
+def test_evaluate_records_of_every_game_replay_to_its_scores_and_tampering_is_refused(game, tmp_path):
+    import evaluate
+
+    settings = dict(SETTINGS[game])
+    argv = ["--game", game, "--agents", "random", "heuristic", "--games", "2", "--record", str(tmp_path / "records"),
+            "--out", str(tmp_path / "out"), "--no-plot"]
+    argv += ["--num-players", str(settings.pop("num_players"))] if "num_players" in settings else []
+    for key, value in settings.items():
+        argv += ["--env", f"{key}={value}"]
+    assert evaluate.main(argv) == 0
+    games = json.loads(next((tmp_path / "out").glob("*.json")).read_text())["games"]
+    paths = sorted((tmp_path / "records").iterdir())
+    assert len(paths) == len(games) > 0
+    scores = {(game["seed"], tuple(game["seats"])): game["scores"] for game in games}
+    for path in paths:
+        record = records.load_record(path)  # replayed from its seed, the end checked
+        assert record["result"]["scores"] == scores[record["seed"], tuple(record["agents"])]
+    record = records.read_record(paths[0])
+    bad = tmp_path / "tampered.json"
+    records.save_record(_tampered(record, lambda r: r["result"]["scores"].__setitem__(0, -99)), bad)
+    with pytest.raises(RecordError, match=r"tampered\.json'.* ends with scores"):
+        records.load_record(bad)
+    with pytest.raises(RecordError, match="move 2: index .* is named"):
+        records.check_record(_tampered(record, lambda r: r["moves"][1].__setitem__("name", "NOT_A_MOVE")))

@@ -42,6 +42,9 @@ def determinize(engine, seat: int, rng):
             if e.committed[p] or (e.phase == Phase.ALLOC and e.actor == p):
                 e.alloc[p] = _sealed_allocation(e, p, rng)
     e.rng = fresh_generator(rng)
+    # the legal moves listed for the real game offer its hidden stones (ITEM(stone:...) of the real hand): listed
+    # again from the sample
+    e._legal = None
     e.stamp_everything()  # edited from outside the rules: observers look again
     return e
 
