@@ -193,19 +193,20 @@ def check_address_reachable(address: str, timeout: float = 5.0) -> None:
         raise ConfigError(f"--ray-address {address!r}: no Ray cluster reachable there ({exc})") from exc
 
 
-def start_ray(config: TrainConfig, log: Callable[[str], None]) -> None:
+def start_ray(config: TrainConfig, log: Callable[[str], None]) -> bool:
+    """Start Ray in this process or join the configured cluster; False when Ray was already up."""
     address = config.rllib.ray_address
     env_vars = {k: os.environ[k] for k in ("TABLETOP_GYM_PURE",) if k in os.environ}
     runtime_env = {"env_vars": env_vars} if env_vars else None
     if ray.is_initialized():
-        return
+        return False
     if address is None:
         # every env runner asks Ray for one CPU: never fewer CPUs than runners, or they would wait forever
         cpus = max(os.cpu_count() or 1, config.rllib.num_env_runners)
         ray.init(num_cpus=cpus, include_dashboard=False, runtime_env=runtime_env, log_to_driver=False,
                  configure_logging=True, logging_level="ERROR")
         log(f"ray: started in this process with {cpus} CPUs")
-        return
+        return True
     check_address_reachable(address)
     try:
         ray.init(address=address, runtime_env=runtime_env, log_to_driver=False, logging_level="ERROR")
@@ -214,6 +215,7 @@ def start_ray(config: TrainConfig, log: Callable[[str], None]) -> None:
                           f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from exc
     log(f"ray: joined the cluster at {address}: {ray.cluster_resources().get('CPU', 0):.0f} CPUs, "
         f"{len([n for n in ray.nodes() if n.get('Alive')])} node(s)")
+    return True
 
 
 # -- the run ------------------------------------------------------------------------------------------
@@ -358,8 +360,13 @@ def train_rllib(config: TrainConfig, resume: bool = False, overwrite: bool = Fal
     if config.game not in agents_pkg.heuristic_games() and config.pool.weights.get("heuristic", 0) > 0:
         log(f"note: {config.game!r} has no heuristic agent; its pool weight is spread over the other categories")
 
-    start_ray(config, log)
-    algo, total_envs = build_algorithm(config, num_players)
+    started_ray = start_ray(config, log)
+    try:
+        algo, total_envs = build_algorithm(config, num_players)
+    except BaseException:
+        if started_ray:
+            ray.shutdown()
+        raise
     writer = SummaryWriter(paths.tensorboard)
     activation = config.ppo.activation
     snapshots: list[str] = []
@@ -460,5 +467,7 @@ def train_rllib(config: TrainConfig, resume: bool = False, overwrite: bool = Fal
     finally:
         writer.close()
         algo.stop()
+        if started_ray:  # leave a cluster, or stop the Ray this run started, as it was before the run
+            ray.shutdown()
     return TrainResult(run_dir=run_dir, final_model=final_model, num_timesteps=num_timesteps - steps_at_start,
                        seconds=seconds, latest_eval=dict(latest_eval))
