@@ -20,7 +20,6 @@ import shutil
 import socket
 import sys
 import time
-from collections import deque
 from typing import Any, Callable
 
 import gymnasium
@@ -28,7 +27,7 @@ import numpy as np
 from gymnasium import spaces
 
 import agents as agents_pkg
-from agents.rllib_agent import RLlibAgent, register_policy, save_rllib_model
+from agents.rllib_agent import RLlibAgent, save_rllib_model
 from envs.core.errors import ConfigError
 
 from .checkpoints import STATE_FILE, RunPaths, resolve
