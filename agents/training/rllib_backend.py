@@ -293,6 +293,10 @@ def _push_snapshot(runner, path: str, layers, metadata: dict[str, Any]) -> None:
         env.unwrapped.selfplay.add_snapshot(path)
 
 
+def _node_of(_runner) -> str:
+    return ray.get_runtime_context().get_node_id()
+
+
 def _flatten(prefix: str, value, out: dict[str, float]) -> None:
     if isinstance(value, dict):
         for key, item in value.items():
@@ -438,6 +442,10 @@ def train_rllib(config: TrainConfig, resume: bool = False, overwrite: bool = Fal
                 snapshots.append(path)
                 push(path, loaded.layers)
         steps_at_start = num_timesteps
+        if config.rllib.num_env_runners:
+            nodes = algo.env_runner_group.foreach_env_runner(_node_of, local_env_runner=False)
+            log(f"rllib: env runners on {len(set(nodes))} node(s): "
+                + ", ".join(f"{node[:8]} x{nodes.count(node)}" for node in sorted(set(nodes))))
         log(f"rllib: {config.rllib.num_env_runners} env runner(s), {total_envs} env(s), "
             f"{config.ppo.n_steps * total_envs} steps per update")
         while num_timesteps < config.total_steps:
