@@ -180,6 +180,7 @@ def test_bad_input_gets_a_one_line_error(tmp_path, capsys):
         (["--ray-address", "nonsense"], "use 'auto', 'HOST:PORT' or 'ray://HOST:PORT'"),
         (["--set", "env.action_encoding=pointer"], "'pointer' is not one of them"),
         (["--set", "ppo.target_kl=0.02"], "ppo.target_kl"),
+        (["--set", "env.action_encoding=composite"], "has 3,037,104 actions (at most 100,000)"),
     ]
     for flags, message in cases:
         code = train_cli.main(["--game", GAME, "--backend", "rllib", "--run-dir", str(tmp_path / "bad"),

@@ -52,6 +52,9 @@ import torch
 #: the run directory's final model for this backend: a directory (agents/rllib_agent.py), not SB3's .zip
 FINAL_MODEL_DIR = "final_model"
 MODULE_ID = "default_policy"
+# beyond this many actions the policy head (one logit each) and the mask sent with every observation are too large
+# to train: catan_card's composite encoding has about 3 million
+MAX_ACTIONS = 100_000
 # config keys a resumed run may change: those of the SB3 path, and where and how wide the env runners play
 RESUMABLE_CHANGES = ("total_steps", "progress_bar", "vec_env", "n_processes", "start_method", "rllib")
 
@@ -238,6 +241,10 @@ def check_supported(config: TrainConfig, num_players: int) -> None:
         raise ConfigError(
             f"the rllib backend takes action encodings with one Discrete action and a flat observation "
             f"(flat, composite); {encoding!r} is not one of them: train it with backend: sb3")
+    if int(actions.n) > MAX_ACTIONS:
+        raise ConfigError(
+            f"the rllib backend's policy has one logit per action, and {config.game!r} in the {encoding!r} encoding "
+            f"has {int(actions.n):,} actions (at most {MAX_ACTIONS:,}): use the flat encoding")
     if config.ppo.target_kl is not None:
         raise ConfigError("ppo.target_kl (SB3's early stop of an update) has no counterpart in RLlib's PPO: "
                           "set it to null for backend: rllib")
