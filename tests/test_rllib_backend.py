@@ -99,6 +99,22 @@ def test_a_run_directory_of_the_rllib_backend_is_an_agent_spec(tmp_path):
         tournament.AgentSpec.parse(str(tmp_path / "empty"))
 
 
+def test_the_pool_plays_an_rllib_snapshot_directory(tmp_path):
+    from agents.training.pool import OpponentPool
+
+    save_rllib_model(str(tmp_path / "snapshot_0"), fitting_layers(np.random.default_rng(2), 119, 45),
+                     {"backend": "rllib", "game": GAME, "num_players": 2, "env_kwargs": {}})
+    pool = OpponentPool(GAME, 2, {"latest": 1.0}, snapshots=[str(tmp_path / "snapshot_0")])
+    category, (opponent,) = pool.draw(np.random.default_rng(0), 1)
+    assert category == "latest" and isinstance(opponent, RLlibAgent)
+
+
+def test_backend_and_ray_address_flags_set_their_config_keys():
+    args = train_cli.build_parser().parse_args(["--game", GAME, "--backend", "rllib", "--ray-address", "10.0.0.9:6379"])
+    config = train_cli.config_from_args(args)
+    assert (config.backend, config.rllib.ray_address) == ("rllib", "10.0.0.9:6379")
+
+
 def test_backend_is_a_checked_config_key():
     assert load_config(None, {}).backend == "sb3"
     with pytest.raises(ConfigError, match="'backend' must be one of \\['sb3', 'rllib'\\]"):
