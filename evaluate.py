@@ -3,8 +3,9 @@
     python evaluate.py --game catan_card --agents runs/catan_card_2p/final_model.zip random heuristic --games 500
     python evaluate.py --game catan_card --num-players 4 --agents ppo=runs/catan_card_4p random heuristic
 
-Agents: random, heuristic, mcts or mcts:N (docs/baselines.md), a checkpoint .zip or a run directory (its
-final_model.zip), each optionally as label=spec. Prints the pairing table (win rate with a 95% Wilson interval,
+Agents: random, heuristic, mcts or mcts:N (docs/baselines.md), a checkpoint .zip, a model directory of the RLlib
+backend (final_model/, checkpoints/step_N/) or a run directory of either backend (its final model), each optionally
+as label=spec. Prints the pairing table (win rate with a 95% Wilson interval,
 mean score, mean game length) and OpenSkill ratings, and writes <out>/<stem>.csv, .json and .png.
 Each pairing is saved as it ends (<out>/<stem>.pairings.jsonl); run the same command again after an
 interruption and the pairings already played are not played again. --record DIR saves the game record of every
@@ -115,12 +116,10 @@ def record_file_part(label: str) -> str:
 
 def trained_env_settings(specs) -> dict:
     """The env settings the checkpoints among ``specs`` were trained with; an error if they differ."""
-    from agents.ppo import read_checkpoint_metadata
-
     found = {}
     for spec in specs:
-        if spec.kind == "checkpoint":
-            found[spec.label] = dict(read_checkpoint_metadata(spec.path).get("env_kwargs") or {})
+        if spec.kind in ("checkpoint", "rllib"):
+            found[spec.label] = dict(spec.metadata().get("env_kwargs") or {})
     distinct = {tuple(sorted(kwargs.items(), key=str)) for kwargs in found.values()}
     if len(distinct) > 1:
         raise ValueError(f"the checkpoints were trained with different env settings {found}; choose with --env")
@@ -134,10 +133,7 @@ def trained_env_settings(specs) -> dict:
 def trained_num_players(specs) -> int | None:
     """The player count the checkpoints among ``specs`` were trained at (None without checkpoints); an error if
     they differ."""
-    from agents.ppo import read_checkpoint_metadata
-
-    found = {spec.label: read_checkpoint_metadata(spec.path).get("num_players") for spec in specs
-             if spec.kind == "checkpoint"}
+    found = {spec.label: spec.metadata().get("num_players") for spec in specs if spec.kind in ("checkpoint", "rllib")}
     counts = {n for n in found.values() if n is not None}
     if len(counts) > 1:
         raise ValueError(f"the checkpoints were trained at different player counts {found}; choose with "

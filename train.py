@@ -1,8 +1,9 @@
-"""Self-play MaskablePPO training for any registered game.
+"""Self-play MaskablePPO training for any registered game (or PPO on Ray RLlib with --backend rllib).
 
     python train.py --config configs/catan_card.yaml
     python train.py --game catan_card --num-players 3 --total-steps 2e6
     python train.py --config configs/catan_card.yaml --resume          # continue the latest checkpoint
+    python train.py --config configs/catan_card.yaml --backend rllib   # on Ray RLlib (pip install -e '.[ray]')
     python train.py --config configs/catan_card.yaml --set ppo.learning_rate=1e-4 --set pool.max_snapshots=10
 
 Without --config, configs/<game>.yaml is used if it exists, else the built-in defaults. Outputs go to
@@ -28,7 +29,11 @@ FLAG_KEYS = {
     "n_envs": "n_envs",
     "vec_env": "vec_env",
     "run_dir": "run_dir",
+    "backend": "backend",
+    "ray_address": "rllib.ray_address",
 }
+# flags whose value is text, kept as typed (others are read as YAML, e.g. 2e6)
+TEXT_KEYS = ("game", "run_dir", "vec_env", "backend", "rllib.ray_address")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -41,6 +46,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--n-envs", help="environments stepped in lockstep (config key: n_envs)")
     parser.add_argument("--vec-env", help="auto, subproc (worker processes) or dummy (config key: vec_env)")
     parser.add_argument("--run-dir", help="output directory (config key: run_dir)")
+    parser.add_argument("--backend", help="sb3 (default: MaskablePPO) or rllib (PPO on Ray RLlib, the `ray` extra) "
+                                          "(config key: backend)")
+    parser.add_argument("--ray-address", help="rllib backend: join a Ray cluster, 'auto' or 'ray://HOST:PORT'; "
+                                              "without it Ray starts in this process (config key: rllib.ray_address)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="any config key, dotted: --set ppo.learning_rate=1e-4 (repeatable)")
     parser.add_argument("--resume", action="store_true", help="continue from the run directory's latest checkpoint")
@@ -59,7 +68,7 @@ def config_from_args(args):
     for flag, key in FLAG_KEYS.items():
         value = getattr(args, flag)
         if value is not None:
-            overrides[key] = value if key in ("game", "run_dir", "vec_env") else parse_assignment(f"{key}={value}")[1]
+            overrides[key] = value if key in TEXT_KEYS else parse_assignment(f"{key}={value}")[1]
     for item in args.set:
         key, value = parse_assignment(item)
         overrides[key] = value
@@ -76,7 +85,10 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
         config = config_from_args(args)
-        from agents.training.trainer import train
+        if config.backend == "rllib":
+            from agents.training.rllib_backend import train_rllib as train
+        else:
+            from agents.training.trainer import train
 
         result = train(config, resume=args.resume, overwrite=args.overwrite)
     except TabletopError as exc:

@@ -19,6 +19,7 @@ from envs.core.errors import ConfigError
 POOL_CATEGORIES = ("latest", "past", "random", "heuristic", "mcts")
 VEC_ENV_KINDS = ("auto", "subproc", "dummy")
 ACTIVATIONS = ("tanh", "relu")
+BACKENDS = ("sb3", "rllib")
 
 
 @dataclass
@@ -70,8 +71,20 @@ class EvalConfig:
 
 
 @dataclass
+class RLlibConfig:
+    """The RLlib backend (``backend: rllib``, agents/training/rllib_backend.py); docs/training.md sizes it."""
+
+    num_env_runners: int = 1  # Ray actors that play the games; 0 plays them on the driver beside the learner
+    # envs each runner steps in one batch; null: n_envs spread evenly over the runners
+    envs_per_env_runner: int | None = None
+    # null: Ray starts in this process on this machine; 'auto' or 'ray://HOST:PORT' (or HOST:PORT) joins a cluster
+    ray_address: str | None = None
+
+
+@dataclass
 class TrainConfig:
     game: str = "catan_card"
+    backend: str = "sb3"  # sb3: MaskablePPO (stable-baselines3); rllib: PPO on Ray RLlib (the `ray` extra)
     num_players: int | None = None  # None: the game's default
     env: dict[str, Any] = field(default_factory=dict)  # max_turns and the game's rule options
     seed: int = 0
@@ -89,6 +102,7 @@ class TrainConfig:
     pool: PoolConfig = field(default_factory=PoolConfig)
     checkpoint: CheckpointConfig = field(default_factory=CheckpointConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
+    rllib: RLlibConfig = field(default_factory=RLlibConfig)
 
 
 # -- building from mappings -------------------------------------------------------------------------
@@ -187,6 +201,10 @@ def _check_values(config: TrainConfig) -> None:
     positive("n_envs", config.n_envs)
     positive("n_processes", config.n_processes)
     positive("torch_threads", config.torch_threads)
+    if config.backend not in BACKENDS:
+        raise ConfigError(f"config key 'backend' must be one of {list(BACKENDS)}, got {config.backend!r}")
+    non_negative("rllib.num_env_runners", config.rllib.num_env_runners)
+    positive("rllib.envs_per_env_runner", config.rllib.envs_per_env_runner)
     if config.vec_env not in VEC_ENV_KINDS:
         raise ConfigError(f"config key 'vec_env' must be one of {list(VEC_ENV_KINDS)}, got {config.vec_env!r}")
     if config.start_method is not None:

@@ -112,9 +112,13 @@ class OpponentPool:
                 agent = agents_pkg.make_agent(member, self.game, self.num_players)
             elif member == "mcts":
                 agent = agents_pkg.make_agent(self.mcts, self.game, self.num_players)
-            else:
+            elif member.endswith(".zip"):
                 from agents.ppo import PPOAgent
 
                 agent = PPOAgent(member, deterministic=self.snapshot_deterministic)
+            else:  # a snapshot of the RLlib backend: a directory (agents/rllib_agent.py)
+                from agents.rllib_agent import RLlibAgent
+
+                agent = RLlibAgent(member, deterministic=self.snapshot_deterministic)
             self._agents[key] = agent
         return agent

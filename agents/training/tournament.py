@@ -56,8 +56,20 @@ def game_seed(seed: int, game_index: int) -> int:
 @dataclass(frozen=True)
 class AgentSpec:
     label: str
-    kind: str  # random | heuristic | mcts[:N][:heuristic] | checkpoint
+    kind: str  # random | heuristic | mcts[:N][:heuristic] | checkpoint (SB3 .zip) | rllib (a model directory)
     path: str | None = None
+
+    def metadata(self) -> dict:
+        """What a trained model says it was trained for (``{}`` for a built-in agent)."""
+        if self.kind == "rllib":
+            from agents.rllib_agent import read_rllib_metadata
+
+            return read_rllib_metadata(self.path)
+        if self.kind == "checkpoint":
+            from agents.ppo import read_checkpoint_metadata
+
+            return read_checkpoint_metadata(self.path)
+        return {}
 
     @classmethod
     def parse(cls, text: str) -> "AgentSpec":
@@ -66,10 +78,18 @@ class AgentSpec:
         if spec in BUILTIN_KINDS or agents_pkg.parse_mcts(spec) is not None:  # ValueError for a bad budget
             return cls(label or spec, spec)
         if spec.endswith(".zip") or os.path.exists(spec):
+            from agents.rllib_agent import is_rllib_model
+
             if os.path.isdir(spec):
+                if is_rllib_model(spec):  # a model of the RLlib backend: final_model/, step_N/ or snapshot_N/
+                    return cls(label or _checkpoint_label(spec), "rllib", spec)
+                if is_rllib_model(os.path.join(spec, "final_model")):  # an RLlib run directory
+                    spec = os.path.join(spec, "final_model")
+                    return cls(label or _checkpoint_label(spec), "rllib", spec)
                 candidate = os.path.join(spec, "final_model.zip")
                 if not os.path.isfile(candidate):
-                    raise ValueError(f"agent {text!r}: directory without final_model.zip")
+                    raise ValueError(f"agent {text!r}: directory without final_model.zip (SB3) or final_model/ "
+                                     "(RLlib)")
                 spec = candidate
             return cls(label or _checkpoint_label(spec), "checkpoint", spec)
         raise ValueError(
@@ -79,6 +99,11 @@ class AgentSpec:
 
     def build(self, game: str, num_players: int, env_kwargs: dict | None = None,
               deterministic: bool = True, seed: int | None = None) -> Agent:
+        if self.kind == "rllib":
+            from agents.rllib_agent import RLlibAgent
+
+            return RLlibAgent(self.path, game=game, num_players=num_players, env_kwargs=env_kwargs,
+                              deterministic=deterministic, seed=seed)
         if self.kind == "checkpoint":
             from agents.ppo import PPOAgent
 

@@ -121,6 +121,12 @@ def train(
         from .config import from_dict, read_yaml
 
         saved = from_dict(read_yaml(paths.config))
+        if saved.backend != config.backend:
+            from agents.ppo import CheckpointError
+
+            raise CheckpointError(f"--resume: {run_dir!r} was trained with backend {saved.backend!r}, not "
+                                  f"{config.backend!r}; continue it with --backend {saved.backend}, or start a new "
+                                  "run in another --run-dir")
         differing = _compare_for_resume(to_dict(saved), to_dict(config))
         if differing:
             raise ConfigError(
