@@ -100,15 +100,7 @@ def _hand_counts_are_not_negative(engine) -> bool:
 ENGINE_CHECKS = {"seventh_stone": _hand_counts_are_not_negative}
 
 
-# known: a sample for another seat than the one choosing a card's use (mythotopia's build card, taken from a hand
-# the sample draws again) keeps a choice its resampled hand cannot make
-_SAMPLE_KEEPS_A_CHOICE = {"mythotopia"}
-ANY_SEAT_CASES = [pytest.param(*case, marks=pytest.mark.xfail(strict=True, reason="keeps a choice its sample "
-                                                                                  "cannot make"))
-                  if case[0] in _SAMPLE_KEEPS_A_CHOICE else case for case in CASES]
-
-
-@pytest.mark.parametrize("game, counts, steps", ANY_SEAT_CASES, ids=[case[0] for case in CASES])
+@pytest.mark.parametrize("game, counts, steps", CASES, ids=[case[0] for case in CASES])
 def test_a_sample_for_any_seat_plays_on(game, counts, steps):
     """A sample drawn for every seat, not only the one to move (as a seat naming another's move draws it,
     envs/core/visibility.py), at every fifth decision: the mover's moves there play on, legal and within the
