@@ -92,6 +92,42 @@ def test_a_determinized_game_plays_to_its_end(game, counts, steps):
         assert sample.is_over or moves == 20_000
 
 
+def _hand_counts_are_not_negative(engine) -> bool:
+    return all(count >= 0 for hand in engine.hands for count in hand)
+
+
+# what a game's engine must keep true that its observation does not show (a count below zero is clipped there)
+ENGINE_CHECKS = {"seventh_stone": _hand_counts_are_not_negative}
+
+
+@pytest.mark.parametrize("game, counts, steps", CASES, ids=[case[0] for case in CASES])
+def test_a_sample_for_any_seat_plays_on(game, counts, steps):
+    """A sample drawn for every seat, not only the one to move (as a seat naming another's move draws it,
+    envs/core/visibility.py), at every fifth decision: the mover's moves there play on, legal and within the
+    observation's bounds, for a few random moves."""
+    spec = envs.spec(game)
+    check = ENGINE_CHECKS.get(game, lambda _engine: True)
+    for n in counts:
+        env = envs.make(game, num_players=n, **OPTIONS.get(game, {}))
+        box = env.observation_spaces[env.possible_agents[0]]["observation"]
+        codec = spec.new_codec(env.config, n, "flat")
+        pick = np.random.default_rng(1)
+        for step, state in enumerate(_walk(game, n, steps)):
+            if step % 5:
+                continue
+            for seat in range(n):
+                sample = state.determinized(seat, np.random.default_rng(step))
+                for move in range(12):
+                    if sample.is_over:
+                        break
+                    legal = codec.legal_actions(sample)
+                    codec.apply(sample, int(legal[pick.integers(len(legal))]))
+                    where = f"{game} n={n} step {step}, sample for seat {seat}, move {move}"
+                    assert check(sample), where
+                    for viewer in range(n):
+                        assert box.contains(env.encoder.encode(sample, viewer)), f"{where}: seat {viewer}'s observation"
+
+
 def test_seventh_stone_sample_lists_its_legal_moves_from_the_sampled_stones():
     """The legal moves the real game had listed (and kept) offer the mover's real stones: a sample for another
     seat lists them again from its own hands."""

@@ -158,3 +158,22 @@ def test_medioevo_picture_leaves_the_board_out_while_purchases_are_behind_the_sc
         env.step(int(legal[pick.integers(len(legal))]))
     hidden = env.seat_picture(0)
     assert "the board is hidden while seats" in hidden and "<circle" not in hidden
+
+
+@pytest.mark.parametrize("game", sorted(SCRAMBLE))
+def test_a_game_cut_off_by_max_turns_says_so_in_its_picture(game):
+    """The engine knows no max_turns: the env's picture of a truncated game names no seat to move."""
+    n = envs.spec(game).player_counts[0]
+    env = envs.make(game, num_players=n, max_turns=1, **OPTIONS.get(game, {}))
+    env.reset(seed=7)
+    pick = np.random.default_rng(3)
+    while env._final is None:
+        before = env.seat_picture(0)
+        legal = env.legal_actions()
+        env.step(int(legal[pick.integers(len(legal))]))
+    assert env._final["outcome"] == "truncated"
+    assert "to move" in before and "game cut off" not in before
+    for picture in [env.seat_picture(seat) for seat in range(n)]:
+        texts = [t.text or "" for t in ET.fromstring(picture).iter(f"{SVG}text")]
+        assert not any("to move" in t for t in texts), game
+        assert any("game cut off" in t for t in texts) and any("max_turns 1" in t for t in texts), game

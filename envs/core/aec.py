@@ -290,7 +290,13 @@ class TabletopEnv(AECEnv):
         engine = self._reset_engine(called)
         if self.spec.draw_picture is None:
             raise NotImplementedError(f"{self.spec.env_name} has no picture of its table")
-        return self.spec.draw_picture(engine, seat)
+        picture = self.spec.draw_picture(engine, seat)
+        if self._final is not None and self._final["outcome"] == TRUNCATED:
+            from .picture import cut_off
+
+            cut_off(picture, engine.current_player,
+                    f"cut off after {engine.turn} turns (max_turns {self.max_turns}): no winner, every reward 0")
+        return picture
 
     def _check_seat(self, seat) -> int:
         if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < self.num_players:

@@ -97,6 +97,7 @@ class Picture:
         self.height = height
         self.background = _colour(background, "background")
         self._items: list[tuple] = []  # ("kind", {attributes}) in drawing order
+        self.header_lines: tuple[int, int] | None = None  # the items of the header's status and decision lines
 
     # -- shapes ---------------------------------------------------------------------------------
     def rect(self, x: float, y: float, w: float, h: float, fill: str | None = None, stroke: str | None = None,
@@ -244,7 +245,19 @@ def header(picture: Picture, title: str, seat: int | None, status: str, decision
     picture.text(picture.width - 12, 24, who, size=14, colour="#ffe8a3", anchor="end", bold=seat is not None)
     picture.text(12, 47, fit(status, 14, picture.width - 24), size=14, colour="#f0e6d2")
     picture.text(12, 68, fit(decision, 14, picture.width - 24), size=14, colour="#ffe8a3", bold=True)
+    # the status and decision lines, for ``cut_off``: a picture is drawn from the engine, which knows no max_turns
+    picture.header_lines = (len(picture._items) - 2, len(picture._items) - 1)
     return 90
+
+
+def cut_off(picture: Picture, mover: int, message: str) -> None:
+    """The header of a game cut off by the env (max_turns) says so: no seat is to move and nothing is decided."""
+    if picture.header_lines is None:
+        raise ValueError("cut_off needs a picture with a header")
+    status, decision = picture.header_lines
+    text = picture._items[status][1]["text"].replace(f"seat {mover} to move", "game cut off")
+    picture._items[status][1]["text"] = fit(text, 14, picture.width - 24)
+    picture._items[decision][1]["text"] = fit(message, 14, picture.width - 24)
 
 
 def panel(picture: Picture, x: float, y: float, w: float, h: float, title: str | None = None,

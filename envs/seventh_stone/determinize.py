@@ -3,12 +3,13 @@
 Hidden from a seat (tests/seventh_stone/test_env.py): the other hands (their sizes are public), the stones under
 other seats' armies, the order of the equipment stacks, who of the others took which drafted stone, and the other
 seats' sealed allocations before the reveal (sampled as allocations the rules allow: each seat's fields within its
-public budget, ALLOC_COSTS).
+public budget, ALLOC_COSTS), and the kind of the stone another seat has chosen to place but not yet placed (it is
+still in that seat's hand: drawn with the hand, among the kinds that seat's armies can take).
 """
 from __future__ import annotations
 
 from ..core.determinize import fresh_generator, shuffled
-from .engine import ALLOC_COSTS, Phase
+from .engine import ALLOC_COSTS, ITEM_STONE, Phase
 
 
 def determinize(engine, seat: int, rng):
@@ -21,10 +22,19 @@ def determinize(engine, seat: int, rng):
     pool += [k for a in under for k in a.stones]
     pool += [k for s in e.stacks for k in s]
     pool = shuffled(pool, rng)
+    placing = e.current_player
+    chosen = None
+    if e.phase == Phase.PLACE_CELL and placing != seat and e.sel_item >= ITEM_STONE and not e.is_over:
+        # the chosen stone left no trace but the step: any stone of the pool the placing seat's armies can take
+        chosen = pool.pop(next(j for j, k in enumerate(pool) if e._place_cells(placing, ITEM_STONE + k)))
+        e.sel_item = ITEM_STONE + chosen
     i = 0
     for p in others:
         size = sum(e.hands[p])
         hand = [0] * len(e.hands[p])
+        if p == placing and chosen is not None:
+            hand[chosen] += 1
+            size -= 1
         for k in pool[i:i + size]:
             hand[k] += 1
         e.hands[p] = hand
