@@ -200,8 +200,8 @@ class KingsburgEncoder(ObservationEncoder):
                               for placed in (0, 1)],
                              self._value_table(float(self._scale[total])))
         self._modules_start = fields["seat0_army_tokens"].start
-        # the tables encode and seat_block read at every call, each read as one attribute (an attribute read
-        # costs the compiled build about as much as a dozen tuple items); _built_rows is refilled in place
+        # the tables encode and seat_block read at every call, each read as one attribute (compiled, every
+        # attribute read is a generic lookup); _built_rows is refilled in place
         self._built_rows = [(None, b"")] * n  # per seat: (copy of its rows, buildings block)
         self._seat_tables = (self._vp_floats, self._count_floats, self._flag_floats, advisor_floats,
                              self._built_rows, self._private_parts, self._zeros_modules)
