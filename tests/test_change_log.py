@@ -3,7 +3,7 @@ import copy
 
 import pytest
 
-from envs.core.changes import ITEM_LOG_CHECK, ITEM_LOG_LIMIT, MAX_DOMAINS, ChangeLog, CountedChangeLog, Domains, check_reported
+from envs.core.changes import ITEM_LOG_CHECK, ITEM_LOG_LIMIT, ChangeLog, CountedChangeLog, Domains, check_reported
 
 DOMAINS = Domains({"board": ("cells",), "money": ("money",), "seats": ("names",)}, itemized=("board",))
 BOARD, MONEY, SEATS = DOMAINS.bits
@@ -39,22 +39,6 @@ def test_domains_refuse_an_attribute_in_two_domains():
         Domains({"a": ("x",)}, itemized=("b",))
     with pytest.raises(ValueError, match="not declared"):
         Domains({"a": ("x",)}, counted=("b",))
-
-
-def test_domains_refuse_more_than_the_stamps_index():
-    Domains({f"d{i}": (f"a{i}",) for i in range(MAX_DOMAINS)})
-    with pytest.raises(ValueError, match=f"{MAX_DOMAINS + 1} domains: at most {MAX_DOMAINS}"):
-        Domains({f"d{i}": (f"a{i}",) for i in range(MAX_DOMAINS + 1)})
-
-
-def test_a_single_domain_move_stamps_that_domain_at_every_index():
-    domains = Domains({f"d{i}": (f"a{i}",) for i in range(MAX_DOMAINS)})
-    log = type("Log", (ChangeLog,), {})()  # with an instance dict for the log's attributes
-    log.start_change_log(domains)
-    for i, bit in enumerate(domains.bits):
-        log.changed(bit)
-        log.stamp_changes()
-        assert log.stamps[i] == log.moves and log.stamped_bits == bit
 
 
 def test_a_move_stamps_what_it_reported_and_nothing_else():

@@ -36,9 +36,6 @@ from itertools import compress
 #: move that is a multiple of ITEM_LOG_CHECK (checking at every move costs a step about 1 %)
 ITEM_LOG_LIMIT = 4096
 ITEM_LOG_CHECK = 256
-MAX_DOMAINS = 64
-#: a domain's bit -> its index in ``stamps``: a lookup, where ``bit.bit_length()`` is a method call
-_INDEX_OF_BIT = {1 << i: i for i in range(MAX_DOMAINS)}
 
 
 class Domains:
@@ -48,8 +45,6 @@ class Domains:
 
     def __init__(self, attributes: dict[str, tuple[str, ...]], itemized: tuple[str, ...] = (),
                  counted: tuple[str, ...] = ()):
-        if len(attributes) > MAX_DOMAINS:
-            raise ValueError(f"{len(attributes)} domains: at most {MAX_DOMAINS}")
         seen: set[str] = set()
         for name, attrs in attributes.items():
             if seen & set(attrs):
@@ -165,7 +160,7 @@ class ChangeLog:
                     stamps[low.bit_length() - 1] = now
                     bits ^= low
             else:  # one domain, the usual move: no loop
-                self.stamps[_INDEX_OF_BIT[bits]] = now
+                self.stamps[bits.bit_length() - 1] = now
         if not now % ITEM_LOG_CHECK:  # bounds the item logs; observers then look at every item
             for log in self.item_logs.values():
                 if len(log) > ITEM_LOG_LIMIT:

@@ -43,8 +43,8 @@ class KingsburgEncoder(ObservationEncoder):
         "num_players", "tables", "config", "max_enemy", "per_seat", "layout", "_scale", "_seat_orders", "_zeros_gov",
         "_zeros_val", "_zeros_enemy", "_enemy_cache", "_own_decision", "_other_decision", "_year_phase_bytes",
         "_envoy_bytes", "_order_parts", "_neutral", "_enemy_shared", "_zeros_enemy_bytes", "_zeros_battle",
-        "_private_parts", "_zeros_decision_part", "_cached_engine", "_seat_blocks", "_seat_log",
-        "_built_rows", "_enemy_parts",
+        "_private_parts", "_zeros_decision_part", "_cached_engine", "_seat_blocks", "_seat_log", "_seat_log_read",
+        "_seat_log_epoch", "_built_rows", "_enemy_parts",
         "_zeros_val2", "_zeros_modules", "_values", "_per_value", "_unit", "_vp_floats", "_count_floats", "_flag_floats",
         "_context_start", "_zeros_context", "_enemy_start", "_enemy_floats", "_neutral_floats", "_order_floats",
         "_modules_start", "_seat_tables", "_encode_tables", "_row_floats", "_dice_floats")
@@ -147,8 +147,9 @@ class KingsburgEncoder(ObservationEncoder):
         self._zeros_decision_part = bytes(8 + 5 + PICK_SOURCES + ngov + nval)
         self._cached_engine = None
         self._seat_blocks: list = []  # per seat: its block, None once the engine reported the seat changed
-        # the engine's log of changed seats as [its epoch, the log, the position read up to], one attribute
-        self._seat_log: list = [-1, [], 0]
+        self._seat_log: list = []  # the engine's log of changed seats, read up to _seat_log_read
+        self._seat_log_read = 0
+        self._seat_log_epoch = -1
         self._enemy_parts: list = []
         self._zeros_val2 = (0,) * (2 * nval)
         self._zeros_modules = bytes(4 * (2 * nval + ngov))  # float32 zeros are zero bytes
@@ -419,7 +420,7 @@ class KingsburgEncoder(ObservationEncoder):
             n = self.num_players
             self._cached_engine = e
             self._seat_blocks = [None] * n
-            self._seat_log[0] = -1  # read the log from its start (below)
+            self._seat_log_epoch = -1  # read the log from its start (below)
             self._built_rows[:] = [(None, b"")] * n
             self._enemy_parts = [(-1, b"")] * n
             self._enemy_shared = (-1,)
@@ -458,17 +459,17 @@ class KingsburgEncoder(ObservationEncoder):
         # seat blocks: forget those of the seats logged as changed since the last look, or all of them when
         # the log restarted (every seat may have changed)
         blocks = self._seat_blocks
-        seat_log = self._seat_log
-        epoch, log, read = seat_log
-        if epoch != e.item_log_epoch:
-            seat_log[0] = e.item_log_epoch
-            log = seat_log[1] = e.item_log(SEATS)
+        log = self._seat_log
+        read = self._seat_log_read
+        if self._seat_log_epoch != e.item_log_epoch:
+            self._seat_log_epoch = e.item_log_epoch
+            log = self._seat_log = e.item_log(SEATS)
             blocks[:] = [None] * self.num_players
-            seat_log[2] = len(log)
+            self._seat_log_read = len(log)
         elif len(log) != read:
             for p in log[read:]:
                 blocks[p] = None
-            seat_log[2] = len(log)
+            self._seat_log_read = len(log)
         for p in seat_orders[seat]:
             block = blocks[p]
             if block is None:
