@@ -70,3 +70,18 @@ def test_registry_names_and_make():
 def test_registry_unknown_game():
     with pytest.raises(ConfigError, match="unknown game 'monopoly'.*catan_card"):
         envs.make("monopoly")
+
+
+@pytest.mark.parametrize("game", envs.names())
+def test_the_adapter_instance_dict_stays_within_shared_keys(game):
+    """CPython 3.11 shares the names of at most 29 instance attributes per class; past that an instance's
+    attributes, which the adapter reads at every step, move to a plain dict that is slower to read. PettingZoo's
+    bookkeeping (the dead steps at a game's end add one) stays in the dict, the adapter's own attributes are
+    slots."""
+    env = envs.make(game)
+    for seed in (0, 1):  # a whole game and the reset after it
+        env.reset(seed=seed)
+        for agent in env.agent_iter():
+            obs, reward, terminated, truncated, info = env.last()
+            env.step(None if terminated or truncated else int(obs["action_mask"].nonzero()[0][-1]))
+    assert len(vars(env)) <= 29, sorted(vars(env))

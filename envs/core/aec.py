@@ -54,6 +54,13 @@ def outcome(rewards: list[float], team_of: list[int] | None = None) -> tuple[str
 
 
 class TabletopEnv(AECEnv):
+    # The adapter's own attributes are slots, which leaves PettingZoo's in the instance dict: CPython 3.11 shares
+    # the names of at most 29 instance attributes per class, and past that an instance's attributes (read at
+    # every step) move to a plain dict, whose reads cost about twice as much
+    __slots__ = ("spec", "num_players", "max_turns", "config", "codec", "action_encoding", "encoder", "_seat_of",
+                 "_num_actions", "_discrete", "_index_codec", "_rng", "engine", "_legal", "_start", "_moves",
+                 "_final")
+
     def __init__(
         self,
         spec: GameSpec,

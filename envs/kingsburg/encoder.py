@@ -12,7 +12,7 @@ import numpy as np
 
 from ..core.encoder import Field, ObservationEncoder, ObsLayout
 from .changes import PUBLIC, SEATS
-from .data import BARRACKS, NUM_SLOTS, tables
+from .data import BARRACKS, NUM_COLS, NUM_SLOTS, tables
 from .engine import DECISION_NAMES, NUM_DECISIONS, Decision
 
 VP_OFFSET = 20  # VP -20..100 map to 0..120
@@ -25,14 +25,14 @@ PICK_SOURCES = 21  # 0 King's favour, 1..18 advisor rank, 19 battle reward, 20 t
 _CONTEXT_DECISIONS = frozenset((Decision.MODIFIERS, Decision.PICK_GOOD, Decision.ALCHEMIST, Decision.SMUGGLER,
                                 Decision.RECRUIT, Decision.GOVERNOR))
 _FLOAT32, _UINT8 = np.dtype(np.float32), np.dtype(np.uint8)
+_frombuffer = np.frombuffer  # read at every observation: a module's attribute costs a lookup per read
 _DIE_ONEHOT = tuple(tuple(1 if v == d else 0 for v in range(1, 7)) for d in range(7))
 # Scaled float32 bytes of the parts whose content and scale are the same for every player count and
 # module choice, shared by all encoders of the process (kept out of pickles) and keyed by their inputs:
-# a seat's dice, its buildings (built per row), its advisor bit mask, and the decision context
-# (only without modules 2 and 3, whose private parts make the context observer-dependent).
+# a seat's dice, its buildings (built per row), and the decision context (only without modules 2 and 3,
+# whose private parts make the context observer-dependent).
 _DICE_BLOCKS: dict = {}
 _BUILDING_BLOCKS: dict = {}
-_ADVISOR_BLOCKS: dict = {}
 _CONTEXT_BLOCKS: dict = {}
 _PUBLIC_STAMP = PUBLIC.bit_length() - 1  # index of the public domain in the engine's stamps
 
@@ -47,7 +47,7 @@ class KingsburgEncoder(ObservationEncoder):
         "_seat_log_epoch", "_built_rows", "_enemy_parts",
         "_zeros_val2", "_zeros_modules", "_values", "_per_value", "_unit", "_vp_floats", "_count_floats", "_flag_floats",
         "_context_start", "_zeros_context", "_enemy_start", "_enemy_floats", "_neutral_floats", "_order_floats",
-        "_advisors_start", "_buildings_start", "_dice_start", "_modules_start")
+        "_modules_start", "_seat_tables", "_encode_tables", "_row_floats", "_dice_floats")
 
     def __init__(self, config, num_players: int):
         n = self.num_players = num_players
@@ -150,7 +150,6 @@ class KingsburgEncoder(ObservationEncoder):
         self._seat_log: list = []  # the engine's log of changed seats, read up to _seat_log_read
         self._seat_log_read = 0
         self._seat_log_epoch = -1
-        self._built_rows: list = []  # per seat: (copy of its rows, buildings block)
         self._enemy_parts: list = []
         self._zeros_val2 = (0,) * (2 * nval)
         self._zeros_modules = bytes(4 * (2 * nval + ngov))  # float32 zeros are zero bytes
@@ -183,10 +182,31 @@ class KingsburgEncoder(ObservationEncoder):
         self._enemy_floats: dict = {}  # uint8 block after the neutral dice -> float32 bytes
         self._neutral_floats: dict = {}  # ranks blocked by neutral dice -> float32 bytes
         self._order_floats: dict = {}  # turn order -> float32 bytes per observer
-        self._advisors_start = fields["seat0_advisors"].start
-        self._buildings_start = fields["seat0_buildings"].start
-        self._dice_start = fields["seat0_player_dice"].start
+        # The advisors, buildings and dice parts are 0/1 values at scale 1 (and the dice total): joined from
+        # pieces of the unit table rather than computed with numpy, which made each new block (a fifth of the
+        # seat blocks in the first games of a process) cost as much as ten seat blocks
+        def ones(raw) -> bytes:
+            return b"".join([unit[b] for b in raw])
+
+        # nine advisor ranks (1..9 or 10..18) of a seat's bit mask
+        advisor_floats = [ones([mask >> i & 1 for i in range(9)]) for mask in range(512)]
+        # a row with 0..NUM_COLS buildings built (left to right)
+        self._row_floats = [ones([1] * built + [0] * (NUM_COLS - built)) for built in range(NUM_COLS + 1)]
+        # a player die (value one-hot, placed) and a bonus die (present, value one-hot, placed) by
+        # value * 2 + placed (value 0: no die), and the dice total at its own scale
+        total = fields["seat0_dice_total"].start
+        self._dice_floats = ([ones(_DIE_ONEHOT[v] + (placed if v else 0,)) for v in range(7) for placed in (0, 1)],
+                             [ones((1 if v else 0,) + _DIE_ONEHOT[v] + (placed if v else 0,)) for v in range(7)
+                              for placed in (0, 1)],
+                             self._value_table(float(self._scale[total])))
         self._modules_start = fields["seat0_army_tokens"].start
+        # the tables encode and seat_block read at every call, each read as one attribute (compiled, every
+        # attribute read is a generic lookup); _built_rows is refilled in place
+        self._built_rows = [(None, b"")] * n  # per seat: (copy of its rows, buildings block)
+        self._seat_tables = (self._vp_floats, self._count_floats, self._flag_floats, advisor_floats,
+                             self._built_rows, self._private_parts, self._zeros_modules)
+        self._encode_tables = (self._own_decision, self._other_decision, self._year_phase_bytes, self._envoy_bytes,
+                               self._seat_orders, self._private_parts, self._zeros_context)
 
     def _as_floats(self, raw: bytes, start: int) -> bytes:
         """float32 bytes of the raw values ``raw`` placed at ``start`` of the observation, scaled."""
@@ -330,39 +350,19 @@ class KingsburgEncoder(ObservationEncoder):
 
     def _dice_block(self, key: tuple, pd: list, pplaced: int, bd: list, bplaced: int) -> bytes:
         """Dice slots of one seat (cached under ``key``)."""
-        bits = []
-        for i in range(3):
-            if i < len(pd):
-                bits += _DIE_ONEHOT[pd[i]]
-                bits.append(pplaced >> i & 1)
-            else:
-                bits += (0,) * 7
-        for i in range(4):
-            if i < len(bd):
-                bits.append(1)
-                bits += _DIE_ONEHOT[bd[i]]
-                bits.append(bplaced >> i & 1)
-            else:
-                bits += (0,) * 8
-        bits.append(sum(pd) + sum(bd))
+        player, bonus, total = self._dice_floats
+        parts = [player[pd[i] * 2 + (pplaced >> i & 1)] if i < len(pd) else player[0] for i in range(3)]
+        parts += [bonus[bd[i] * 2 + (bplaced >> i & 1)] if i < len(bd) else bonus[0] for i in range(4)]
+        parts.append(total[sum(pd) + sum(bd)])
         if len(_DICE_BLOCKS) > 200_000:
             _DICE_BLOCKS.clear()
-        block = _DICE_BLOCKS[key] = self._as_floats(bytes(bits), self._dice_start)
+        block = _DICE_BLOCKS[key] = b"".join(parts)
         return block
 
     def _buildings_block(self, key: tuple) -> bytes:
         """Owned buildings from the number built per row, cached."""
-        bits = [0] * NUM_SLOTS
-        for r, built in enumerate(key):
-            for col in range(built):
-                bits[r * 4 + col] = 1
-        block = _BUILDING_BLOCKS[key] = self._as_floats(bytes(bits), self._buildings_start)
-        return block
-
-    def _advisors_block(self, mask: int) -> bytes:
-        """Advisor ranks a seat has dice on, from its bit mask, cached."""
-        block = _ADVISOR_BLOCKS[mask] = self._as_floats(bytes(mask >> i & 1 for i in range(18)),
-                                                           self._advisors_start)
+        row_floats = self._row_floats
+        block = _BUILDING_BLOCKS[key] = b"".join([row_floats[built] for built in key])
         return block
 
     def _modules_block(self, e, p: int) -> bytes:
@@ -386,28 +386,31 @@ class KingsburgEncoder(ObservationEncoder):
 
     def seat_block(self, e, p: int) -> bytes:
         """Seat p's public block as scaled float32 bytes (the same for every observer), from cached pieces."""
+        vp_floats, count, flag_floats, advisor_floats, built_rows, private_parts, zeros_modules = self._seat_tables
         g0, g1, g2 = e.goods[p]
-        count = self._count_floats
         mask = e.advisor_mask[p]
         # buildings change in few rebuilt blocks: compare with the rows last encoded for this seat
         rows = e.rows[p]
-        built = self._built_rows[p]
+        built = built_rows[p]
         if built[0] != rows:
             key = tuple(rows)
-            built = self._built_rows[p] = (rows[:], _BUILDING_BLOCKS.get(key) or self._buildings_block(key))
+            built = built_rows[p] = (rows[:], _BUILDING_BLOCKS.get(key) or self._buildings_block(key))
         pd, bd = e.pdice[p], e.bdice[p]
-        dice = (e.pplaced[p], e.bplaced[p], *pd, 0, *bd)  # dice are 1..6: 0 separates the groups
+        pplaced, bplaced = e.pplaced[p], e.bplaced[p]
+        dice = (pplaced, bplaced, *pd, 0, *bd)  # dice are 1..6: 0 separates the groups
         return b"".join((
-            self._vp_floats[e.vp[p] + _TABLE_VP_SHIFT], count[g0], count[g1], count[g2], count[e.plus2[p]],
+            vp_floats[e.vp[p] + _TABLE_VP_SHIFT], count[g0], count[g1], count[g2], count[e.plus2[p]],
             count[e.soldiers[p]],
-            self._flag_floats[e.season_flags[p] | e.favour_die[p] << 5 | e.farms_die[p] << 6],
-            _ADVISOR_BLOCKS.get(mask) or self._advisors_block(mask),
+            flag_floats[e.season_flags[p] | e.favour_die[p] << 5 | e.farms_die[p] << 6],
+            advisor_floats[mask & 511], advisor_floats[mask >> 9],
             built[1],
-            _DICE_BLOCKS.get(dice) or self._dice_block(dice, pd, e.pplaced[p], bd, e.bplaced[p]),
-            self._modules_block(e, p) if self._private_parts else self._zeros_modules))
+            _DICE_BLOCKS.get(dice) or self._dice_block(dice, pd, pplaced, bd, bplaced),
+            self._modules_block(e, p) if private_parts else zeros_modules))
 
     def encode(self, engine, seat: int) -> np.ndarray:
         e = engine
+        own_decision, other_decision, year_phase_bytes, envoy_bytes, seat_orders, private_parts, zeros_context = \
+            self._encode_tables
         acting = e.current_player
         mine = acting == seat
         decision = e.decision
@@ -418,7 +421,7 @@ class KingsburgEncoder(ObservationEncoder):
             self._cached_engine = e
             self._seat_blocks = [None] * n
             self._seat_log_epoch = -1  # read the log from its start (below)
-            self._built_rows = [(None, b"")] * n
+            self._built_rows[:] = [(None, b"")] * n
             self._enemy_parts = [(-1, b"")] * n
             self._enemy_shared = (-1,)
         order = self._order_parts
@@ -429,7 +432,7 @@ class KingsburgEncoder(ObservationEncoder):
             neutral = self._neutral_part(e)
         rare = self._enemy_parts[seat]  # the enemy, peeks, aid and battles: the engine's public domain
         rare = rare[1] if rare[0] == e.stamps[_PUBLIC_STAMP] else self._enemy_part(e, seat)
-        if self._private_parts:
+        if private_parts:
             context = self._as_floats(self._decision_part(e, seat, mine, acting), self._context_start)
         elif decision in _CONTEXT_DECISIONS:
             # without modules 2 and 3 the context is the same for every observer: cache it by the
@@ -449,9 +452,9 @@ class KingsburgEncoder(ObservationEncoder):
                 context = _CONTEXT_BLOCKS[key] = self._as_floats(self._decision_part(e, seat, mine, acting),
                                                                      self._context_start)
         else:
-            context = self._zeros_context
-        parts = [self._own_decision[decision] if mine else self._other_decision[seat][acting],
-                 self._year_phase_bytes[e.year * 9 + e.phase], order[1][seat], self._envoy_bytes[seat][e.envoy],
+            context = zeros_context
+        parts = [own_decision[decision] if mine else other_decision[seat][acting],
+                 year_phase_bytes[e.year * 9 + e.phase], order[1][seat], envoy_bytes[seat][e.envoy],
                  neutral[1], rare, context]
         # seat blocks: forget those of the seats logged as changed since the last look, or all of them when
         # the log restarted (every seat may have changed)
@@ -467,14 +470,14 @@ class KingsburgEncoder(ObservationEncoder):
             for p in log[read:]:
                 blocks[p] = None
             self._seat_log_read = len(log)
-        for p in self._seat_orders[seat]:
+        for p in seat_orders[seat]:
             block = blocks[p]
             if block is None:
                 block = blocks[p] = self.seat_block(e, p)
             parts.append(block)
         # the parts are scaled float32 bytes; a bytearray keeps the observation writable (a positional
         # dtype: numpy parses keyword arguments of frombuffer slowly)
-        return np.frombuffer(bytearray().join(parts), _FLOAT32)
+        return _frombuffer(bytearray().join(parts), _FLOAT32)
 
 
 __all__ = ["KingsburgEncoder"]

@@ -17,7 +17,7 @@ from envs.kingsburg.engine import (
     EV_FORTRESS, EV_GOVERNOR, EV_HONOUR, EV_PREACHER, EV_SMUGGLER, EV_TOP_STRENGTH, EV_TOWN_HALL, EV_VICTORY,
 )
 
-SHARED_ENCODER_CACHES = ("_DICE_BLOCKS", "_BUILDING_BLOCKS", "_ADVISOR_BLOCKS", "_CONTEXT_BLOCKS")
+SHARED_ENCODER_CACHES = ("_DICE_BLOCKS", "_BUILDING_BLOCKS", "_CONTEXT_BLOCKS")
 ENGINE_MOVE_CACHES = (engine_module._SUBSET_CACHE, engine_module._CHOICES_CACHE, engine_module._MODIFIER_MOVES,
                       engine_module._RECRUIT_MOVES, engine_module._BUILD_MOVE_LISTS, engine_module._PICK_MOVES)
 
@@ -152,6 +152,35 @@ def _fresh_encoding(env, seat: int) -> np.ndarray:
     finally:
         for name, cache in saved.items():
             setattr(encoder_module, name, cache)
+
+
+def test_seat_block_pieces_equal_scaled_raw_values():
+    """The advisors, buildings and dice parts of a seat block are joined from per-value pieces: they equal the
+    raw values times the observation's scale, the arithmetic of every other part (``_as_floats``)."""
+    enc = envs.make("kingsburg", num_players=2).encoder
+    fields = enc.layout.slices
+    advisor_floats = enc._seat_tables[3]
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        mask = int(rng.integers(1 << 18))
+        raw = bytes(mask >> i & 1 for i in range(18))
+        assert advisor_floats[mask & 511] + advisor_floats[mask >> 9] == enc._as_floats(
+            raw, fields["seat0_advisors"].start)
+        rows = tuple(int(b) for b in rng.integers(0, NUM_COLS + 1, 7))
+        raw = bytes(1 if col < built else 0 for built in rows for col in range(NUM_COLS))
+        assert enc._buildings_block(rows) == enc._as_floats(raw, fields["seat0_buildings"].start)
+        pd = sorted(int(v) for v in rng.integers(1, 7, int(rng.integers(0, 4))))
+        bd = [int(v) for v in rng.integers(1, 7, int(rng.integers(0, 5)))]
+        pplaced, bplaced = int(rng.integers(1 << len(pd))), int(rng.integers(1 << len(bd)))
+        raw = []
+        for i in range(3):
+            raw += [v == pd[i] for v in range(1, 7)] + [pplaced >> i & 1] if i < len(pd) else [0] * 7
+        for i in range(4):
+            raw += [1] + [v == bd[i] for v in range(1, 7)] + [bplaced >> i & 1] if i < len(bd) else [0] * 8
+        raw.append(sum(pd) + sum(bd))
+        key = (pplaced, bplaced, *pd, 0, *bd)
+        assert enc._dice_block(key, pd, pplaced, bd, bplaced) == enc._as_floats(
+            bytes(raw), fields["seat0_player_dice"].start)
 
 
 def test_cached_observation_blocks_equal_fresh_encoding():
