@@ -69,3 +69,11 @@ Treaty.DEFENCE_PACT  # the TREATY head's values: reserved, not built (G71)
 Treaty.ATTACK_PACT
 mu_technologies.MOENCHTUM  # the 18 activation technologies (spec 2.7 table)
 mu_technologies.MISSIONARE
+
+# RLlib's callback hook, called by its env runners (the module needs the `ray` extra; vulture reads the name anyway)
+try:
+    from agents.training.rllib_backend import SelfPlayMetrics
+except Exception:  # noqa: BLE001 - without Ray the module refuses to import (ConfigError)
+    pass
+else:
+    SelfPlayMetrics.on_episode_end
