@@ -16,7 +16,7 @@ import argparse
 import os
 import random
 import sys
-from typing import Callable, TextIO
+from typing import TextIO
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import zipfile
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from envs.core.errors import ConfigError
 
 from .config import TrainConfig
 
@@ -56,6 +59,21 @@ class RunPaths:
         names = sorted(n for n in os.listdir(self.checkpoints) if n.startswith("step_"))
         dirs = [os.path.join(self.checkpoints, n) for n in names]
         return [d for d in dirs if os.path.isfile(os.path.join(d, STATE_FILE))]
+
+
+def start_new_run(paths: RunPaths, run_dir: str, overwrite: bool, also: tuple[str, ...] = ()) -> None:
+    """Refuse a run directory that already holds a run unless ``overwrite``; with it, remove that run's outputs
+    (``also``: a backend's own outputs besides the common ones)."""
+    existing = paths.checkpoint_dirs() or os.path.isfile(paths.final_model) or any(map(os.path.exists, also))
+    if existing and not overwrite:
+        raise ConfigError(f"run directory {run_dir!r} already holds a run; pass --resume to continue it, "
+                          "--overwrite to replace it, or choose another --run-dir")
+    if overwrite:
+        for sub in (paths.checkpoints, paths.snapshots, paths.tensorboard, *also):
+            shutil.rmtree(sub, ignore_errors=True)
+        for file in (paths.final_model, paths.eval_history):
+            if os.path.isfile(file):
+                os.remove(file)
 
 
 def default_run_dir(game: str, num_players: int) -> str:

@@ -30,7 +30,7 @@ import agents as agents_pkg
 from agents.rllib_agent import RLlibAgent, save_rllib_model
 from envs.core.errors import ConfigError
 
-from .checkpoints import STATE_FILE, RunPaths, resolve
+from .checkpoints import STATE_FILE, RunPaths, resolve, start_new_run
 from .config import TrainConfig, check_game, save_config, to_dict
 
 try:
@@ -324,8 +324,6 @@ def train_rllib(config: TrainConfig, resume: bool = False, overwrite: bool = Fal
     import envs
     from tensorboardX import SummaryWriter
 
-    from agents.ppo import CheckpointError
-
     from .trainer import TrainResult, _compare_for_resume
 
     check_game(config)
@@ -355,16 +353,7 @@ def train_rllib(config: TrainConfig, resume: bool = False, overwrite: bool = Fal
                 "games restart anyway on this backend")
         log(f"resuming {run_dir} from {latest} (step {state['num_timesteps']})")
     else:
-        existing = paths.checkpoint_dirs() or os.path.isfile(paths.final_model) or os.path.isdir(final_model)
-        if existing and not overwrite:
-            raise ConfigError(f"run directory {run_dir!r} already holds a run; pass --resume to continue it, "
-                              "--overwrite to replace it, or choose another --run-dir")
-        if overwrite:
-            for sub in (paths.checkpoints, paths.snapshots, paths.tensorboard, final_model):
-                shutil.rmtree(sub, ignore_errors=True)
-            for file in (paths.final_model, paths.eval_history):
-                if os.path.isfile(file):
-                    os.remove(file)
+        start_new_run(paths, run_dir, overwrite, also=(final_model,))
     os.makedirs(run_dir, exist_ok=True)
     save_config(config, paths.config)
     torch.set_num_threads(config.torch_threads)

@@ -11,7 +11,6 @@ import functools
 import os
 import pickle
 import random
-import shutil
 import signal
 import sys
 import threading
@@ -26,7 +25,7 @@ import agents as agents_pkg
 from envs.core.errors import ConfigError
 
 from .callback import SelfPlayCallback
-from .checkpoints import MODEL_FILE, STATE_FILE, RunPaths, resolve, save_model
+from .checkpoints import MODEL_FILE, STATE_FILE, RunPaths, resolve, save_model, start_new_run
 from .config import TrainConfig, check_game, save_config, to_dict
 from .vec_env import make_vec_env
 
@@ -153,18 +152,7 @@ def train(
             )
         log(f"resuming {run_dir} from {latest} (step {state['num_timesteps']})")
     else:
-        existing = paths.checkpoint_dirs() or os.path.isfile(paths.final_model)
-        if existing and not overwrite:
-            raise ConfigError(
-                f"run directory {run_dir!r} already holds a run; pass --resume to continue it, "
-                "--overwrite to replace it, or choose another --run-dir"
-            )
-        if overwrite:
-            for sub in (paths.checkpoints, paths.snapshots, paths.tensorboard):
-                shutil.rmtree(sub, ignore_errors=True)
-            for file in (paths.final_model, paths.eval_history):
-                if os.path.isfile(file):
-                    os.remove(file)
+        start_new_run(paths, run_dir, overwrite)
     os.makedirs(run_dir, exist_ok=True)
     save_config(config, paths.config)
     torch.set_num_threads(config.torch_threads)
