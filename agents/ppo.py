@@ -183,13 +183,8 @@ class PPOAgent(Agent):
         deterministic: bool = True,
         seed: int | None = None,
     ):
-        self.path = os.fspath(path)
-        self._loaded = _load_policy(self.path)
-        self.metadata = self._loaded.metadata
-        self.deterministic = deterministic
-        self._rng = np.random.default_rng(seed)
-        self.name = os.path.splitext(os.path.basename(self.path))[0]
-        self.encoding = (self.metadata.get("env_kwargs") or {}).get("action_encoding", "flat")
+        path = os.fspath(path)
+        self._hold(type(self)._read(path), path, deterministic, np.random.default_rng(seed), self._label(path))
         if game is not None:
             import envs
 
@@ -205,14 +200,22 @@ class PPOAgent(Agent):
                     encoding: str = "flat") -> "PPOAgent":
         """Wrap a live (training) policy; its weights are copied now, so later updates do not leak in."""
         agent = cls.__new__(cls)
-        agent.path = None
-        agent._loaded = _LoadedPolicy(policy, {})
-        agent.metadata = {}
-        agent.encoding = encoding
-        agent.deterministic = deterministic
-        agent._rng = np.random.default_rng(seed)
-        agent.name = "current"
+        agent._hold(_LoadedPolicy(policy, {}), None, deterministic, np.random.default_rng(seed), "current", encoding)
         return agent
+
+    #: how a file of this agent's kind is read (once per file and process); a subclass reads its own kind
+    _read = staticmethod(_load_policy)
+
+    @staticmethod
+    def _label(path: str) -> str:
+        return os.path.splitext(os.path.basename(path))[0]
+
+    def _hold(self, loaded, path: str | None, deterministic: bool, rng: np.random.Generator, name: str,
+              encoding: str | None = None) -> None:
+        """Take ``loaded`` as this agent's policy; the encoding is the one it was trained in unless given."""
+        self.path, self._loaded, self.metadata = path, loaded, loaded.metadata
+        self.deterministic, self._rng, self.name = deterministic, rng, name
+        self.encoding = encoding or (self.metadata.get("env_kwargs") or {}).get("action_encoding", "flat")
 
     @property
     def observation_size(self) -> int:
@@ -285,10 +288,4 @@ class PPOAgent(Agent):
         return {"path": self.path, "deterministic": self.deterministic, "rng": self._rng, "name": self.name}
 
     def __setstate__(self, state):
-        self.path = state["path"]
-        self._loaded = _load_policy(self.path)
-        self.metadata = self._loaded.metadata
-        self.deterministic = state["deterministic"]
-        self._rng = state["rng"]
-        self.name = state["name"]
-        self.encoding = (self.metadata.get("env_kwargs") or {}).get("action_encoding", "flat")
+        self._hold(type(self)._read(state["path"]), state["path"], state["deterministic"], state["rng"], state["name"])

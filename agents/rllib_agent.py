@@ -100,43 +100,17 @@ class RLlibAgent(PPOAgent):
     """
 
     name = "rllib"
+    _read = staticmethod(_load)  # a model directory, or a snapshot the trainer registered
 
-    def __init__(self, path: str | os.PathLike, game: str | None = None, num_players: int | None = None,
-                 env_kwargs: dict | None = None, deterministic: bool = True, seed: int | None = None):
-        self.path = os.fspath(path)
-        self._loaded = _load(self.path)
-        self.metadata = self._loaded.metadata
-        self.deterministic = deterministic
-        self._rng = np.random.default_rng(seed)
-        self.name = os.path.basename(os.path.normpath(self.path))
-        self.encoding = (self.metadata.get("env_kwargs") or {}).get("action_encoding", "flat")
-        if game is not None:
-            import envs
-
-            env = envs.make(game, num_players=num_players, **{**(env_kwargs or {}), "action_encoding": self.encoding})
-            spaces_ = env.observation_space(env.possible_agents[0]).spaces
-            size = sum(int(np.prod(space.shape)) for name, space in spaces_.items() if name != "action_mask")
-            self.check_compatible(game, size, int(env.action_space(env.possible_agents[0]).n))
+    @staticmethod
+    def _label(path: str) -> str:
+        return os.path.basename(os.path.normpath(path))
 
     @classmethod
     def from_layers(cls, layers: list[tuple[np.ndarray, np.ndarray, str]], metadata: dict[str, Any] | None = None,
                     deterministic: bool = True, seed: int | None = None) -> "RLlibAgent":
         """Wrap the learner's current actor (its layers as arrays); nothing is read from disk."""
         agent = cls.__new__(cls)
-        agent.path = None
-        agent._loaded = _NumpyPolicy(layers, dict(metadata or {}))
-        agent.metadata = agent._loaded.metadata
-        agent.encoding = (agent.metadata.get("env_kwargs") or {}).get("action_encoding", "flat")
-        agent.deterministic = deterministic
-        agent._rng = np.random.default_rng(seed)
-        agent.name = "current"
+        agent._hold(_NumpyPolicy(layers, dict(metadata or {})), None, deterministic, np.random.default_rng(seed),
+                    "current")
         return agent
-
-    def __setstate__(self, state):
-        self.path = state["path"]
-        self._loaded = _load(self.path)
-        self.metadata = self._loaded.metadata
-        self.deterministic = state["deterministic"]
-        self._rng = state["rng"]
-        self.name = state["name"]
-        self.encoding = (self.metadata.get("env_kwargs") or {}).get("action_encoding", "flat")
