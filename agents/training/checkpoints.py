@@ -61,6 +61,15 @@ class RunPaths:
         return [d for d in dirs if os.path.isfile(os.path.join(d, STATE_FILE))]
 
 
+def check_same_backend(saved: str, current: str, run_dir: str) -> None:
+    """--resume of a run trained by the other backend: a one-line error naming the flag that continues it."""
+    if saved != current:
+        from agents.ppo import CheckpointError
+
+        raise CheckpointError(f"--resume: {run_dir!r} was trained with backend {saved!r}, not {current!r}; "
+                              f"continue it with --backend {saved}, or start a new run in another --run-dir")
+
+
 def start_new_run(paths: RunPaths, run_dir: str, overwrite: bool, also: tuple[str, ...] = ()) -> None:
     """Refuse a run directory that already holds a run unless ``overwrite``; with it, remove that run's outputs
     (``also``: a backend's own outputs besides the common ones)."""

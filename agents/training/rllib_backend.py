@@ -30,7 +30,7 @@ import agents as agents_pkg
 from agents.rllib_agent import RLlibAgent, save_rllib_model
 from envs.core.errors import ConfigError
 
-from .checkpoints import STATE_FILE, RunPaths, resolve, start_new_run
+from .checkpoints import STATE_FILE, RunPaths, check_same_backend, resolve, start_new_run
 from .config import TrainConfig, check_game, save_config, to_dict
 
 try:
@@ -221,15 +221,6 @@ def start_ray(config: TrainConfig, log: Callable[[str], None]) -> bool:
 
 
 # -- the run ------------------------------------------------------------------------------------------
-def check_same_backend(saved: str, current: str, run_dir: str) -> None:
-    """--resume of a run trained by the other backend: a one-line error naming the flag that continues it."""
-    if saved != current:
-        from agents.ppo import CheckpointError
-
-        raise CheckpointError(f"--resume: {run_dir!r} was trained with backend {saved!r}, not {current!r}; "
-                              f"continue it with --backend {saved}, or start a new run in another --run-dir")
-
-
 def check_supported(config: TrainConfig, num_players: int) -> None:
     """One-line errors for what this backend cannot take."""
     import envs

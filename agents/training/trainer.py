@@ -25,7 +25,7 @@ import agents as agents_pkg
 from envs.core.errors import ConfigError
 
 from .callback import SelfPlayCallback
-from .checkpoints import MODEL_FILE, STATE_FILE, RunPaths, resolve, save_model, start_new_run
+from .checkpoints import MODEL_FILE, STATE_FILE, RunPaths, check_same_backend, resolve, save_model, start_new_run
 from .config import TrainConfig, check_game, save_config, to_dict
 from .vec_env import make_vec_env
 
@@ -120,12 +120,7 @@ def train(
         from .config import from_dict, read_yaml
 
         saved = from_dict(read_yaml(paths.config))
-        if saved.backend != config.backend:
-            from agents.ppo import CheckpointError
-
-            raise CheckpointError(f"--resume: {run_dir!r} was trained with backend {saved.backend!r}, not "
-                                  f"{config.backend!r}; continue it with --backend {saved.backend}, or start a new "
-                                  "run in another --run-dir")
+        check_same_backend(saved.backend, config.backend, run_dir)
         differing = _compare_for_resume(to_dict(saved), to_dict(config))
         if differing:
             raise ConfigError(
