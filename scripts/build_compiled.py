@@ -8,7 +8,8 @@ without them nothing is built and everything runs from the sources.
 With GCC the build is profile-guided (PGO): an instrumented build first plays every game at every player count
 for a few seconds (random masked play, ``TRAIN``), then the modules are compiled again with those profiles, which
 tell the compiler which branches the games take. That makes the games run 5-10 % faster and doubles the build
-time; ``--no-pgo`` (or ``TABLETOP_GYM_PGO=0``) builds once, without profiles. ``CFLAGS`` replaces the default -O3 (2-5 % faster than -O2 here, with profiles).
+time; ``--no-pgo`` (or ``TABLETOP_GYM_PGO=0``) builds once, without profiles. The instrumented first stage is marked
+in its manifest, so a build interrupted before its second stage is neither used nor taken as current. ``CFLAGS`` replaces the default -O3 (2-5 % faster than -O2 here, with profiles).
 Packages whose build is current are skipped. Run:
 ``python scripts/build_compiled.py [--jobs N] [--no-pgo] [--force | --clean]``.
 """
@@ -32,7 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ["TABLETOP_GYM_PURE"] = "1"  # the modules imported below to read constants: the sources, not a build
 
-from envs.core.compiled import BUILD_DIR, MANIFEST, compiled_dir, extension_suffix, source_digest  # noqa: E402
+from envs.core.compiled import (BUILD_DIR, MANIFEST, PROFILING_VARIABLE, compiled_dir, extension_suffix,  # noqa: E402
+                                source_digest)
 
 PACKAGES = ["envs.core", "envs.catan_card", "envs.kingsburg", "envs.mythotopia", "envs.seventh_stone",
             "envs.medioevo_universale"]  # each with its subpackages (``packages``)
@@ -186,8 +188,8 @@ def current(package: str, modules: list[Path]) -> bool:
         manifest = json.loads((compiled_dir(package) / MANIFEST).read_text())
     except (OSError, ValueError):
         return False
-    return manifest.get("suffix") == extension_suffix() and manifest.get("sources") == {
-        p.name: source_digest(p) for p in modules}
+    return manifest.get("suffix") == extension_suffix() and not manifest.get("instrumented") and manifest.get(
+        "sources") == {p.name: source_digest(p) for p in modules}
 
 
 # One module's compilation, in a subprocess: Cython's C, then the C compiler through setuptools, with a fixed
@@ -287,9 +289,10 @@ def compile_modules(stale: dict[str, list[Path]], jobs: int, cflags: str) -> Non
         list(pool.map(compile_one, items))
 
 
-def install(package: str, modules: list[Path]) -> int:
-    """Copy the compiled modules of ``package`` from WORK into its build folder, with the manifest; returns how
-    many there are."""
+def install(package: str, modules: list[Path], instrumented: bool = False) -> int:
+    """Copy the compiled modules of ``package`` from WORK into its build folder, with the manifest (marked
+    ``instrumented`` for a PGO build's first stage, which only the training run loads); returns how many there
+    are."""
     work = WORK.joinpath(*package.split("."))
     target = compiled_dir(package)
     target.mkdir(parents=True, exist_ok=True)
@@ -303,14 +306,23 @@ def install(package: str, modules: list[Path]) -> int:
         if compiled.is_file():
             shutil.copy2(compiled, target / compiled.name)
             built[p.name] = source_digest(p)
-    (target / MANIFEST).write_text(json.dumps({"suffix": suffix, "sources": built}, indent=1, sort_keys=True))
+    manifest = {"suffix": suffix, "sources": built, **({"instrumented": True} if instrumented else {})}
+    (target / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True))
     return len(built)
+
+
+def remove_compiled(stale: dict[str, list[Path]]) -> None:
+    """Remove the compiled modules of the ``stale`` packages from WORK, so that a module the next compilation
+    fails leaves nothing behind to install."""
+    for package, modules in stale.items():
+        for p in modules:
+            WORK.joinpath(*package.split("."), p.stem + extension_suffix()).unlink(missing_ok=True)
 
 
 def train(packages: list[str]) -> bool:
     """Run the games of ``packages`` in their instrumented build, which writes the profiles at exit."""
     games = list(dict.fromkeys(p.split(".")[1] for p in packages if p.split(".")[1] != "core")) or ["catan_card"]
-    env = {k: v for k, v in os.environ.items() if k != "TABLETOP_GYM_PURE"}
+    env = {k: v for k, v in os.environ.items() if k != "TABLETOP_GYM_PURE"} | {PROFILING_VARIABLE: "1"}
     result = subprocess.run([sys.executable, "-c", TRAIN, str(ROOT), ",".join(games), str(TRAIN_SECONDS)],
                             cwd=ROOT, env=env, capture_output=True, text=True)
     if result.returncode != 0:
@@ -351,8 +363,9 @@ def main(argv=None) -> int:
             # profile-guided: an instrumented build plays the games, then the build that uses the profiles
             compile_modules(stale, args.jobs, cflags + " -fprofile-generate -fprofile-update=single")
             for package, modules in stale.items():
-                install(package, modules)
+                install(package, modules, instrumented=True)
             pgo = train(list(stale))
+            remove_compiled(stale)  # a module the final compilation fails must not stay instrumented
         # partial training: code the games did not run is compiled as without profiles, not for size
         final = (cflags + " -fprofile-use -fprofile-partial-training -fprofile-correction -Wno-missing-profile"
                  if pgo else cflags)

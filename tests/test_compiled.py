@@ -109,6 +109,43 @@ def test_the_pure_switch_wins(tmp_path, monkeypatch):
     assert not compiled.use_compiled("pkg", path) and len(path) == 1
 
 
+def test_an_instrumented_build_is_loaded_only_by_its_training_run(tmp_path, monkeypatch):
+    # a profile-guided build interrupted between its two stages left its instrumented modules, twice as slow
+    # as the sources, with a manifest that matched them
+    monkeypatch.delenv(compiled.PURE_VARIABLE, raising=False)
+    monkeypatch.delenv(compiled.PROFILING_VARIABLE, raising=False)
+    path, target = fake_build(tmp_path, monkeypatch, {"a.py": b"x = 1\n"}, {"a.py": b"x = 1\n"})
+    manifest = json.loads((target / compiled.MANIFEST).read_text())
+    (target / compiled.MANIFEST).write_text(json.dumps(dict(manifest, instrumented=True)))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert not compiled.use_compiled("pkg", path)
+    assert len(path) == 1 and "unfinished profile-guided build" in str(caught[0].message)
+    monkeypatch.setenv(compiled.PROFILING_VARIABLE, "1")
+    assert compiled.use_compiled("pkg", path) and path[0] == str(target)
+
+
+def test_the_build_script_finishes_an_interrupted_profile_guided_build(tmp_path, monkeypatch):
+    build = _build_script()
+    monkeypatch.setattr(compiled, "BUILD_DIR", tmp_path / "build")
+    monkeypatch.setattr(build, "WORK", tmp_path / "work")
+    source = tmp_path / "pkg"
+    source.mkdir()
+    module = source / "a.py"
+    module.write_text("x = 1\n")
+    stale = {"pkg": [module]}
+    instrumented = build.WORK / "pkg" / ("a" + compiled.extension_suffix())
+    instrumented.parent.mkdir(parents=True)
+    instrumented.write_bytes(b"instrumented")
+    assert build.install("pkg", [module], instrumented=True) == 1
+    assert not build.current("pkg", [module])  # so the next run builds it again
+    # the final stage: a module it fails to compile is not installed in its instrumented form
+    build.remove_compiled(stale)
+    assert build.install("pkg", [module]) == 0 and not list(compiled.compiled_dir("pkg").glob("*.so"))
+    instrumented.write_bytes(b"final")
+    assert build.install("pkg", [module]) == 1 and build.current("pkg", [module])
+
+
 def test_no_build_means_the_sources(tmp_path, monkeypatch):
     monkeypatch.setattr(compiled, "BUILD_DIR", tmp_path / "nothing")
     path = [str(tmp_path)]

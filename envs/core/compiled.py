@@ -22,6 +22,9 @@ ROOT = Path(__file__).resolve().parents[2]
 BUILD_DIR = ROOT / "build" / "compiled"
 MANIFEST = "manifest.json"
 PURE_VARIABLE = "TABLETOP_GYM_PURE"
+# a profile-guided build's first stage is instrumented (slower, writes profiles at exit): only its training run,
+# which sets this variable, may load it; left behind by an interrupted build, it is not used
+PROFILING_VARIABLE = "TABLETOP_GYM_PROFILING"
 
 
 def source_digest(path: Path) -> str:
@@ -46,6 +49,10 @@ def use_compiled(package: str, path: list[str]) -> bool:
     except (OSError, ValueError):
         return False  # no build (the usual case for a plain checkout)
     if manifest.get("suffix") != extension_suffix() or not isinstance(manifest.get("sources"), dict):
+        return False
+    if manifest.get("instrumented") and os.environ.get(PROFILING_VARIABLE) != "1":
+        warnings.warn(f"{package}: the compiled build is the instrumented stage of an unfinished profile-guided "
+                      f"build; running the sources. Rebuild with: python scripts/build_compiled.py", stacklevel=2)
         return False
     source = Path(path[0])
     stale = [name for name, digest in manifest["sources"].items()
