@@ -9,7 +9,8 @@ With GCC the build is profile-guided (PGO): an instrumented build first plays ev
 for a few seconds (random masked play, ``TRAIN``), then the modules are compiled again with those profiles, which
 tell the compiler which branches the games take. That makes the games run 5-10 % faster and doubles the build
 time; ``--no-pgo`` (or ``TABLETOP_GYM_PGO=0``) builds once, without profiles. The instrumented first stage is marked
-in its manifest, so a build interrupted before its second stage is neither used nor taken as current. ``CFLAGS`` replaces the default -O3 (2-5 % faster than -O2 here, with profiles).
+in its manifest, so a build interrupted before its second stage is neither used nor taken as current. ``CFLAGS``
+replaces the default -O3 (2-5 % faster than -O2 here, with profiles).
 Packages whose build is current are skipped. Run:
 ``python scripts/build_compiled.py [--jobs N] [--no-pgo] [--force | --clean]``.
 """
