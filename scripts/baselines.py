@@ -206,14 +206,20 @@ def section(chosen: list[dict], outcomes: dict[tuple[str, int], dict], games: in
     return "\n".join(lines)
 
 
-def write_section(doc: str, text: str) -> None:
-    """Replace what lies between the markers of ``doc`` with ``text``; the rest of the file is kept byte for
-    byte."""
+def _marked(doc: str) -> tuple[str, int, int]:
+    """The doc's text and where its marked section starts and ends; ValueError if it has none."""
     with open(doc, encoding="utf-8") as handle:
         content = handle.read()
     start, end = content.find(BEGIN), content.find(END)
     if start < 0 or end < start:
         raise ValueError(f"{doc}: no {BEGIN} ... {END} section to write the table into")
+    return content, start, end
+
+
+def write_section(doc: str, text: str) -> None:
+    """Replace what lies between the markers of ``doc`` with ``text``; the rest of the file is kept byte for
+    byte."""
+    content, start, end = _marked(doc)
     new = content[:start + len(BEGIN)] + "\n" + text.rstrip("\n") + "\n" + content[end:]
     with open(doc, "w", encoding="utf-8") as handle:
         handle.write(new)
@@ -234,6 +240,7 @@ def main(argv=None) -> int:
         if not selected:
             raise ValueError(f"no setup among {[(s['game'], s['num_players']) for s in chosen]} matches --games "
                              f"{args.games} --players {args.players}")
+        _marked(args.doc)  # before hours of play, not after
         os.makedirs(args.out, exist_ok=True)
         outcomes = {}
         for setup in chosen:
