@@ -220,3 +220,27 @@ def test_baselines_refuses_a_doc_without_markers_and_changes_nothing(tmp_path, c
                            "--games-per-pairing", "1", "--out", str(tmp_path / "out"), "--doc", str(doc)]) == 2
     assert "no <!-- baselines:begin --> ... <!-- baselines:end --> section" in capsys.readouterr().err
     assert doc.read_text() == "no markers\n"
+
+
+def test_training_evaluates_against_pretrained_and_refuses_a_missing_one(models_dir, tmp_path, monkeypatch):
+    import csv
+
+    from agents.training.config import load_config
+    from agents.training.trainer import train
+    from envs.core.errors import ConfigError
+
+    config = load_config(None, {
+        "game": "kingsburg", "num_players": 2, "n_envs": 2, "vec_env": "dummy", "progress_bar": False,
+        "total_steps": 128, "run_dir": str(tmp_path / "run"),
+        "ppo": {"n_steps": 32, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
+        "eval": {"every_updates": 1, "games": 2, "opponents": ["pretrained"]},
+    })
+    train(config)
+    with open(tmp_path / "run" / "eval_history.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert rows and "win_rate_vs_pretrained" in rows[0]
+    monkeypatch.setenv(pretrained.MODELS_ENV, str(tmp_path / "no_models"))
+    config.run_dir = str(tmp_path / "other")
+    with pytest.raises(ConfigError, match=r"^'eval.opponents': no pretrained model for kingsburg at 2 players"):
+        train(config)
+    assert not os.path.exists(tmp_path / "other" / "config.yaml")
