@@ -4,9 +4,10 @@
     python evaluate.py --game catan_card --num-players 4 --agents ppo=runs/catan_card_4p random heuristic
 
 Agents: random, heuristic, mcts or mcts:N (docs/baselines.md), pretrained (the model shipped in models/ for the game
-and player count), a checkpoint .zip, a model directory of the RLlib backend (final_model/, checkpoints/step_N/) or a run directory of either backend (its final model), each optionally
-as label=spec. Prints the pairing table (win rate with a 95% Wilson interval,
-mean score, mean game length) and OpenSkill ratings, and writes <out>/<stem>.csv, .json and .png.
+and player count), a checkpoint .zip, a model directory of the RLlib backend (final_model/, checkpoints/step_N/) or a
+run directory of either backend (its final model), each optionally as label=spec. Prints the pairing table (win rate
+with a 95% Wilson interval, mean score, mean game length) and OpenSkill ratings, and writes <out>/<stem>.csv, .json
+and .png.
 Each pairing is saved as it ends (<out>/<stem>.pairings.jsonl); run the same command again after an
 interruption and the pairings already played are not played again. --record DIR saves the game record of every
 game (with --record-games N, of the first N games of each pairing) as DIR/<agent>-vs-<opponent>-g<game>.json;

@@ -6,9 +6,9 @@
     python play.py --web --game kingsburg --opponents heuristic      # in the browser: open the address it prints
 
 Opponents: agent specs as in evaluate.py (random, heuristic, mcts or mcts:N, pretrained, a checkpoint .zip or a run
-directory, label=spec), one per other seat in seat order, or one for all of them. Your screen shows what your seat may see: the
-public board and your own hidden information (``env.seat_view``), never another seat's. Choose a move by its number
-or by typing part of its name; ``help`` lists the commands. See docs/play.md.
+directory, label=spec), one per other seat in seat order, or one for all of them. Your screen shows what your seat may
+see: the public board and your own hidden information (``env.seat_view``), never another seat's. Choose a move by its
+number or by typing part of its name; ``help`` lists the commands. See docs/play.md.
 """
 from __future__ import annotations
 

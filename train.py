@@ -74,16 +74,18 @@ def config_from_args(args):
         overrides[key] = value
     if args.no_progress:
         overrides["progress_bar"] = False
-    return load_config(config_file(args, overrides.get("game") or load_config().game), overrides)
+    return load_config(config_file(args, overrides.get("game")), overrides)
 
 
-def config_file(args, game: str) -> str | None:
-    """The YAML file the run's config starts from: --config, else configs/<game>.yaml if it exists."""
-    from agents.training.config import default_config_path
+def config_file(args, game: str | None) -> str | None:
+    """The YAML file the run's config starts from: --config, else configs/<game>.yaml if it exists (``game``:
+    the game set on the command line, else the default one)."""
+    from agents.training.config import default_config_path, load_config
 
     if args.config is not None:
         return args.config
-    return default_config_path(game, os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs"))
+    return default_config_path(game or load_config().game,
+                               os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs"))
 
 
 def main(argv=None) -> int:

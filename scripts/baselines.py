@@ -169,9 +169,9 @@ def section(chosen: list[dict], outcomes: dict[tuple[str, int], dict], games: in
     if list(agents) != list(DEFAULT_AGENTS):
         command += ["--agents", *agents]
     lines = [f"Made by `{shlex.join(command)}`. Win rates count sole first places; W / D / L are the first "
-             "agent's wins, draws and losses, with its win rate and 95% Wilson interval; with 2 players each pairing is one series, with more the "
-             "first agent holds one seat and the second all the others. The OpenSkill ordinal is mu − 3 sigma.",
-             ""]
+             "agent's wins, draws and losses, with its win rate and 95% Wilson interval; with 2 players each pairing "
+             "is one series, with more the first agent holds one seat and the second all the others. The OpenSkill "
+             "ordinal is mu − 3 sigma.", ""]
     missing = []
     for setup in chosen:
         game, n = setup["game"], setup["num_players"]
