@@ -244,3 +244,41 @@ def test_training_evaluates_against_pretrained_and_refuses_a_missing_one(models_
     with pytest.raises(ConfigError, match=r"^'eval.opponents': no pretrained model for kingsburg at 2 players"):
         train(config)
     assert not os.path.exists(tmp_path / "other" / "config.yaml")
+
+
+def test_an_interrupted_baseline_run_goes_on_from_its_last_pairing(tmp_path, monkeypatch):
+    from agents.training import tournament
+
+    monkeypatch.setenv(pretrained.MODELS_ENV, str(tmp_path / "no_models"))
+    table = ["--games", "kingsburg", "--players", "2", "--agents", "random", "heuristic", "mcts:2",
+             "--games-per-pairing", "2", "--out", str(tmp_path / "out")]
+    real, played = tournament.play_match, []
+
+    def interrupted(*args, **kwargs):
+        if len(played) == 1:
+            raise KeyboardInterrupt
+        played.append(args[2:4])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(tournament, "play_match", interrupted)
+    doc = _doc(tmp_path / "baselines.md")
+    with pytest.raises(KeyboardInterrupt):
+        baselines.main([*table, "--doc", doc])
+    assert "old table" in open(doc).read()  # nothing written before the setup ends
+
+    def counted(*args, **kwargs):
+        played.append(args[2:4])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(tournament, "play_match", counted)
+    assert baselines.main([*table, "--doc", doc]) == 0
+    assert len(played) == 3  # 3 pairings of 3 agents at 2 players, the first one played once
+    assert _between(open(doc).read()) == _between(open(_fresh_table(tmp_path, table)).read())
+
+
+def _fresh_table(tmp_path, table) -> str:
+    """The table of the same settings played without interruption, into its own directory."""
+    doc = _doc(tmp_path / "fresh.md")
+    fresh = [*table[:-1], str(tmp_path / "fresh_out")]
+    assert baselines.main([*fresh, "--doc", doc]) == 0
+    return doc
