@@ -3,10 +3,11 @@
     python evaluate.py --game catan_card --agents runs/catan_card_2p/final_model.zip random heuristic --games 500
     python evaluate.py --game catan_card --num-players 4 --agents ppo=runs/catan_card_4p random heuristic
 
-Agents: random, heuristic, mcts or mcts:N (docs/baselines.md), a checkpoint .zip, a model directory of the RLlib
-backend (final_model/, checkpoints/step_N/) or a run directory of either backend (its final model), each optionally
-as label=spec. Prints the pairing table (win rate with a 95% Wilson interval,
-mean score, mean game length) and OpenSkill ratings, and writes <out>/<stem>.csv, .json and .png.
+Agents: random, heuristic, mcts or mcts:N (docs/baselines.md), pretrained (the model shipped in models/ for the game
+and player count), a checkpoint .zip, a model directory of the RLlib backend (final_model/, checkpoints/step_N/) or a
+run directory of either backend (its final model), each optionally as label=spec. Prints the pairing table (win rate
+with a 95% Wilson interval, mean score, mean game length) and OpenSkill ratings, and writes <out>/<stem>.csv, .json
+and .png.
 Each pairing is saved as it ends (<out>/<stem>.pairings.jsonl); run the same command again after an
 interruption and the pairings already played are not played again. --record DIR saves the game record of every
 game (with --record-games N, of the first N games of each pairing) as DIR/<agent>-vs-<opponent>-g<game>.json;
@@ -57,6 +58,7 @@ def main(argv=None) -> int:
 
         specs = [tournament.AgentSpec.parse(text) for text in args.agents]
         num_players = args.num_players or trained_num_players(specs) or envs.spec(args.game).default_players
+        specs = [spec.resolved(args.game, num_players) for spec in specs]  # pretrained: models/<game>_<N>p.zip
         env_kwargs = (dict(parse_assignment(item) for item in args.env) if args.env
                       else trained_env_settings(specs))
         stem = args.name or f"{args.game}_{num_players}p"
@@ -114,11 +116,15 @@ def record_file_part(label: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.]+", "_", label).strip("_") or "agent"
 
 
+#: spec kinds that are trained models (a ``pretrained`` spec once resolved: its metadata is read from its file)
+TRAINED_KINDS = ("checkpoint", "rllib", "pretrained")
+
+
 def trained_env_settings(specs) -> dict:
     """The env settings the checkpoints among ``specs`` were trained with; an error if they differ."""
     found = {}
     for spec in specs:
-        if spec.kind in ("checkpoint", "rllib"):
+        if spec.kind in TRAINED_KINDS:
             found[spec.label] = dict(spec.metadata().get("env_kwargs") or {})
     distinct = {tuple(sorted(kwargs.items(), key=str)) for kwargs in found.values()}
     if len(distinct) > 1:

@@ -5,10 +5,10 @@
     python play.py --replay my_game.json --seat 1
     python play.py --web --game kingsburg --opponents heuristic      # in the browser: open the address it prints
 
-Opponents: agent specs as in evaluate.py (random, heuristic, mcts or mcts:N, a checkpoint .zip or a run directory,
-label=spec), one per other seat in seat order, or one for all of them. Your screen shows what your seat may see: the
-public board and your own hidden information (``env.seat_view``), never another seat's. Choose a move by its number
-or by typing part of its name; ``help`` lists the commands. See docs/play.md.
+Opponents: agent specs as in evaluate.py (random, heuristic, mcts or mcts:N, pretrained, a checkpoint .zip or a run
+directory, label=spec), one per other seat in seat order, or one for all of them. Your screen shows what your seat may
+see: the public board and your own hidden information (``env.seat_view``), never another seat's. Choose a move by its
+number or by typing part of its name; ``help`` lists the commands. See docs/play.md.
 """
 from __future__ import annotations
 
@@ -238,6 +238,7 @@ def new_game(args, human_seats: list[int]):
 
     specs = [AgentSpec.parse(t) for t in args.opponents]
     num_players = args.num_players or trained_num_players(specs) or envs.spec(args.game).default_players
+    specs = [spec.resolved(args.game, num_players) for spec in specs]  # pretrained: models/<game>_<N>p.zip
     if args.env:
         env_kwargs = dict(parse_assignment(item) for item in args.env)
     else:

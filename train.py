@@ -62,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def config_from_args(args):
-    from agents.training.config import default_config_path, load_config, parse_assignment
+    from agents.training.config import load_config, parse_assignment
 
     overrides = {}
     for flag, key in FLAG_KEYS.items():
@@ -74,11 +74,18 @@ def config_from_args(args):
         overrides[key] = value
     if args.no_progress:
         overrides["progress_bar"] = False
-    path = args.config
-    if path is None:
-        game = overrides.get("game") or load_config().game
-        path = default_config_path(game, os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs"))
-    return load_config(path, overrides)
+    return load_config(config_file(args, overrides.get("game")), overrides)
+
+
+def config_file(args, game: str | None) -> str | None:
+    """The YAML file the run's config starts from: --config, else configs/<game>.yaml if it exists (``game``:
+    the game set on the command line, else the default one)."""
+    from agents.training.config import default_config_path, load_config
+
+    if args.config is not None:
+        return args.config
+    return default_config_path(game or load_config().game,
+                               os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs"))
 
 
 def main(argv=None) -> int:
@@ -94,6 +101,7 @@ def main(argv=None) -> int:
     except TabletopError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    record_session(args, argv, config, result)
     if result.interrupted:
         again = [a for a in (argv if argv is not None else sys.argv[1:]) if a not in ("--resume", "--overwrite")]
         print(f"stopped by Ctrl-C after {result.num_timesteps:,} steps; the latest checkpoint is in "
@@ -110,6 +118,26 @@ def main(argv=None) -> int:
     if args.evaluate > 0:
         evaluate_final_model(config, result, args.evaluate)
     return 0
+
+
+def record_session(args, argv, config, result) -> None:
+    """Note this session in the run's training.json: what a pretrained model's sidecar tells of its training
+    (scripts/export_model.py)."""
+    import shlex
+
+    from agents.training.checkpoints import code_version, record_session as record
+
+    words = list(argv if argv is not None else sys.argv[1:])
+    record(result.run_dir, {
+        "command": shlex.join(["python", "train.py", *words]),
+        "config_file": config_file(args, config.game),
+        "code_version": code_version(),
+        "seconds": round(result.seconds, 1),
+        "steps": int(result.num_timesteps),
+        "total_steps": int(config.total_steps),
+        "seed": config.seed,
+        "interrupted": bool(result.interrupted),
+    }, resume=args.resume)
 
 
 def evaluate_final_model(config, result, games: int) -> None:

@@ -1,6 +1,8 @@
-"""Agents for every game: ``make_agent("random" | "heuristic" | "mcts[:N][:heuristic]", game, num_players, seed)``.
+"""Agents for every game: ``make_agent("random" | "heuristic" | "mcts[:N][:heuristic]" | "pretrained", game,
+num_players, seed)``.
 
-Learned agents (MaskablePPO checkpoints) are loaded by ``agents.ppo``.
+Learned agents (MaskablePPO checkpoints) are loaded by ``agents.ppo``; ``pretrained`` is the policy shipped in
+``models/`` for the game and player count (``agents.pretrained``).
 """
 from __future__ import annotations
 
@@ -45,7 +47,8 @@ def parse_mcts(kind: str) -> dict | None:
 
 
 def make_agent(kind: str, game: str, num_players: int, seed: int | None = None, **config) -> Agent:
-    """Build a built-in agent by kind for one game and player count."""
+    """Build a built-in agent by kind for one game and player count (``pretrained`` takes ``env_kwargs`` and
+    ``deterministic``, as ``PPOAgent`` does)."""
     if kind == "random":
         return RandomAgent(seed=seed)
     if kind == "heuristic":
@@ -58,7 +61,12 @@ def make_agent(kind: str, game: str, num_players: int, seed: int | None = None, 
         from .mcts import MCTSAgent
 
         return MCTSAgent(game, num_players, seed=seed, **search, **config)
-    raise ValueError(f"unknown agent kind {kind!r}; use 'random', 'heuristic', 'mcts', 'mcts:N' or a checkpoint path")
+    if kind == "pretrained":
+        from . import pretrained
+
+        return pretrained.load(game, num_players, seed=seed, **config)
+    raise ValueError(f"unknown agent kind {kind!r}; use 'random', 'heuristic', 'mcts', 'mcts:N', 'pretrained' or a "
+                     "checkpoint path")
 
 
 __all__ = ["Agent", "RandomAgent", "heuristic_games", "make_agent", "parse_mcts"]

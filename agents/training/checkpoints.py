@@ -6,8 +6,10 @@ checkpoint holds and how a run resumes from it is described in docs/training.md.
 from __future__ import annotations
 
 import io
+import json
 import os
 import shutil
+import subprocess
 import zipfile
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +24,7 @@ STATE_FILE = "state.pkl"
 MODEL_FILE = "model.zip"
 FINAL_MODEL = "final_model.zip"
 CONFIG_FILE = "config.yaml"
+TRAINING_LOG = "training.json"
 
 
 @dataclass
@@ -51,6 +54,10 @@ class RunPaths:
     @property
     def eval_history(self) -> str:
         return os.path.join(self.root, "eval_history.csv")
+
+    @property
+    def training_log(self) -> str:
+        return os.path.join(self.root, TRAINING_LOG)
 
     def checkpoint_dirs(self) -> list[str]:
         """Complete checkpoints, oldest first."""
@@ -124,13 +131,56 @@ OPTIMIZER_MEMBER = "policy.optimizer.pth"
 
 
 def save_policy(model, path: str, config: TrainConfig, num_players: int) -> None:
-    """A snapshot for the opponent pool: the model's zip without the optimizer's state, which only resuming
-    training needs (checkpoints keep it), so about a third of the size. Loads as an agent (``PPOAgent``)."""
-    from agents.ppo import copy_zip_without, write_checkpoint_metadata
+    """A snapshot for the opponent pool: the model's zip without the optimizer's state (``copy_policy``). Loads
+    as an agent (``PPOAgent``)."""
+    from agents.ppo import write_checkpoint_metadata
 
     full = io.BytesIO()
     model.save(full)
     full.seek(0)
-    with zipfile.ZipFile(full) as src, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as dst:
-        copy_zip_without(src, dst, OPTIMIZER_MEMBER)
+    copy_policy(full, path)
     write_checkpoint_metadata(path, checkpoint_metadata(config, num_players, model))
+
+
+def copy_policy(source, path: str) -> None:
+    """Write the SB3 zip ``source`` (a path or a file object) to ``path`` without the optimizer's state, which
+    only resuming training needs (checkpoints keep it): about a third of the size. Every other member, the
+    ``tabletop_gym.json`` metadata among them, is copied."""
+    from agents.ppo import copy_zip_without
+
+    with zipfile.ZipFile(source) as src, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as dst:
+        copy_zip_without(src, dst, OPTIMIZER_MEMBER)
+
+
+# -- how a run was made ------------------------------------------------------------------------------
+def code_version(directory: str | None = None) -> str | None:
+    """The git commit of the code in ``directory`` (default: this repository), with ``+local changes`` when
+    tracked files differ from it; None outside a git checkout."""
+    directory = directory or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=directory, capture_output=True, text=True,
+                                check=True, timeout=30).stdout.strip()
+        changes = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=directory,
+                                 capture_output=True, text=True, check=True, timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return commit + ("+local changes" if changes else "") if commit else None
+
+
+def record_session(run_dir: str, session: dict[str, Any], resume: bool) -> None:
+    """Add one ``train.py`` session (its command, config file, code version, seconds, steps) to the run's
+    ``training.json``; a new run starts the list afresh. ``scripts/export_model.py`` reads it (the model's
+    sidecar), since a resumed run's wall time is the sum of its sessions."""
+    path = RunPaths(run_dir).training_log
+    sessions = read_sessions(run_dir) if resume else []
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump({"sessions": sessions + [session]}, handle, indent=2)
+
+
+def read_sessions(run_dir: str) -> list[dict[str, Any]]:
+    """The sessions ``record_session`` wrote, ``[]`` for a run without (or with an unreadable) ``training.json``."""
+    try:
+        with open(RunPaths(run_dir).training_log, encoding="utf-8") as handle:
+            return list(json.load(handle).get("sessions", []))
+    except (OSError, ValueError, AttributeError):
+        return []

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, get_args, get_origin, get_type_hints
 
-from envs.core.errors import ConfigError
+from envs.core.errors import ConfigError, TabletopError
 
 POOL_CATEGORIES = ("latest", "past", "random", "heuristic", "mcts")
 VEC_ENV_KINDS = ("auto", "subproc", "dummy")
@@ -266,6 +266,21 @@ def check_game(config: TrainConfig) -> None:
             f"{config.game} does not support num_players={config.num_players}; supported: {list(spec.player_counts)}"
         )
     envs.make(config.game, num_players=config.num_players, **config.env)  # ConfigError on a bad rule option
+    check_eval_opponents(config, config.num_players or spec.default_players)
+
+
+def check_eval_opponents(config: TrainConfig, num_players: int) -> None:
+    """Every ``eval.opponents`` entry names an agent, and ``pretrained`` has a model that fits the game: refused
+    before training rather than at the first evaluation."""
+    from agents.training.tournament import AgentSpec
+
+    for name in config.eval.opponents:
+        try:
+            spec = AgentSpec.parse(name)
+            if spec.kind == "pretrained":
+                spec.build(config.game, num_players, config.env)
+        except (ValueError, TabletopError) as error:
+            raise ConfigError(f"'eval.opponents': {error}") from None
 
 
 def from_dict(values: Mapping[str, Any] | None) -> TrainConfig:

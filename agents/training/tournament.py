@@ -1,7 +1,8 @@
 """Tournaments between agents: pairings, win rates with Wilson intervals, OpenSkill ratings, outputs.
 
-Agents are named by spec: ``random``, ``heuristic``, a checkpoint path (``runs/x/final_model.zip``),
-or ``label=<spec>`` to choose the label shown in tables.
+Agents are named by spec: ``random``, ``heuristic``, ``mcts[:N]``, ``pretrained`` (the model in ``models/`` for
+the game and player count, ``agents/pretrained.py``), a checkpoint path (``runs/x/final_model.zip``), or
+``label=<spec>`` to choose the label shown in tables.
 
 A *pairing* (A, B) is a series of games with A in one seat and B in every other seat (with 2
 players: one seat each). A's seat rotates with the game index (game g: seat g mod N) and game g
@@ -56,26 +57,40 @@ def game_seed(seed: int, game_index: int) -> int:
 @dataclass(frozen=True)
 class AgentSpec:
     label: str
-    kind: str  # random | heuristic | mcts[:N][:heuristic] | checkpoint (SB3 .zip) | rllib (a model directory)
+    # random | heuristic | mcts[:N][:heuristic] | pretrained (models/, path set by ``resolved``) | checkpoint (SB3
+    # .zip) | rllib (a model directory)
+    kind: str
     path: str | None = None
 
     def metadata(self) -> dict:
-        """What a trained model says it was trained for (``{}`` for a built-in agent)."""
+        """What a trained model says it was trained for (``{}`` for a built-in agent or an unresolved
+        ``pretrained``)."""
         if self.kind == "rllib":
             from agents.rllib_agent import read_rllib_metadata
 
             return read_rllib_metadata(self.path)
-        if self.kind == "checkpoint":
+        if self.kind == "checkpoint" or (self.kind == "pretrained" and self.path is not None):
             from agents.ppo import read_checkpoint_metadata
 
             return read_checkpoint_metadata(self.path)
         return {}
+
+    def resolved(self, game: str, num_players: int) -> "AgentSpec":
+        """``pretrained`` with the path of its model for ``game`` at ``num_players`` (CheckpointError naming the
+        file and the models that exist if there is none); any other spec as it is."""
+        if self.kind != "pretrained":
+            return self
+        from agents import pretrained
+
+        return AgentSpec(self.label, self.kind, pretrained.find(game, num_players))
 
     @classmethod
     def parse(cls, text: str) -> "AgentSpec":
         label, _, spec = text.partition("=") if "=" in text else ("", "", text)
         spec = spec.strip()
         if spec in BUILTIN_KINDS or agents_pkg.parse_mcts(spec) is not None:  # ValueError for a bad budget
+            return cls(label or spec, spec)
+        if spec == "pretrained":  # its model is known once the game and player count are (``resolved``)
             return cls(label or spec, spec)
         if spec.endswith(".zip") or os.path.exists(spec):
             from agents.rllib_agent import is_rllib_model
@@ -93,8 +108,8 @@ class AgentSpec:
                 spec = candidate
             return cls(label or _checkpoint_label(spec), "checkpoint", spec)
         raise ValueError(
-            f"agent {text!r}: use 'random', 'heuristic', 'mcts', 'mcts:N', a checkpoint .zip path or a run directory "
-            "(optionally as label=spec)"
+            f"agent {text!r}: use 'random', 'heuristic', 'mcts', 'mcts:N', 'pretrained', a checkpoint .zip path or a "
+            "run directory (optionally as label=spec)"
         )
 
     def build(self, game: str, num_players: int, env_kwargs: dict | None = None,
@@ -109,6 +124,9 @@ class AgentSpec:
 
             return PPOAgent(self.path, game=game, num_players=num_players, env_kwargs=env_kwargs,
                             deterministic=deterministic, seed=seed)
+        if self.kind == "pretrained":
+            return agents_pkg.make_agent(self.kind, game, num_players, seed=seed, env_kwargs=env_kwargs,
+                                         deterministic=deterministic)
         return agents_pkg.make_agent(self.kind, game, num_players, seed=seed)
 
 
