@@ -96,12 +96,14 @@ def main(argv=None) -> int:
             from agents.training.rllib_backend import train_rllib as train
         else:
             from agents.training.trainer import train
+        from agents.training.checkpoints import code_version
 
+        trained_code = code_version()  # before training: the tree may change while it runs
         result = train(config, resume=args.resume, overwrite=args.overwrite)
     except TabletopError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    record_session(args, argv, config, result)
+    record_session(args, argv, config, result, trained_code)
     if result.interrupted:
         again = [a for a in (argv if argv is not None else sys.argv[1:]) if a not in ("--resume", "--overwrite")]
         print(f"stopped by Ctrl-C after {result.num_timesteps:,} steps; the latest checkpoint is in "
@@ -120,18 +122,18 @@ def main(argv=None) -> int:
     return 0
 
 
-def record_session(args, argv, config, result) -> None:
+def record_session(args, argv, config, result, trained_code: str | None) -> None:
     """Note this session in the run's training.json: what a pretrained model's sidecar tells of its training
-    (scripts/export_model.py)."""
+    (scripts/export_model.py). ``trained_code``: the code version when the session started."""
     import shlex
 
-    from agents.training.checkpoints import code_version, record_session as record
+    from agents.training.checkpoints import record_session as record
 
     words = list(argv if argv is not None else sys.argv[1:])
     record(result.run_dir, {
         "command": shlex.join(["python", "train.py", *words]),
         "config_file": config_file(args, config.game),
-        "code_version": code_version(),
+        "code_version": trained_code,
         "seconds": round(result.seconds, 1),
         "steps": int(result.num_timesteps),
         "total_steps": int(config.total_steps),

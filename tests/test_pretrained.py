@@ -282,3 +282,14 @@ def _fresh_table(tmp_path, table) -> str:
     fresh = [*table[:-1], str(tmp_path / "fresh_out")]
     assert baselines.main([*fresh, "--doc", doc]) == 0
     return doc
+
+
+def test_a_session_records_the_code_it_started_with(tmp_path, monkeypatch):
+    # the tree may change while a long training runs; the code that trained is the one at the start
+    from agents.training import checkpoints
+
+    run = tmp_path / "run"
+    monkeypatch.setattr(checkpoints, "code_version", lambda directory=None: "commit-at-end"
+                        if (run / "final_model.zip").exists() else "commit-at-start")
+    assert train_cli.main([*TINY_RUN, "--total-steps", "32", "--run-dir", str(run)]) == 0
+    assert read_sessions(str(run))[0]["code_version"] == "commit-at-start"
