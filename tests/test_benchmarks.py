@@ -1,8 +1,14 @@
 """The throughput benchmark runs and reports a ratio for every registered game and player count."""
 import json
+import re
+from pathlib import Path
+
+import pytest
 
 import envs
 from benchmarks import throughput
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_throughput_benchmark_smoke(tmp_path, capsys):
@@ -82,3 +88,30 @@ def test_random_play_benchmark_sees_an_empty_part_of_a_multidiscrete_mask():
     assert not random_play.empty_part(env, mask)
     mask[env.action_space(env.agent_selection).nvec[0]:] = False  # the second part left with no legal value
     assert random_play.empty_part(env, mask)
+
+
+def test_instruction_counts_read_callgrinds_summary_and_need_valgrind(monkeypatch, capsys):
+    from benchmarks import instructions
+
+    assert instructions.summary_instructions("events: Ir\nsummary: 1154266010\n") == 1154266010
+    assert instructions.summary_instructions("events: Ir\ntotals: 42\n") == 42
+    with pytest.raises(ValueError):
+        instructions.summary_instructions("events: Ir\n")
+    monkeypatch.setattr(instructions.shutil, "which", lambda tool: None)
+    assert instructions.main([str(ROOT)]) == 2
+    assert "valgrind and setarch not found" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_instruction_counts_repeat_and_compare_trees(capsys):
+    import shutil
+
+    from benchmarks import instructions
+
+    if shutil.which("valgrind") is None or shutil.which("setarch") is None:
+        pytest.skip("valgrind not installed")
+    args = [str(ROOT), str(ROOT), "--game", "kingsburg", "--games", "1", "--warm-up", "0", "--pure"]
+    assert instructions.main(args) == 0
+    lines = capsys.readouterr().out.splitlines()
+    ratios = [float(re.search(r"\(([\d.]+) x the first tree\)", line).group(1)) for line in lines]
+    assert len(ratios) == 2 and abs(ratios[1] - 1) <= 0.005  # the same tree twice: the count repeats
