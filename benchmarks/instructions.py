@@ -3,8 +3,9 @@ machine do not disturb.
 
 ``throughput.py`` and ``ab.py`` time the games, so on a shared machine a change of a few percent needs many
 alternating runs. An instruction count repeats from run to run to about 0.1 %, whatever else runs, so it can
-compare commits while the machine is busy. It is not a time: callgrind over-counts memory copies and knows nothing of code layout
-or caches (docs/performance.md, "Measuring"), so a close call is settled by ``ab.py`` on a quiet machine.
+compare commits while the machine is busy. It is not a time: callgrind over-counts memory copies and knows
+nothing of code layout or caches (docs/performance.md, "Measuring"), so a close call is settled by ``ab.py`` on
+a quiet machine.
 
 Each tree plays ``--warm-up`` seeded games first (caches filled, not counted), then ``--games`` seeded games of
 random masked play through the same loop as ``throughput.py`` (``throughput.play_one`` of this tool's tree),
