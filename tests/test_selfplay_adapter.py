@@ -321,3 +321,39 @@ def test_the_pool_config_names_a_search_agent_in_the_flat_encoding():
         load_config(None, {"game": "kingsburg", "pool": {"mcts": "mcts:0"}})
     with pytest.raises(ConfigError, match="flat encoding only"):
         load_config(None, {"game": "kingsburg", "env": {"action_encoding": "pointer"}, "pool": {"weights": {"mcts": 1.0}}})
+
+
+@pytest.mark.parametrize("game", ["catan_card", "mythotopia"])
+def test_score_reward_adds_the_change_of_the_score_lead_to_the_result(game):
+    """Each step's reward is the result plus score_reward times the change of the learner's lead; over a game the
+    shaping sums to score_reward times (final lead - lead at the learner's first decision)."""
+    make = functools.partial(envs.make, game, num_players=2)
+    plain = SelfPlayEnv(make, OpponentPool(game, 2, {"random": 1.0}), seed=4)
+    shaped = SelfPlayEnv(make, OpponentPool(game, 2, {"random": 1.0}), seed=4, score_reward=0.25)
+    plain.reset()
+    shaped.reset()
+
+    def lead(adapter):
+        scores = adapter._raw.engine.scores()
+        return scores[adapter._learner_seat] - max(s for i, s in enumerate(scores) if i != adapter._learner_seat)
+
+    changes, rng = 0, np.random.default_rng(0)
+    for _ in range(20_000):
+        before = lead(shaped)
+        action = int(rng.choice(np.flatnonzero(plain.action_masks())))
+        _, result, term, trunc, _ = plain.step(action)
+        _, reward, term_s, trunc_s, _ = shaped.step(action)
+        assert (term, trunc) == (term_s, trunc_s)
+        assert reward == pytest.approx(result + 0.25 * (lead(shaped) - before))
+        changes += lead(shaped) != before
+        if term or trunc:
+            break
+    assert term or trunc
+    assert changes > 0  # the game's score moved during the game, so the shaping was exercised
+
+
+def test_score_reward_must_not_be_negative():
+    from agents.training.config import load_config
+
+    with pytest.raises(ConfigError, match="score_reward"):
+        load_config(None, overrides={"score_reward": -1})

@@ -87,6 +87,9 @@ class TrainConfig:
     backend: str = "sb3"  # sb3: MaskablePPO (stable-baselines3); rllib: PPO on Ray RLlib (the `ray` extra)
     num_players: int | None = None  # None: the game's default
     env: dict[str, Any] = field(default_factory=dict)  # max_turns and the game's rule options
+    # 0: the reward is the game's result; > 0 adds this times each change of the learner's score lead
+    # (its score minus the best other's, engine.scores()), a shaping described in docs/training.md
+    score_reward: float = 0.0
     seed: int = 0
     total_steps: int = 1_000_000  # learner decisions (SB3 timesteps), summed over environments
     n_envs: int = 16  # environments stepped in lockstep; the policy acts on all of them in one batch
@@ -201,6 +204,7 @@ def _check_values(config: TrainConfig) -> None:
     positive("n_envs", config.n_envs)
     positive("n_processes", config.n_processes)
     positive("torch_threads", config.torch_threads)
+    non_negative("score_reward", config.score_reward)
     if config.backend not in BACKENDS:
         raise ConfigError(f"config key 'backend' must be one of {list(BACKENDS)}, got {config.backend!r}")
     non_negative("rllib.num_env_runners", config.rllib.num_env_runners)

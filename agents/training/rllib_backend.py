@@ -81,7 +81,8 @@ class MaskedSelfPlayEnv(gymnasium.Env):
         rank = 1000 * int(getattr(env_config, "worker_index", 0)) + next(self._built)
         pool = OpponentPool(game, num_players, **env_config["pool_kwargs"])
         env_fn = functools.partial(envs.make, game, num_players=num_players, **env_config["env_kwargs"])
-        self.selfplay = SelfPlayEnv(env_fn, pool, seed=int(env_config["seed"]) + 1000 * rank, first_seat=rank)
+        self.selfplay = SelfPlayEnv(env_fn, pool, seed=int(env_config["seed"]) + 1000 * rank, first_seat=rank,
+                                    score_reward=float(env_config.get("score_reward", 0.0)))
         self.action_space = self.selfplay.action_space
         self.observation_space = spaces.Dict({
             "observations": self.selfplay.observation_space,
@@ -250,7 +251,8 @@ def build_algorithm(config: TrainConfig, num_players: int):
                    "snapshot_deterministic": config.pool.snapshot_deterministic, "mcts": config.pool.mcts,
                    "snapshots": []}
     env_config = {"game": config.game, "num_players": num_players, "env_kwargs": dict(config.env),
-                  "pool_kwargs": pool_kwargs, "seed": config.seed, "torch_threads": config.torch_threads}
+                  "pool_kwargs": pool_kwargs, "seed": config.seed, "torch_threads": config.torch_threads,
+                  "score_reward": config.score_reward}
     SelfPlayMetrics.window = config.eval.window
     algo_config = (
         PPOConfig()

@@ -3,7 +3,8 @@
 ``SelfPlayEnv`` gives the learner one seat (a different one each game, in rotation) and plays every
 other seat with opponents drawn from an ``OpponentPool`` inside ``step()``, until it is the learner's
 turn again or the game is over. The learner's reward is its own AEC reward accumulated since its
-last move (for tabletop games: 0, then the final rank reward). ``action_masks()`` is the learner's
+last move (for tabletop games: 0, then the final rank reward), plus, when ``score_reward`` is set, that many
+times the change of its score lead since its last move (see ``SelfPlayEnv``). ``action_masks()`` is the learner's
 legal-action mask, as sb3-contrib's MaskablePPO expects. ``get_state``/``set_state`` carry a game in
 progress into and out of a checkpoint; ``make_selfplay_env`` is the picklable factory vector envs use.
 """
@@ -55,12 +56,21 @@ class SelfPlayEnv(gymnasium.Env):
     ``(first_seat + g) % num_players``. ``info["action_mask"]`` repeats ``action_masks()`` so a
     vector env can forward it without a second round trip; at the end of a game
     ``info["selfplay"]`` holds the result (category, reward, win, draw, seat, moves).
+
+    ``score_reward`` (default 0: the game's result only) shapes the reward with the game's own score
+    (``engine.scores()``): each learner step adds ``score_reward`` times the change, since the learner's
+    previous decision, of its *lead*, its score minus the best other seat's score. The shaping terms of a game
+    sum to ``score_reward`` times (lead at the end − lead at the learner's first decision), so they reward
+    gaining on the others and cannot be farmed by going back and forth.
     """
 
     metadata = {"render_modes": []}
 
-    def __init__(self, env_fn: Callable[[], Any], pool: OpponentPool, seed: int | None = None, first_seat: int = 0):
+    def __init__(self, env_fn: Callable[[], Any], pool: OpponentPool, seed: int | None = None, first_seat: int = 0,
+                 score_reward: float = 0.0):
         super().__init__()
+        self.score_reward = float(score_reward)
+        self._lead = 0.0
         self._env = env_fn()
         self._raw = self._env.unwrapped  # dicts are read here; steps go through the wrappers
         self._env.reset(seed=seed)
@@ -108,6 +118,8 @@ class SelfPlayEnv(gymnasium.Env):
                 break
         else:
             raise RuntimeError("1000 games in a row ended before the learner's first move")
+        if self.score_reward:
+            self._lead = self._score_lead()
         obs = self._observe_learner()
         return obs, {"action_mask": self._mask}
 
@@ -120,6 +132,10 @@ class SelfPlayEnv(gymnasium.Env):
         raw = self._raw
         learner = self._learner
         reward = float(raw._cumulative_rewards[learner])
+        if self.score_reward:
+            lead = self._score_lead()
+            reward += self.score_reward * (lead - self._lead)
+            self._lead = lead
         terminated = bool(raw.terminations[learner])
         truncated = bool(raw.truncations[learner]) and not terminated
         obs = self._observe_learner()
@@ -174,6 +190,11 @@ class SelfPlayEnv(gymnasium.Env):
             env.step(action)
             self._moves += 1
 
+    def _score_lead(self) -> float:
+        scores = self._raw.engine.scores()
+        mine = scores[self._learner_seat]
+        return float(mine - max(s for seat, s in enumerate(scores) if seat != self._learner_seat))
+
     def _observe_learner(self) -> np.ndarray:
         obs = self._env.observe(self._learner)
         self._mask = np.asarray(obs["action_mask"], dtype=bool)
@@ -208,6 +229,7 @@ class SelfPlayEnv(gymnasium.Env):
                 "category": self._category,
                 "done": self._done,
                 "moves": self._moves,
+                "lead": self._lead,
             }
         )
         return buffer.getvalue()
@@ -226,6 +248,7 @@ class SelfPlayEnv(gymnasium.Env):
         self._category = state["category"]
         self._done = state["done"]
         self._moves = state["moves"]
+        self._lead = state.get("lead", 0.0)
         if not self._done:
             self._observe_learner()
 
@@ -249,6 +272,7 @@ def make_selfplay_env(
     seed: int,
     rank: int,
     torch_threads: int = 1,
+    score_reward: float = 0.0,
 ) -> gymnasium.Env:
     """Build one monitored SelfPlayEnv (module level so that worker processes can unpickle it)."""
     import envs
@@ -260,4 +284,5 @@ def make_selfplay_env(
         torch.set_num_threads(torch_threads)
     pool = OpponentPool(game, num_players, **pool_kwargs)
     env_fn = functools.partial(envs.make, game, num_players=num_players, **env_kwargs)
-    return Monitor(SelfPlayEnv(env_fn, pool, seed=seed + 1000 * rank, first_seat=rank))
+    return Monitor(SelfPlayEnv(env_fn, pool, seed=seed + 1000 * rank, first_seat=rank,
+                               score_reward=score_reward))

@@ -243,7 +243,7 @@ def make_vec_env(config: TrainConfig, num_players: int, n_envs: int, snapshots: 
     fns = [
         functools.partial(
             make_selfplay_env, config.game, num_players, dict(config.env), pool_kwargs, config.seed, rank,
-            1 if subproc else 0,
+            1 if subproc else 0, config.score_reward,
         )
         for rank in range(n_envs)
     ]
