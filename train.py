@@ -17,6 +17,10 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# One BLAS thread (unless the variable is set): the policies' matrix products are small, and numpy's OpenBLAS
+# otherwise keeps a second thread spinning between them, which takes CPU time from the games whenever every core
+# is busy (two runs at once on 2 cores). Set before numpy is first imported.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from envs.core.errors import TabletopError  # noqa: E402
 

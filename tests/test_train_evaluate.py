@@ -466,3 +466,25 @@ def test_training_evaluation_is_evaluate_py_on_the_checkpoint_of_that_step(tmp_p
     assert pairing["win_rate"] == pytest.approx(float(rows[512]["win_rate_vs_random"]), abs=1e-4)
     # and the moves: the same games, not merely the same count of wins
     assert pairing["mean_moves"] == pytest.approx(float(rows[512]["mean_moves_vs_random"]), abs=1e-3)
+
+
+@pytest.mark.parametrize("script", ["train.py", "evaluate.py"])
+def test_the_scripts_keep_numpy_to_one_blas_thread(script):
+    """numpy's OpenBLAS would keep a second thread spinning between the policies' small matrix products."""
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    probe = (
+        "import importlib.util, os, sys\n"
+        f"spec = importlib.util.spec_from_file_location('script', {os.path.join(root, script)!r})\n"
+        "spec.loader.exec_module(importlib.util.module_from_spec(spec))\n"
+        "import numpy as np\n"
+        "a = np.ones((400, 400))\n"
+        "for _ in range(5): a @ a\n"
+        "print(len(os.listdir('/proc/self/task')))\n"
+    )
+    environment = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")}
+    threads = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                             env=environment).stdout.split()[-1]
+    assert threads == "1"
