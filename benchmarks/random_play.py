@@ -66,7 +66,7 @@ def play_one(game: str, encoding: str, seed: int) -> dict:
             if env.codec.discrete:
                 action = int(pick.choice(np.flatnonzero(mask)))
             else:
-                action = env.action_space(agent).sample(obs["action_mask"])
+                action = env.action_space(agent).sample_with(pick, obs["action_mask"])
             env.step(action)
             decisions += 1
     except Exception as error:  # noqa: BLE001 - a failing game is a result to report, with its cause

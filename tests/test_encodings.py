@@ -35,7 +35,7 @@ LIGHT = "kingsburg"
 
 
 def random_action(env, obs, pick: np.random.Generator):
-    return env.action_space(env.agent_selection).sample(obs["action_mask"]) if not env.codec.discrete else \
+    return env.action_space(env.agent_selection).sample_with(pick, obs["action_mask"]) if not env.codec.discrete else \
         int(pick.choice(np.flatnonzero(obs["action_mask"].view(bool))))  # bool: 15x faster on a large mask
 
 
@@ -402,3 +402,26 @@ def test_a_game_record_in_a_move_encoding_replays(encoding):
     record["moves"][3]["index"] = [10 ** 6] * 2 if not env.codec.discrete else 10 ** 6
     with pytest.raises(records.RecordError):
         records.check_record(record)
+
+
+@pytest.mark.parametrize("encoding", ["factored", "factored_independent"])
+def test_seeded_random_play_repeats_in_a_multi_discrete_encoding(encoding):
+    """Random play drawn from a seeded generator (``sample_with``) repeats, whatever was sampled before; an action
+    space's own ``sample`` would draw from a generator seeded by the OS."""
+    def decisions():
+        env = envs.make("kingsburg", action_encoding=encoding)
+        env.reset(seed=3)
+        pick, taken = np.random.default_rng(3), []
+        for _ in env.agent_iter(300):
+            obs, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                break
+            action = env.action_space(env.agent_selection).sample_with(pick, obs["action_mask"])
+            heads = np.split(obs["action_mask"], np.cumsum(env.codec.nvec)[:-1])
+            assert all(head[value] or not head.any() for head, value in zip(heads, action))
+            taken.append(tuple(int(v) for v in action))
+            env.step(action)
+        return taken
+
+    first = decisions()
+    assert len(first) > 50 and first == decisions()

@@ -47,6 +47,14 @@ class MaskedMultiDiscrete(spaces.MultiDiscrete):
             mask = tuple(np.split(mask.astype(np.int8), np.cumsum(self.nvec)[:-1]))
         return super().sample(mask, probability)
 
+    def sample_with(self, rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
+        """A uniform allowed value per head, drawn from ``rng``; a head that allows nothing takes 0, as in ``sample``.
+        ``sample`` draws from the space's own generator, which only ``seed()`` seeds: random play that must
+        repeat draws from its own seeded generator here."""
+        heads = np.split(np.asarray(mask) != 0, np.cumsum(self.nvec)[:-1])
+        values = [int(rng.choice(allowed)) if (allowed := np.flatnonzero(head)).size else 0 for head in heads]
+        return np.asarray(values, dtype=self.dtype)
+
 
 class MoveCodec(ActionCodec):
     """Base of the encodings that play complete moves through the game's flat codec."""
