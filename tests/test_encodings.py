@@ -152,6 +152,7 @@ def test_factored_masks_are_exact_given_the_parts_chosen(game):
         chosen, part, left = codec._progress(engine)
         heads = np.split(obs["action_mask"], np.cumsum(codec.nvec)[:-1])
         assert set(np.flatnonzero(heads[part])) == {parts[part] for parts in left}
+        assert left and all(parts in moves and parts[:part] == tuple(chosen) for parts in left)
         assert obs["substep"][part] == 1 and obs["substep"][:len(codec.nvec)].sum() == 1
         # a value its mask does not allow is refused, with nothing changed
         refused = int(np.flatnonzero(heads[part] == 0)[0])
