@@ -71,6 +71,16 @@ class EvalConfig:
 
 
 @dataclass
+class ImitationConfig:
+    """A warm start: the new policy first imitates the game's heuristic (agents/training/imitation.py)."""
+
+    decisions: int = 0  # heuristic decisions recorded and imitated before PPO; 0: none, PPO starts from scratch
+    epochs: int = 4  # passes over them
+    batch_size: int = 256
+    learning_rate: float = 1e-3
+
+
+@dataclass
 class RLlibConfig:
     """The RLlib backend (``backend: rllib``, agents/training/rllib_backend.py); docs/training.md sizes it."""
 
@@ -105,6 +115,7 @@ class TrainConfig:
     pool: PoolConfig = field(default_factory=PoolConfig)
     checkpoint: CheckpointConfig = field(default_factory=CheckpointConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
+    imitation: ImitationConfig = field(default_factory=ImitationConfig)
     rllib: RLlibConfig = field(default_factory=RLlibConfig)
 
 
@@ -205,6 +216,9 @@ def _check_values(config: TrainConfig) -> None:
     positive("n_processes", config.n_processes)
     positive("torch_threads", config.torch_threads)
     non_negative("score_reward", config.score_reward)
+    non_negative("imitation.decisions", config.imitation.decisions)
+    for key in ("epochs", "batch_size", "learning_rate"):
+        positive(f"imitation.{key}", getattr(config.imitation, key))
     if config.backend not in BACKENDS:
         raise ConfigError(f"config key 'backend' must be one of {list(BACKENDS)}, got {config.backend!r}")
     non_negative("rllib.num_env_runners", config.rllib.num_env_runners)
@@ -271,6 +285,9 @@ def check_game(config: TrainConfig) -> None:
         )
     envs.make(config.game, num_players=config.num_players, **config.env)  # ConfigError on a bad rule option
     check_eval_opponents(config, config.num_players or spec.default_players)
+    from agents.training.imitation import check_imitation
+
+    check_imitation(config)
 
 
 def check_eval_opponents(config: TrainConfig, num_players: int) -> None:

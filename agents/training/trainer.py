@@ -76,6 +76,21 @@ def _policy(config: TrainConfig, num_players: int) -> tuple[Any, dict[str, Any]]
     return PointerPolicy, {**kwargs, "rows": codec.num_actions, "features": codec.num_features}
 
 
+def imitate_heuristic(model, config: TrainConfig, num_players: int, log: Callable[[str], None]) -> None:
+    """The warm start of ``imitation``: record the heuristic's decisions, then train the new policy on them."""
+    from .imitation import clone_heuristic, record_heuristic_games
+
+    settings = config.imitation
+    start = time.perf_counter()
+    data = record_heuristic_games(config.game, num_players, dict(config.env), settings.decisions, config.seed,
+                                  config.ppo.gamma, config.score_reward)
+    log(f"imitation: {len(data.actions)} decisions of the heuristic recorded in {data.games} games "
+        f"({time.perf_counter() - start:.0f} s)")
+    clone_heuristic(model.policy, data, settings.epochs, settings.batch_size, settings.learning_rate,
+                    config.ppo.vf_coef, config.seed, log)
+    log(f"imitation: done in {time.perf_counter() - start:.0f} s")
+
+
 @contextmanager
 def stop_on_interrupt(callback: SelfPlayCallback, log: Callable[[str], None]):
     """The first Ctrl-C asks the callback to stop after the env step in progress (then a checkpoint is saved);
@@ -194,6 +209,8 @@ def train(
         remaining = config.total_steps - model.num_timesteps
         start, steps_at_start = time.perf_counter(), model.num_timesteps
         if state is None:
+            if config.imitation.decisions:
+                imitate_heuristic(model, config, num_players, log)
             # the initial policy is the first snapshot, so that 'latest' can be drawn from the first game
             callback.init_callback(model)
             callback.add_snapshot()
