@@ -3,9 +3,10 @@ against the heuristic at fixed intervals (docs/encodings.md, "Study").
 
     python benchmarks/encoding_study.py --games kingsburg,catan_card,seventh_stone --seeds 3 --steps 200000
 
-Every run is ``train.py`` with the game's config (``configs/<game>.yaml``) and ``env.action_encoding``, its
-seed and ``--steps``, its periodic evaluation against the heuristic only (``--eval-every`` updates,
-``--eval-games`` games, deterministic policy, in the run's encoding). Runs go to ``--out``/<game>/<encoding>/
+Every run is ``train.py`` with the game's config (``configs/<game>.yaml``, without its imitation warm start:
+every encoding starts from scratch) and ``env.action_encoding``, its seed and ``--steps``, its periodic
+evaluation against the heuristic only (``--eval-every`` updates, ``--eval-games`` games, deterministic policy, in
+the run's encoding). Runs go to ``--out``/<game>/<encoding>/
 seed<k>; a finished run is not run again and an interrupted one resumes from its checkpoint, so the command
 can be repeated until it is done. Then it writes, per game, ``<game>.png`` (win rate against env steps and
 against wall-clock seconds, mean over seeds) and ``results.md``: per encoding the final win rate against the
@@ -36,6 +37,22 @@ def run_dir(out: str, game: str, encoding: str, seed: int) -> str:
     return os.path.join(out, game, encoding, f"seed{seed}")
 
 
+def study_config(game: str, encoding: str, seed: int, directory: str, args):
+    """The game's config with the study's encoding, seed, budget and evaluation."""
+    config_file = ROOT / "configs" / f"{game}.yaml"
+    config_file = str(config_file) if config_file.is_file() else None
+    overrides = {
+        "game": game, "seed": seed, "total_steps": args.steps, "run_dir": directory, "progress_bar": False,
+        "env": {**load_config(config_file, {"game": game}).env, "action_encoding": encoding},
+        "eval": {"every_updates": args.eval_every, "games": args.eval_games, "opponents": ["heuristic"]},
+        # every encoding learns from scratch: imitating the heuristic exists for the flat encoding only
+        "imitation": {"decisions": 0},
+    }
+    if args.n_envs:
+        overrides["n_envs"] = args.n_envs
+    return load_config(config_file, overrides)
+
+
 def run_one(game: str, encoding: str, seed: int, args) -> None:
     from agents.training.checkpoints import RunPaths
     from agents.training.trainer import train
@@ -44,16 +61,7 @@ def run_one(game: str, encoding: str, seed: int, args) -> None:
     paths = RunPaths(directory)
     if os.path.isfile(paths.final_model):
         return
-    config_file = ROOT / "configs" / f"{game}.yaml"
-    config_file = str(config_file) if config_file.is_file() else None
-    overrides = {
-        "game": game, "seed": seed, "total_steps": args.steps, "run_dir": directory, "progress_bar": False,
-        "env": {**load_config(config_file, {"game": game}).env, "action_encoding": encoding},
-        "eval": {"every_updates": args.eval_every, "games": args.eval_games, "opponents": ["heuristic"]},
-    }
-    if args.n_envs:
-        overrides["n_envs"] = args.n_envs
-    config = load_config(config_file, overrides)
+    config = study_config(game, encoding, seed, directory, args)
     resume = bool(paths.checkpoint_dirs())
     print(f"{game} {encoding} seed {seed}: {'resuming' if resume else 'training'} {args.steps:,} steps", flush=True)
     result = train(config, resume=resume, overwrite=not resume)

@@ -388,6 +388,22 @@ def test_the_study_trains_each_encoding_resumes_and_writes_its_table(tmp_path):
     assert model.stat().st_mtime == stamp  # finished runs are not trained again
 
 
+@pytest.mark.parametrize("game", GAMES)
+def test_the_study_trains_every_encoding_of_a_game_from_scratch(game, tmp_path):
+    """The study's config of every encoding passes train.py's checks: a game's config may imitate the heuristic
+    (flat only), which the study turns off for every encoding alike."""
+    import argparse
+
+    from agents.training.config import check_game
+    from benchmarks import encoding_study
+
+    args = argparse.Namespace(steps=64, eval_every=1, eval_games=2, n_envs=None)
+    for encoding in envs.encodings(game):
+        config = encoding_study.study_config(game, encoding, 0, str(tmp_path / encoding), args)
+        check_game(config)
+        assert config.imitation.decisions == 0 and config.env["action_encoding"] == encoding
+
+
 @pytest.mark.parametrize("encoding", MOVE_ENCODINGS)
 def test_a_game_record_in_a_move_encoding_replays(encoding):
     from envs.core import records
