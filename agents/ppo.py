@@ -39,6 +39,31 @@ def copy_zip_without(src: zipfile.ZipFile, dst: zipfile.ZipFile, member: str) ->
             dst.writestr(item, src.read(item.filename))
 
 
+#: the critic's parameters in an SB3 actor-critic policy: acting never reads them, so a pretrained model is
+#: shipped without them (``drop_critic``), about half the size with a large observation
+CRITIC_PREFIXES = ("mlp_extractor.value_net.", "value_net.")
+POLICY_MEMBER = "policy.pth"
+
+
+def drop_critic(path: str | os.PathLike) -> None:
+    """Rewrite the SB3 zip ``path`` without its critic's parameters (``CRITIC_PREFIXES``). ``PPOAgent`` loads such a
+    policy; SB3's own ``load`` does not (its critic would be missing)."""
+    import io
+
+    import torch
+
+    path = os.fspath(path)
+    with zipfile.ZipFile(path) as archive:
+        members = {item.filename: (item, archive.read(item.filename)) for item in archive.infolist()}
+    state = torch.load(io.BytesIO(members[POLICY_MEMBER][1]), map_location="cpu", weights_only=True)
+    kept = {name: value for name, value in state.items() if not name.startswith(CRITIC_PREFIXES)}
+    buffer = io.BytesIO()
+    torch.save(kept, buffer)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, (item, data) in members.items():
+            archive.writestr(item, buffer.getvalue() if name == POLICY_MEMBER else data)
+
+
 def write_checkpoint_metadata(path: str | os.PathLike, metadata: dict[str, Any]) -> None:
     """Add (or replace) the ``tabletop_gym.json`` member of an SB3 checkpoint zip."""
     path = os.fspath(path)
@@ -116,7 +141,10 @@ def _load_policy(path: str) -> _LoadedPolicy:
         # snapshot mid-training must not shift the trainer's random stream (exact resume).
         with torch.random.fork_rng(devices=[]):
             policy = data["policy_class"](obs_space, act_space, lambda _: 0.0, **data.get("policy_kwargs", {}))
-        policy.load_state_dict(params["policy"])
+        # strict but for the critic, which a pretrained model leaves out (drop_critic): acting does not use it
+        missing, unexpected = policy.load_state_dict(params["policy"], strict=False)
+        if unexpected or any(not name.startswith(CRITIC_PREFIXES) for name in missing):
+            raise ValueError(f"the policy's parameters do not match: missing {missing}, unexpected {unexpected}")
     except CheckpointError:
         raise
     except Exception as exc:  # SB3 raises ValueError, KeyError, pickle and torch errors on a bad file

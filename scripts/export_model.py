@@ -4,8 +4,9 @@
     python scripts/export_model.py runs/kingsburg_2p/checkpoints/step_409600/model.zip --game kingsburg --players 2
 
 The source is a run directory of train.py (its final_model.zip) or an SB3 checkpoint .zip inside one. The copy
-holds the policy only, without the optimizer's state (the same copy as the opponent pool's snapshots,
-``agents.training.checkpoints.copy_policy``); it is checked to load and fit the game at that player count before
+holds the actor only: without the optimizer's state (``agents.training.checkpoints.copy_policy``, as the opponent
+pool's snapshots) and without the critic, which acting never reads (``agents.ppo.drop_critic``: ``PPOAgent`` and
+so ``pretrained`` load it, SB3's ``MaskablePPO.load`` does not; train further from the run's checkpoints). It is checked to load and fit the game at that player count before
 it replaces anything. The sidecar says how the policy was trained, from the run's config.yaml and training.json
 (the train.py sessions: command, config file, code version, seconds) and, when the run has one, the final
 tournament of ``train.py --evaluate`` (evaluation.json). ``--models DIR`` (or TABLETOP_GYM_MODELS) writes
@@ -119,7 +120,7 @@ def export(source: str, game: str, num_players: int, models: str | None = None) 
     unless the copy loads and fits ``game`` at ``num_players``."""
     import envs
     from agents import pretrained
-    from agents.ppo import PPOAgent, read_checkpoint_metadata
+    from agents.ppo import PPOAgent, drop_critic, read_checkpoint_metadata
     from agents.training.checkpoints import copy_policy
 
     spec = envs.spec(game)  # ConfigError naming the games for an unknown one
@@ -138,6 +139,7 @@ def export(source: str, game: str, num_players: int, models: str | None = None) 
     os.close(handle)
     try:
         copy_policy(model, staged)
+        drop_critic(staged)
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(staged, 0o666 & ~umask)  # as a file written the usual way (mkstemp makes it private)

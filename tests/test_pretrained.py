@@ -16,7 +16,7 @@ import evaluate
 import play
 import train as train_cli
 from agents import make_agent, pretrained
-from agents.ppo import CheckpointError, PPOAgent
+from agents.ppo import CRITIC_PREFIXES, CheckpointError, PPOAgent
 from agents.training.checkpoints import OPTIMIZER_MEMBER, read_sessions
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -60,7 +60,13 @@ def test_export_keeps_the_policy_without_the_optimizer_and_writes_the_sidecar(ex
     with zipfile.ZipFile(source) as full, zipfile.ZipFile(target) as policy:
         assert OPTIMIZER_MEMBER in full.namelist()
         assert set(policy.namelist()) == set(full.namelist()) - {OPTIMIZER_MEMBER}
-        assert policy.read("policy.pth") == full.read("policy.pth")
+        import torch
+
+        kept = torch.load(io.BytesIO(policy.read("policy.pth")), weights_only=True)
+        every = torch.load(io.BytesIO(full.read("policy.pth")), weights_only=True)
+    critic = {name for name in every if name.startswith(CRITIC_PREFIXES)}
+    assert critic and set(kept) == set(every) - critic  # the actor only
+    assert all(torch.equal(kept[name], every[name]) for name in kept)
     assert os.path.getsize(target) < os.path.getsize(source) / 2
     info = json.loads((models / "kingsburg_2p.json").read_text())
     sessions = read_sessions(str(run))
@@ -293,3 +299,45 @@ def test_a_session_records_the_code_it_started_with(tmp_path, monkeypatch):
                         if (run / "final_model.zip").exists() else "commit-at-start")
     assert train_cli.main([*TINY_RUN, "--total-steps", "32", "--run-dir", str(run)]) == 0
     assert read_sessions(str(run))[0]["code_version"] == "commit-at-start"
+
+
+def test_the_exported_actor_plays_as_the_trained_policy(exported):
+    """Without its critic the exported policy picks the trained policy's actions: the actor is all acting reads."""
+    import numpy as np
+
+    import envs
+
+    run, models = exported
+    trained = PPOAgent(run / "final_model.zip", game="kingsburg", num_players=2)
+    shipped = PPOAgent(models / "kingsburg_2p.zip", game="kingsburg", num_players=2)
+    env = envs.make("kingsburg", num_players=2)
+    env.reset(seed=5)
+    compared = 0
+    for _ in env.agent_iter(200):
+        obs, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            break
+        assert np.array_equal(trained.logits(obs["observation"]), shipped.logits(obs["observation"]))
+        action = trained.act(obs["observation"], obs["action_mask"])
+        assert shipped.act(obs["observation"], obs["action_mask"]) == action
+        env.step(action)
+        compared += 1
+    assert compared > 20
+
+
+def test_a_policy_missing_more_than_its_critic_is_refused(exported, tmp_path):
+    import torch
+
+    broken = tmp_path / "broken.zip"
+    with zipfile.ZipFile(exported[1] / "kingsburg_2p.zip") as source, zipfile.ZipFile(broken, "w") as target:
+        for item in source.infolist():
+            data = source.read(item.filename)
+            if item.filename == "policy.pth":
+                state = torch.load(io.BytesIO(data), weights_only=True)
+                state.pop(next(name for name in state if name.startswith("action_net.")))
+                buffer = io.BytesIO()
+                torch.save(state, buffer)
+                data = buffer.getvalue()
+            target.writestr(item, data)
+    with pytest.raises(CheckpointError, match="do not match"):
+        PPOAgent(broken)
