@@ -55,6 +55,8 @@ def record_heuristic_games(game: str, num_players: int, env_kwargs: dict, decisi
     from agents import make_agent
     from agents.base import policy_observation
 
+    from .selfplay_env import score_lead
+
     env = envs.make(game, num_players=num_players, **env_kwargs)
     observations, masks, actions, returns = [], [], [], []
     games = 0
@@ -77,7 +79,7 @@ def record_heuristic_games(game: str, num_players: int, env_kwargs: dict, decisi
             vector, mask = policy_observation(obs), np.asarray(obs["action_mask"], dtype=bool)
             action = int(players[seat].act(vector, obs["action_mask"]))
             taken[seat].append(len(actions))
-            leads[seat].append(_lead(env.unwrapped.engine.scores(), seat))
+            leads[seat].append(score_lead(env.unwrapped.engine.scores(), seat))
             observations.append(vector.astype(np.float16))
             masks.append(mask)
             actions.append(action)
@@ -86,9 +88,7 @@ def record_heuristic_games(game: str, num_players: int, env_kwargs: dict, decisi
         games += 1
         scores = env.unwrapped.engine.scores()
         for agent, seat in seat_of.items():
-            following, end_lead = 0.0, _lead(scores, seat)
-            next_lead = end_lead
-            reward_at_end = final[seat]
+            following, next_lead, reward_at_end = 0.0, score_lead(scores, seat), final[seat]
             for row, lead in zip(reversed(taken[seat]), reversed(leads[seat])):
                 reward = score_reward * (next_lead - lead) + reward_at_end
                 following = reward + gamma * following
@@ -96,10 +96,6 @@ def record_heuristic_games(game: str, num_players: int, env_kwargs: dict, decisi
                 next_lead, reward_at_end = lead, 0.0
     return Decisions(np.stack(observations), np.stack(masks), np.asarray(actions, dtype=np.int64),
                      np.asarray(returns, dtype=np.float32), games)
-
-
-def _lead(scores: list, seat: int) -> float:
-    return float(scores[seat] - max(s for other, s in enumerate(scores) if other != seat))
 
 
 def clone_heuristic(policy, data: Decisions, epochs: int, batch_size: int, learning_rate: float, vf_coef: float,

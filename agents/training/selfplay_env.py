@@ -191,9 +191,7 @@ class SelfPlayEnv(gymnasium.Env):
             self._moves += 1
 
     def _score_lead(self) -> float:
-        scores = self._raw.engine.scores()
-        mine = scores[self._learner_seat]
-        return float(mine - max(s for seat, s in enumerate(scores) if seat != self._learner_seat))
+        return score_lead(self._raw.engine.scores(), self._learner_seat)
 
     def _observe_learner(self) -> np.ndarray:
         obs = self._env.observe(self._learner)
@@ -262,6 +260,11 @@ class SelfPlayEnv(gymnasium.Env):
 
     def set_snapshots(self, paths: list[str]) -> None:
         self.pool.set_snapshots(paths)
+
+
+def score_lead(scores: list, seat: int) -> float:
+    """The seat's score minus the best other seat's: what ``score_reward`` pays the changes of."""
+    return float(scores[seat] - max(s for other, s in enumerate(scores) if other != seat))
 
 
 def make_selfplay_env(
