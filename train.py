@@ -109,10 +109,9 @@ def main(argv=None) -> int:
         return 2
     record_session(args, argv, config, result, trained_code)
     if result.interrupted:
-        again = [a for a in (argv if argv is not None else sys.argv[1:]) if a not in ("--resume", "--overwrite")]
         print(f"stopped by Ctrl-C after {result.num_timesteps:,} steps; the latest checkpoint is in "
               f"{os.path.join(result.run_dir, 'checkpoints')}. Continue with:\n"
-              f"  python train.py {' '.join(again)} --resume")
+              f"  {resume_command(argv if argv is not None else sys.argv[1:])}")
         return 130  # the shell's code for a run ended by Ctrl-C
     rate = f"{result.steps_per_second:,.0f} steps/s" if result.seconds > 0 else "no steps left to train"
     print(f"trained {result.num_timesteps:,} steps in {result.seconds:,.0f} s ({rate})")
@@ -124,6 +123,13 @@ def main(argv=None) -> int:
     if args.evaluate > 0:
         evaluate_final_model(config, result, args.evaluate)
     return 0
+
+
+def resume_command(argv: list[str]) -> str:
+    """The command that continues this run: its arguments, quoted for the shell, with --resume."""
+    import shlex
+
+    return shlex.join(["python", "train.py", *(a for a in argv if a not in ("--resume", "--overwrite")), "--resume"])
 
 
 def record_session(args, argv, config, result, trained_code: str | None) -> None:

@@ -488,3 +488,13 @@ def test_the_scripts_keep_numpy_to_one_blas_thread(script):
     threads = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
                              env=environment).stdout.split()[-1]
     assert threads == "1"
+
+
+def test_the_resume_command_after_ctrl_c_is_quoted_for_the_shell():
+    """An argument with spaces (a --set of a mapping) is printed so that pasting the command runs it again."""
+    import shlex
+
+    argv = ["--config", "configs/mythotopia.yaml", "--set", "pool.weights={latest: 0.5, heuristic: 0.5}",
+            "--overwrite"]
+    command = train_cli.resume_command(argv)
+    assert shlex.split(command) == ["python", "train.py", *argv[:-1], "--resume"]
