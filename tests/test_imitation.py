@@ -55,11 +55,42 @@ def test_train_imitates_before_its_first_update(tmp_path):
     assert sum("epoch" in line for line in log if line.startswith("imitation: ")) == 2
 
 
+def test_a_learner_plays_one_seat_and_the_heuristic_names_every_recorded_action():
+    """DAgger's recording: the learner's moves are played, the heuristic's choices for them are recorded."""
+    played: list[int] = []
+
+    def last_legal(vector, mask):
+        played.append(int(np.flatnonzero(mask)[-1]))
+        return played[-1]
+
+    plain = record_heuristic_games("kingsburg", 2, {}, 300, seed=1, gamma=1.0)
+    data = record_heuristic_games("kingsburg", 2, {}, 300, seed=1, gamma=1.0, learner=last_legal)
+    assert data.masks[np.arange(len(data.actions)), data.actions].all()
+    assert played and len(played) < len(data.actions)  # one seat of each game, every seat recorded
+    last = np.array([np.flatnonzero(mask)[-1] for mask in data.masks])
+    # the heuristic's labels, not the learner's moves: the learner always took the last legal action
+    assert (data.actions != last).sum() > len(data.actions) // 10
+    assert not np.array_equal(plain.observations[:len(played)], data.observations[:len(played)])
+
+
+def test_imitation_rounds_clone_again_on_games_the_clone_played(tmp_path):
+    config = load_config(None, {
+        "game": "kingsburg", "num_players": 2, "seed": 3, "n_envs": 2, "vec_env": "dummy", "progress_bar": False,
+        "total_steps": 128, "run_dir": str(tmp_path), "ppo": {"n_steps": 64, "batch_size": 64, "net_arch": [32, 32]},
+        "eval": {"every_updates": 0}, "imitation": {"decisions": 300, "epochs": 2, "rounds": 2},
+    })
+    log: list[str] = []
+    train(config, log=log.append)
+    assert any("one seat played by the clone" in line and "round 2/2" in line for line in log)
+    assert sum("epoch" in line for line in log if line.startswith("imitation: ")) == 4
+
+
 @pytest.mark.parametrize("settings, message", [
     ({"env": {"action_encoding": "composite"}}, "flat encoding"),
     ({"backend": "rllib"}, "sb3 backend"),
     ({"imitation": {"decisions": -1}}, "imitation.decisions"),
     ({"imitation": {"decisions": 10, "epochs": 0}}, "imitation.epochs"),
+    ({"imitation": {"decisions": 10, "rounds": 0}}, "imitation.rounds"),
 ])
 def test_imitation_settings_that_cannot_work_are_refused(tmp_path, settings, message):
     from agents.training.config import check_game

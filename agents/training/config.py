@@ -78,6 +78,7 @@ class ImitationConfig:
     epochs: int = 4  # passes over them
     batch_size: int = 256
     learning_rate: float = 1e-3
+    rounds: int = 1  # rounds of recording and cloning; from the second on the clone plays a seat (DAgger)
 
 
 @dataclass
@@ -217,7 +218,7 @@ def _check_values(config: TrainConfig) -> None:
     positive("torch_threads", config.torch_threads)
     non_negative("score_reward", config.score_reward)
     non_negative("imitation.decisions", config.imitation.decisions)
-    for key in ("epochs", "batch_size", "learning_rate"):
+    for key in ("epochs", "batch_size", "learning_rate", "rounds"):
         positive(f"imitation.{key}", getattr(config.imitation, key))
     if config.backend not in BACKENDS:
         raise ConfigError(f"config key 'backend' must be one of {list(BACKENDS)}, got {config.backend!r}")

@@ -8,6 +8,11 @@ masked logits), and its critic to predict each decision's discounted return (the
 shaping when ``score_reward`` is set), so that PPO starts from a policy about as strong as the heuristic and a
 value function that fits it. PPO then trains on from there as usual; the first snapshot of the pool is the
 imitating policy. Flat encoding only: the heuristics choose flat actions.
+
+A clone's small errors add up over a long game and lead it into states the heuristic's own games never reach, where
+it has learnt nothing (Ross, Gordon & Bagnell 2011). With ``imitation.rounds > 1`` each later round records games
+in which the policy cloned so far plays one seat (sampling from its distribution, as PPO's rollouts do) while the
+heuristic still names the action for every decision, and clones again on everything recorded (DAgger).
 """
 from __future__ import annotations
 
@@ -46,11 +51,14 @@ def check_imitation(config) -> None:
 
 
 def record_heuristic_games(game: str, num_players: int, env_kwargs: dict, decisions: int, seed: int,
-                           gamma: float, score_reward: float = 0.0) -> Decisions:
+                           gamma: float, score_reward: float = 0.0,
+                           learner: Callable[[np.ndarray, np.ndarray], int] | None = None) -> Decisions:
     """Seeded games of the heuristic in every seat until ``decisions`` decisions are recorded (the last game is
     played to its end, so a few more may be). A decision's return is its seat's discounted reward from that
     decision on: the result at the end (0 for a game cut by ``max_turns``) and, with ``score_reward``, the
-    change of the seat's score lead between its decisions (as ``SelfPlayEnv`` pays it)."""
+    change of the seat's score lead between its decisions (as ``SelfPlayEnv`` pays it). With ``learner``
+    (observation vector, mask -> action), game k's seat k mod N plays the learner's actions instead, and its
+    decisions are recorded with the action the heuristic names for them."""
     import envs
     from agents import make_agent
     from agents.base import policy_observation
@@ -69,6 +77,7 @@ def record_heuristic_games(game: str, num_players: int, env_kwargs: dict, decisi
         taken: list[list[int]] = [[] for _ in range(num_players)]  # per seat, its rows in this game
         leads: list[list[float]] = [[] for _ in range(num_players)]
         final = [0.0] * num_players
+        learner_seat = games % num_players if learner is not None else None
         for agent in env.agent_iter():
             obs, reward, terminated, truncated, _ = env.last()
             if terminated or truncated:
@@ -84,7 +93,7 @@ def record_heuristic_games(game: str, num_players: int, env_kwargs: dict, decisi
             masks.append(mask)
             actions.append(action)
             returns.append(0.0)
-            env.step(action)
+            env.step(int(learner(vector, mask)) if seat == learner_seat else action)
         games += 1
         scores = env.unwrapped.engine.scores()
         for agent, seat in seat_of.items():
@@ -96,6 +105,30 @@ def record_heuristic_games(game: str, num_players: int, env_kwargs: dict, decisi
                 next_lead, reward_at_end = lead, 0.0
     return Decisions(np.stack(observations), np.stack(masks), np.asarray(actions, dtype=np.int64),
                      np.asarray(returns, dtype=np.float32), games)
+
+
+def sampling_learner(policy, seed: int) -> Callable[[np.ndarray, np.ndarray], int]:
+    """The policy as a player for ``record_heuristic_games``: an action drawn from its masked distribution by a
+    generator of its own (the global torch and numpy generators, which training seeds, are left alone)."""
+    import torch
+
+    rng = np.random.default_rng(seed)
+
+    def act(vector: np.ndarray, mask: np.ndarray) -> int:
+        with torch.no_grad():
+            observation = torch.as_tensor(vector[None].astype(np.float32))
+            probs = policy.get_distribution(observation, action_masks=mask[None]).distribution.probs[0].numpy()
+        probs = probs.astype(np.float64) * mask
+        return int(rng.choice(len(probs), p=probs / probs.sum()))
+
+    return act
+
+
+def merge(first: Decisions, second: Decisions) -> Decisions:
+    """Both recordings in one."""
+    return Decisions(np.concatenate([first.observations, second.observations]),
+                     np.concatenate([first.masks, second.masks]), np.concatenate([first.actions, second.actions]),
+                     np.concatenate([first.returns, second.returns]), first.games + second.games)
 
 
 def clone_heuristic(policy, data: Decisions, epochs: int, batch_size: int, learning_rate: float, vf_coef: float,

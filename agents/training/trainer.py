@@ -78,16 +78,24 @@ def _policy(config: TrainConfig, num_players: int) -> tuple[Any, dict[str, Any]]
 
 def imitate_heuristic(model, config: TrainConfig, num_players: int, log: Callable[[str], None]) -> None:
     """The warm start of ``imitation``: record the heuristic's decisions, then train the new policy on them."""
-    from .imitation import clone_heuristic, record_heuristic_games
+    from .imitation import clone_heuristic, merge, record_heuristic_games, sampling_learner
 
     settings = config.imitation
     start = time.perf_counter()
-    data = record_heuristic_games(config.game, num_players, dict(config.env), settings.decisions, config.seed,
-                                  config.ppo.gamma, config.score_reward)
-    log(f"imitation: {len(data.actions)} decisions of the heuristic recorded in {data.games} games "
-        f"({time.perf_counter() - start:.0f} s)")
-    clone_heuristic(model.policy, data, settings.epochs, settings.batch_size, settings.learning_rate,
-                    config.ppo.vf_coef, config.seed, log)
+    data = None
+    for round_ in range(settings.rounds):
+        recorded = time.perf_counter()
+        # round r's games have their own seeds; from the second round on the clone plays one seat of each (DAgger)
+        learner = sampling_learner(model.policy, config.seed * 7_919 + round_) if round_ else None
+        more = record_heuristic_games(config.game, num_players, dict(config.env), settings.decisions,
+                                      config.seed + 1_000 * round_, config.ppo.gamma, config.score_reward, learner)
+        data = more if data is None else merge(data, more)
+        played = "the heuristic" if not round_ else "the heuristic, one seat played by the clone,"
+        of_rounds = f", round {round_ + 1}/{settings.rounds}" if settings.rounds > 1 else ""
+        log(f"imitation: {len(more.actions)} decisions of {played} recorded in {more.games} games "
+            f"({time.perf_counter() - recorded:.0f} s){of_rounds}")
+        clone_heuristic(model.policy, data, settings.epochs, settings.batch_size, settings.learning_rate,
+                        config.ppo.vf_coef, config.seed + round_, log)
     log(f"imitation: done in {time.perf_counter() - start:.0f} s")
 
 
