@@ -9,9 +9,10 @@ evaluation against the heuristic only (``--eval-every`` updates, ``--eval-games`
 the run's encoding). Runs go to ``--out``/<game>/<encoding>/
 seed<k>; a finished run is not run again and an interrupted one resumes from its checkpoint, so the command
 can be repeated until it is done. Then it writes, per game, ``<game>.png`` (win rate against env steps and
-against wall-clock seconds, mean over seeds) and ``results.md``: per encoding the final win rate against the
-heuristic over all seeds' last evaluations with a 95% Wilson interval, the mean of the seeds' final rates, env
-steps per second, and the budget and command. ``--docs`` also puts ``results.md`` into docs/encodings.md
+against the CPU seconds of training, mean over seeds) and ``results.md``: per encoding the final win rate against
+the heuristic over all seeds' last evaluations with a 95% Wilson interval, the mean of the seeds' final rates, env
+steps per CPU second, and the budget and command. Time is the training process's CPU time (eval_history.csv's
+``cpu_seconds``), which other work on a shared machine stretches far less than the wall-clock. ``--docs`` also puts ``results.md`` into docs/encodings.md
 between its study markers.
 """
 from __future__ import annotations
@@ -73,10 +74,12 @@ def run_one(game: str, encoding: str, seed: int, args) -> None:
                            "heuristic", args.eval_games, seed=seed + 7_919, env_kwargs=config.env)
         write_header = not os.path.isfile(paths.eval_history)
         with open(paths.eval_history, "a", newline="", encoding="utf-8") as handle:
-            writer = csv.DictWriter(handle, fieldnames=["step", "seconds", "win_rate_vs_heuristic"])
+            writer = csv.DictWriter(handle, fieldnames=["step", "seconds", "cpu_seconds", "win_rate_vs_heuristic"],
+                                    extrasaction="ignore")
             if write_header:
                 writer.writeheader()
-            writer.writerow({"step": result.num_timesteps, "seconds": round(result.seconds, 1),
+            writer.writerow({"step": result.num_timesteps, "seconds": round(result.run_seconds, 1),
+                             "cpu_seconds": round(result.run_cpu_seconds, 1),
                              "win_rate_vs_heuristic": round(match.win_rate, 4)})
 
 
@@ -100,7 +103,7 @@ def summarize(game: str, encodings: list[str], args) -> tuple[list[str], dict]:
         finals = [h[-1]["win_rate_vs_heuristic"] for h in histories]
         wins = round(sum(rate * args.eval_games for rate in finals))
         low, high = wilson_interval(wins, args.eval_games * len(finals))
-        speed = statistics.fmean(h[-1]["step"] / h[-1]["seconds"] for h in histories if h[-1].get("seconds"))
+        speed = statistics.fmean(h[-1]["step"] / h[-1]["cpu_seconds"] for h in histories if h[-1].get("cpu_seconds"))
         rows.append(f"| {game} | {encoding} | {len(histories)} | {int(histories[0][-1]['step']):,} | "
                     f"{wins / (args.eval_games * len(finals)):.3f} [{low:.3f}, {high:.3f}] | "
                     f"{statistics.fmean(finals):.3f} | {speed:,.0f} |")
@@ -118,11 +121,11 @@ def plot(game: str, curves: dict, path: str) -> None:
         length = min(len(h) for h in histories)
         rate = [statistics.fmean(h[i]["win_rate_vs_heuristic"] for h in histories) for i in range(length)]
         steps = [histories[0][i]["step"] for i in range(length)]
-        seconds = [statistics.fmean(h[i].get("seconds", 0.0) for h in histories) for i in range(length)]
+        seconds = [statistics.fmean(h[i].get("cpu_seconds", 0.0) for h in histories) for i in range(length)]
         by_steps.plot(steps, rate, marker=".", label=encoding)
         by_time.plot(seconds, rate, marker=".", label=encoding)
     by_steps.set_xlabel("env steps")
-    by_time.set_xlabel("wall-clock seconds of training")
+    by_time.set_xlabel("CPU seconds of training")
     by_steps.set_ylabel("win rate against the heuristic (mean over seeds)")
     by_steps.set_ylim(0, 1)
     by_time.legend()
@@ -159,7 +162,7 @@ def main(argv=None) -> int:
     lines = [f"Budget: {args.steps:,} env steps per run, {args.seeds} seeds, evaluation every {args.eval_every} "
              f"updates over {args.eval_games} games against the heuristic. Command: `{command}`.", "",
              "| game | encoding | seeds | steps | final win rate vs heuristic, all seeds [95% CI] "
-             "| mean of the seeds' final rates | env steps/s |", "|---|---|---|---|---|---|---|"]
+             "| mean of the seeds' final rates | env steps per CPU s |", "|---|---|---|---|---|---|---|"]
     os.makedirs(args.out, exist_ok=True)
     for game in games:
         rows, curves = summarize(game, encodings, args)

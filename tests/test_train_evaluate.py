@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import time
 import shutil
 import zipfile
 
@@ -57,8 +58,11 @@ def trained(tmp_path_factory):
     """One uninterrupted run of 8 updates and one stopped after 5 and resumed to 8."""
     root = tmp_path_factory.mktemp("runs")
     full = train(tiny(root / "full", 2048))
-    train(tiny(root / "part", 1280))
+    part = train(tiny(root / "part", 1280))
+    cpu = time.process_time()
     resumed = train(tiny(root / "part", 2048), resume=True)
+    resumed.session_cpu_seconds = time.process_time() - cpu
+    resumed.first_session = part
     return root, full, resumed
 
 
@@ -78,6 +82,8 @@ def test_run_outputs_and_exact_resume(trained):
         rows = list(csv.DictReader(handle))
     assert [int(r["step"]) for r in rows] == [1024]  # every 4 updates; the 8th ends training
     assert {"win_rate_vs_random"} <= set(rows[0])
+    # the clock of the curve: CPU seconds of training so far, never more than the wall-clock's with one process
+    assert 0 < float(rows[0]["cpu_seconds"]) <= float(rows[0]["seconds"]) + 0.5
     # snapshots: every 2 updates plus the initial policy, pruned to what the pool and checkpoints use
     snapshots = sorted(os.listdir(run / "snapshots"))
     assert "snapshot_000000002048.zip" not in snapshots  # the pool never sees the last update
@@ -95,6 +101,10 @@ def test_run_outputs_and_exact_resume(trained):
     env.reset(seed=0)
     observation = env.observe(env.agent_selection)
     assert observation["action_mask"][player.act(observation["observation"], observation["action_mask"])]
+    # a resumed run's clocks go on from where its first session stopped (5 updates there, 3 here)
+    first = resumed.first_session
+    assert resumed.run_cpu_seconds > first.run_cpu_seconds > 0 and resumed.run_seconds > first.run_seconds > 0
+    assert resumed.run_cpu_seconds - first.run_cpu_seconds <= resumed.session_cpu_seconds + 0.1
     # resuming gives bit-identical weights to the uninterrupted run
     assert same_params(policy_params(full.final_model), policy_params(resumed.final_model))
 

@@ -47,7 +47,9 @@ class SelfPlayCallback(BaseCallback):
         self._bar_pending = 0
         self.stop_requested = False  # set by Ctrl-C (trainer.stop_on_interrupt): stop after the current env step
         self.seconds_before = 0.0  # wall-clock seconds of training before this process (a resumed run)
+        self.cpu_seconds_before = 0.0  # and this process's CPU seconds
         self._started = time.monotonic()
+        self._cpu_started = time.process_time()
 
     # -- state for resume ---------------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
@@ -59,11 +61,17 @@ class SelfPlayCallback(BaseCallback):
             "last_eval": self.last_eval,
             "latest_eval": dict(self.latest_eval),
             "seconds": self.seconds(),
+            "cpu_seconds": self.cpu_seconds(),
         }
 
     def seconds(self) -> float:
         """Wall-clock seconds of training so far, those of earlier processes of a resumed run included."""
         return self.seconds_before + time.monotonic() - self._started
+
+    def cpu_seconds(self) -> float:
+        """CPU seconds of the training process so far (earlier processes of a resumed run included): unlike the
+        wall-clock, not stretched by other work on the machine; with ``vec_env: subproc`` the workers' are not in it."""
+        return self.cpu_seconds_before + time.process_time() - self._cpu_started
 
     def load_state(self, state: dict[str, Any]) -> None:
         self.snapshots = list(state["snapshots"])
@@ -73,6 +81,7 @@ class SelfPlayCallback(BaseCallback):
         self.last_eval = state["last_eval"]
         self.latest_eval = dict(state["latest_eval"])
         self.seconds_before = float(state.get("seconds", 0.0))
+        self.cpu_seconds_before = float(state.get("cpu_seconds", 0.0))
 
     # -- hooks --------------------------------------------------------------------------------------
     @property
@@ -81,6 +90,7 @@ class SelfPlayCallback(BaseCallback):
 
     def _on_training_start(self) -> None:
         self._started = time.monotonic()
+        self._cpu_started = time.process_time()
         if self.config.progress_bar:
             from tqdm.auto import tqdm
 
@@ -156,7 +166,8 @@ class SelfPlayCallback(BaseCallback):
 
         current = PPOAgent.from_policy(self.model.policy, deterministic=True,
                                        encoding=self.config.env.get("action_encoding", "flat"))
-        row: dict[str, Any] = {"step": self.model.num_timesteps, "seconds": round(self.seconds(), 1)}
+        row: dict[str, Any] = {"step": self.model.num_timesteps, "seconds": round(self.seconds(), 1),
+                               "cpu_seconds": round(self.cpu_seconds(), 1)}
         for opponent in self.config.eval.opponents:
             if opponent == "heuristic" and self.config.game not in agents_pkg.heuristic_games():
                 continue

@@ -42,6 +42,10 @@ class TrainResult:
     latest_eval: dict[str, float]
     #: stopped by Ctrl-C: the latest checkpoint holds the run (``--resume`` continues it), no final model
     interrupted: bool = False
+    #: wall-clock and CPU seconds of PPO over the whole run, earlier sessions of a resumed run included (the
+    #: clock of eval_history.csv); ``seconds`` is this session's, imitation included
+    run_seconds: float = 0.0
+    run_cpu_seconds: float = 0.0
 
     @property
     def steps_per_second(self) -> float:
@@ -237,4 +241,6 @@ def train(
         seconds=seconds,
         latest_eval=dict(callback.latest_eval),
         interrupted=callback.stop_requested,
+        run_seconds=callback.seconds(),
+        run_cpu_seconds=callback.cpu_seconds(),
     )
