@@ -26,6 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as train.py: no spinning second BLAS thread (before numpy)
 
 import envs  # noqa: E402
 from agents.training.config import load_config  # noqa: E402

@@ -478,7 +478,7 @@ def test_training_evaluation_is_evaluate_py_on_the_checkpoint_of_that_step(tmp_p
     assert pairing["mean_moves"] == pytest.approx(float(rows[512]["mean_moves_vs_random"]), abs=1e-3)
 
 
-@pytest.mark.parametrize("script", ["train.py", "evaluate.py"])
+@pytest.mark.parametrize("script", ["train.py", "evaluate.py", "benchmarks/encoding_study.py"])
 def test_the_scripts_keep_numpy_to_one_blas_thread(script):
     """numpy's OpenBLAS would keep a second thread spinning between the policies' small matrix products."""
     import subprocess
