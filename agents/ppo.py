@@ -15,7 +15,7 @@ import json
 import os
 import threading
 import zipfile
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -48,6 +48,12 @@ POLICY_MEMBER = "policy.pth"
 def drop_critic(path: str | os.PathLike) -> None:
     """Rewrite the SB3 zip ``path`` without its critic's parameters (``CRITIC_PREFIXES``). ``PPOAgent`` loads such a
     policy; SB3's own ``load`` does not (its critic would be missing)."""
+    rewrite_policy_state(path, lambda state: {name: value for name, value in state.items()
+                                              if not name.startswith(CRITIC_PREFIXES)})
+
+
+def rewrite_policy_state(path: str | os.PathLike, change: Callable[[dict], dict]) -> None:
+    """Replace the policy's parameters (``POLICY_MEMBER``) of the SB3 zip ``path`` by ``change(parameters)``."""
     import io
 
     import torch
@@ -56,9 +62,8 @@ def drop_critic(path: str | os.PathLike) -> None:
     with zipfile.ZipFile(path) as archive:
         members = {item.filename: (item, archive.read(item.filename)) for item in archive.infolist()}
     state = torch.load(io.BytesIO(members[POLICY_MEMBER][1]), map_location="cpu", weights_only=True)
-    kept = {name: value for name, value in state.items() if not name.startswith(CRITIC_PREFIXES)}
     buffer = io.BytesIO()
-    torch.save(kept, buffer)
+    torch.save(change(state), buffer)
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
         for name, (item, data) in members.items():
             archive.writestr(item, buffer.getvalue() if name == POLICY_MEMBER else data)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import csv
 import json
 import os
-import time
 import shutil
+import time
 import zipfile
 
 import numpy as np
