@@ -74,7 +74,8 @@ class Screen:
 
         self._stdin = stdin if stdin is not None else sys.stdin
         self.console = Console(file=stdout if stdout is not None else sys.stdout, width=width, highlight=False,
-                               force_terminal=None if stdout is None else False, soft_wrap=False)
+                               force_terminal=None if stdout is None else False, soft_wrap=False,
+                               emoji=False)  # agent names such as mcts:100 hold emoji codes
 
     def ask(self, prompt: str) -> str | None:
         self.console.print(prompt, end="")
@@ -115,6 +116,7 @@ def match_move(text: str, legal: list[int], names: list[str]) -> tuple[int | Non
 
 def _moves_table(env, legal: list[int]):
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(title="your legal moves", show_header=False, box=None, padding=(0, 2), min_width=24)
     columns = 3 if len(legal) > 24 else 2 if len(legal) > 8 else 1
@@ -126,7 +128,7 @@ def _moves_table(env, legal: list[int]):
         cells = []
         for c in range(columns):
             k = c * rows + r
-            cells += [str(k + 1), env.action_name(legal[k])] if k < len(legal) else ["", ""]
+            cells += [str(k + 1), Text(env.action_name(legal[k]))] if k < len(legal) else ["", ""]
         table.add_row(*cells)
     return table
 
@@ -168,7 +170,7 @@ def play_game(env, seat: int, opponents: dict, labels: list[str], seed: int, scr
             index = opponent_move(env, opponents[to_move])
             told = HIDDEN_CHOICE if visibility.hidden_from(env, index, [seat]) else env.action_name(index)
             env.step(index)
-            screen.show(f"seat {to_move} ({labels[to_move]}): {told}")
+            screen.show(f"seat {to_move} ({labels[to_move]}): {told}", markup=False)
             continue
         legal = env.legal_actions()
         names = [env.action_name(i) for i in legal]

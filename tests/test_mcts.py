@@ -145,3 +145,25 @@ def test_mcts_beats_random_at_kingsburg():
     result = play_match("kingsburg", 2, "mcts:20", "random", games=20, seed=0)
     assert _binomial_tail(15, 20) < 0.025
     assert result.wins >= 15, result.summary()
+
+
+def test_agent_names_with_emoji_codes_are_printed_as_they_are(capsys):
+    """rich reads ":100:" as an emoji: the tournament table showed mcts:100:heuristic as "mcts💯heuristic"."""
+    from agents.training.tournament import print_table, run_tournament
+
+    result = run_tournament("catan_card", 2, ["mcts:100:heuristic=random", "heuristic"], games=2)
+    print_table(result)
+    text = capsys.readouterr().out
+    assert text.count("mcts:100:heuristic") == 3 and "\N{HUNDRED POINTS SYMBOL}" not in text  # 2 rows, 1 rating
+
+
+def test_play_names_an_mcts_opponent_as_it_is():
+    import io
+
+    import play
+
+    out = io.StringIO()
+    code = play.main(["--game", "kingsburg", "--opponents", "mcts:100:heuristic", "--seed", "1", "--width", "120"],
+                     stdin=io.StringIO("1\n" * 3 + "quit\n"), stdout=out)
+    text = out.getvalue()
+    assert code == 0 and "seat 1 (mcts:100:heuristic): " in text and "\N{HUNDRED POINTS SYMBOL}" not in text

@@ -537,11 +537,13 @@ def print_table(result: TournamentResult, console=None) -> None:
     """The pairing table and the ratings, on the terminal (rich)."""
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     if console is None:
-        console = Console()
+        # no emoji codes: rich would show the agent mcts:100 as "mcts💯"
+        console = Console(emoji=False)
         if not console.is_terminal:  # piped or captured: do not squeeze the table into 80 columns
-            console = Console(width=160)
+            console = Console(width=160, emoji=False)
     title = (
         f"{result.game}, {result.num_players} players, {result.games_per_pairing} games per pairing"
         + ("" if result.num_players == 2 else " (agent in one seat, opponent in all others)")
@@ -553,8 +555,8 @@ def print_table(result: TournamentResult, console=None) -> None:
         table.add_column(name, justify=justify)
     for row in result.rows():
         length = row["mean_turns"] if row["mean_turns"] is not None else row["mean_moves"]
-        table.add_row(
-            row["agent"], row["opponent"], str(row["games"]), f"{row['win_rate']:.3f}",
+        table.add_row(  # labels as plain Text: neither markup nor emoji codes
+            Text(row["agent"]), Text(row["opponent"]), str(row["games"]), f"{row['win_rate']:.3f}",
             f"[{row['win_rate_ci_low']:.3f}, {row['win_rate_ci_high']:.3f}]",
             f"{row['wins']}/{row['draws']}/{row['losses']}", _fmt(row["mean_score"]),
             _fmt(row["mean_opponent_score"]), _fmt(length, 1),
@@ -564,7 +566,7 @@ def print_table(result: TournamentResult, console=None) -> None:
     for name, justify in [("agent", "left"), ("ordinal (mu-3σ)", "right"), ("mu", "right"), ("sigma", "right")]:
         ratings.add_column(name, justify=justify)
     for label, rating in sorted(result.ratings.items(), key=lambda kv: -kv[1].ordinal):
-        ratings.add_row(label, f"{rating.ordinal:.2f}", f"{rating.mu:.2f}", f"{rating.sigma:.2f}")
+        ratings.add_row(Text(label), f"{rating.ordinal:.2f}", f"{rating.mu:.2f}", f"{rating.sigma:.2f}")
     console.print(ratings)
     length_unit = "turns" if any(m.mean_turns is not None for m in result.matches) else "moves"
     console.print(f"mean length in {length_unit}; a draw is a shared first place or a game cut by max_turns")
