@@ -55,18 +55,26 @@ def study_config(game: str, encoding: str, seed: int, directory: str, args):
     return load_config(config_file, overrides)
 
 
-def run_one(game: str, encoding: str, seed: int, args) -> None:
+def run_one(game: str, encoding: str, seed: int, args) -> str | None:
+    """Train one run (or resume it); the reason when the run cannot be trained here (``trainer.check_memory``)."""
     from agents.training.checkpoints import RunPaths
     from agents.training.trainer import train
+    from envs.core.errors import ConfigError
 
     directory = run_dir(args.out, game, encoding, seed)
     paths = RunPaths(directory)
     if os.path.isfile(paths.final_model):
-        return
+        return None
     config = study_config(game, encoding, seed, directory, args)
     resume = bool(paths.checkpoint_dirs())
     print(f"{game} {encoding} seed {seed}: {'resuming' if resume else 'training'} {args.steps:,} steps", flush=True)
-    result = train(config, resume=resume, overwrite=not resume)
+    try:
+        result = train(config, resume=resume, overwrite=not resume)
+    except ConfigError as exc:  # a run too large for this machine is a result of the study, not its end
+        print(f"{game} {encoding} seed {seed}: not trained: {exc}", flush=True)
+        return str(exc)
+    if result.interrupted:  # Ctrl-C: the checkpoint is saved and the same command resumes the run
+        raise SystemExit(130)
     history = read_history(paths.eval_history)
     if not history or history[-1]["step"] < result.num_timesteps:  # the final model's own point of the curve
         from agents.training.tournament import play_match
@@ -82,6 +90,7 @@ def run_one(game: str, encoding: str, seed: int, args) -> None:
             writer.writerow({"step": result.num_timesteps, "seconds": round(result.run_seconds, 1),
                              "cpu_seconds": round(result.run_cpu_seconds, 1),
                              "win_rate_vs_heuristic": round(match.win_rate, 4)})
+    return None
 
 
 def read_history(path: str) -> list[dict[str, float]]:
@@ -91,14 +100,19 @@ def read_history(path: str) -> list[dict[str, float]]:
         return [{k: float(v) for k, v in row.items() if v not in ("", None)} for row in csv.DictReader(handle)]
 
 
-def summarize(game: str, encodings: list[str], args) -> tuple[list[str], dict]:
-    """The results table's rows for one game and the curves per encoding."""
+def summarize(game: str, encodings: list[str], args, refused: dict | None = None) -> tuple[list[str], dict]:
+    """The results table's rows for one game and the curves per encoding; ``refused``: (game, encoding) -> why
+    its runs could not be trained."""
     rows, curves = [], {}
     for encoding in encodings:
         histories = [read_history(os.path.join(run_dir(args.out, game, encoding, seed), "eval_history.csv"))
                      for seed in range(args.seeds)]
         histories = [h for h in histories if h]
         if not histories:
+            reason = (refused or {}).get((game, encoding))
+            if reason:
+                needed = reason.split(" (", 1)[0].split("needs ", 1)[-1]
+                rows.append(f"| {game} | {encoding} | 0 | — | not trained: needs {needed} |  |  |")
             continue
         curves[encoding] = histories
         finals = [h[-1]["win_rate_vs_heuristic"] for h in histories]
@@ -155,10 +169,14 @@ def main(argv=None) -> int:
         missing = sorted(set(encodings) - set(envs.encodings(game)))
         if missing:
             raise SystemExit(f"{game} has no encoding {missing}; it has {envs.encodings(game)}")
+    refused = {}
     for game in games:
         for encoding in encodings:
             for seed in range(args.seeds):
-                run_one(game, encoding, seed, args)
+                reason = run_one(game, encoding, seed, args)
+                if reason:  # every seed would be refused alike
+                    refused[game, encoding] = reason
+                    break
     command = "python benchmarks/encoding_study.py " + " ".join(argv if argv is not None else sys.argv[1:])
     lines = [f"Budget: {args.steps:,} env steps per run, {args.seeds} seeds, evaluation every {args.eval_every} "
              f"updates over {args.eval_games} games against the heuristic. Command: `{command}`.", "",
@@ -166,7 +184,7 @@ def main(argv=None) -> int:
              "| mean of the seeds' final rates | env steps per CPU s |", "|---|---|---|---|---|---|---|"]
     os.makedirs(args.out, exist_ok=True)
     for game in games:
-        rows, curves = summarize(game, encodings, args)
+        rows, curves = summarize(game, encodings, args, refused)
         lines += rows
         if curves:
             plot(game, curves, os.path.join(args.out, f"{game}.png"))

@@ -388,6 +388,19 @@ def test_the_study_trains_each_encoding_resumes_and_writes_its_table(tmp_path):
     assert model.stat().st_mtime == stamp  # finished runs are not trained again
 
 
+def test_the_study_reports_a_run_too_large_to_train_and_goes_on(tmp_path, capsys):
+    """seventh_stone's composite encoding (973,845 actions) is refused by train's memory check: the study says so in
+    its table, once for all seeds, instead of being killed by the system."""
+    from benchmarks import encoding_study
+
+    args = ["--games", "seventh_stone", "--encodings", "composite", "--seeds", "2", "--steps", "64",
+            "--out", str(tmp_path)]
+    assert encoding_study.main(args) == 0
+    assert capsys.readouterr().out.count("not trained") == 2  # seed 0's refusal, then the table's row
+    assert "| seventh_stone | composite | 0 | — | not trained: needs at least " in (tmp_path / "results.md").read_text()
+    assert not (tmp_path / "seventh_stone" / "composite" / "seed0").exists()
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_the_study_trains_every_encoding_of_a_game_from_scratch(game, tmp_path):
     """The study's config of every encoding passes train.py's checks: a game's config may imitate the heuristic

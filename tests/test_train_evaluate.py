@@ -187,6 +187,25 @@ def test_config_errors_name_the_key():
     assert load_config(None, {"total_steps": "2e6"}).total_steps == 2_000_000
 
 
+def test_a_run_that_cannot_fit_in_memory_is_refused_before_it_starts(tmp_path):
+    """seventh_stone's composite encoding has 973,845 actions: MaskablePPO's float32 mask buffer alone would hold
+    14.9 GiB, and such a run was killed by the system after minutes instead of refused."""
+    from agents.training.trainer import check_memory, memory_needed
+
+    run_dir = str(tmp_path / "run")
+    config = load_config(None, {"game": "seventh_stone", "env": {"action_encoding": "composite"}, "run_dir": run_dir})
+    with pytest.raises(ConfigError, match=r"composite.*973,845 floats.*pointer or factored"):
+        train(config)
+    assert not os.path.exists(run_dir)  # nothing started
+    needed, parts = memory_needed(config, 2, 16)
+    assert needed > 14.9 * 2**30 and any("14.9 GiB" in part for part in parts)
+    flat = load_config(None, {"game": "kingsburg"})
+    needed, _ = memory_needed(flat, 2, 16)
+    check_memory(flat, 2, 16, available=2 * needed)
+    with pytest.raises(ConfigError, match="more than three quarters"):
+        check_memory(flat, 2, 16, available=needed)
+
+
 def test_shipped_configs_are_valid():
     from agents.training.config import check_game
 

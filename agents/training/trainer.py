@@ -52,6 +52,68 @@ class TrainResult:
         return self.num_timesteps / self.seconds if self.seconds > 0 else 0.0
 
 
+def memory_needed(config: TrainConfig, num_players: int, n_envs: int) -> tuple[int, list[str]]:
+    """A lower bound of the bytes a MaskablePPO run of ``config`` holds at once, and its largest parts named: the
+    rollout buffer's observations and action masks (float32, ``n_steps`` x ``n_envs`` decisions), the policy's
+    action layer (weights, gradients and Adam's two moments) and a minibatch's scores of every action (with their
+    probabilities and gradients). The last two grow with the action encoding's number of actions (a composite
+    encoding may have millions, docs/encodings.md); the pointer encoding has no action layer but scores each row
+    of its table with one shared network (agents/pointer_policy.py)."""
+    import envs
+
+    env = envs.make(config.game, num_players=num_players, **config.env)
+    first = env.possible_agents[0]
+    entries = env.observation_space(first).spaces
+    observed = sum(int(np.prod(space.shape)) for name, space in entries.items() if name != "action_mask")
+    masks = int(np.prod(entries["action_mask"].shape))
+    actions = env.action_space(first)
+    decisions, batch = config.ppo.n_steps * n_envs, config.ppo.batch_size
+    layers = list(config.ppo.net_arch)
+    hidden = layers[-1] if layers else observed
+    parts = [(decisions * observed * 4, f"{decisions:,} observations of {observed:,} floats"),
+             (decisions * masks * 4, f"{decisions:,} action masks of {masks:,} floats")]
+    if config.env.get("action_encoding") == "pointer":
+        rows = int(actions.n)
+        parts.append((batch * rows * sum(layers) * 4 * 2,
+                      f"the per-row activations of a minibatch of {batch:,} tables of {rows:,} rows, with gradients"))
+    else:
+        outputs = int(actions.n) if hasattr(actions, "n") else int(np.sum(actions.nvec))
+        parts.append((hidden * outputs * 4 * 4, f"an action layer of {hidden:,} x {outputs:,} weights with their "
+                                               "gradients and Adam's moments"))
+        parts.append((batch * outputs * 4 * 3, f"the scores of {outputs:,} actions for a minibatch of {batch:,}, "
+                                              "with their probabilities and gradients"))
+    return sum(size for size, _ in parts), [f"{size / 2**30:.1f} GiB for {what}" for size, what in parts]
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to a new allocation (Linux's MemAvailable), None where unknown."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def check_memory(config: TrainConfig, num_players: int, n_envs: int, available: int | None = None) -> None:
+    """Refuse a run that cannot fit in memory, before it starts, instead of being killed by the system later: its
+    lower bound (``memory_needed``) above three quarters of the memory available (torch, the envs and the opponents
+    need the rest)."""
+    available = available_memory() if available is None else available
+    if available is None:
+        return
+    needed, parts = memory_needed(config, num_players, n_envs)
+    if needed > 0.75 * available:
+        encoding = config.env.get("action_encoding", "flat")
+        raise ConfigError(
+            f"{config.game} in the {encoding!r} action encoding needs at least {needed / 2**30:.1f} GiB to train "
+            f"({'; '.join(parts)}), more than three quarters of the {available / 2**30:.1f} GiB available. Use an encoding with "
+            "fewer actions (pointer or factored, docs/encodings.md) or fewer decisions per update (n_envs, "
+            "ppo.n_steps)")
+
+
 def _compare_for_resume(saved: dict[str, Any], current: dict[str, Any]) -> list[str]:
     differing = []
     for key in sorted(set(saved) | set(current)):
@@ -138,6 +200,7 @@ def train(
 
     check_game(config)
     num_players, n_envs, run_dir = resolve(config)
+    check_memory(config, num_players, n_envs)
     paths = RunPaths(run_dir)
     state = None
     if resume:
