@@ -24,8 +24,9 @@ def heuristic_games() -> list[str]:
 
 
 def parse_mcts(kind: str) -> dict | None:
-    """The settings of an MCTS agent name, ``mcts[:N][:heuristic]`` (N iterations per decision, the default
-    without; heuristic rollouts with ``:heuristic``), as ``MCTSAgent`` keywords; None for a name that does not
+    """The settings of an MCTS agent name, ``mcts[:N][:heuristic|:guided]`` (N iterations per decision, the default
+    without; heuristic rollouts with ``:heuristic``, and the heuristic as the tree's prior too with ``:guided``), as
+    ``MCTSAgent`` keywords; None for a name that does not
     start with ``mcts``; ValueError for a bad budget or suffix."""
     if kind != "mcts" and not kind.startswith("mcts:"):
         return None
@@ -33,10 +34,11 @@ def parse_mcts(kind: str) -> dict | None:
 
     parts = kind.split(":")[1:]
     settings = {"iterations": DEFAULT_ITERATIONS, "rollout": "random"}
-    if parts and parts[-1] == "heuristic":
+    if parts and parts[-1] in ("heuristic", "guided"):
         settings["rollout"] = parts.pop()
     if len(parts) > 1:
-        raise ValueError(f"agent {kind!r}: an MCTS agent is named mcts, mcts:N or mcts:N:heuristic")
+        raise ValueError(f"agent {kind!r}: an MCTS agent is named mcts, mcts:N, mcts:N:heuristic or "
+                         "mcts:N:guided")
     if parts:
         budget = parts[0]
         if not (budget.isascii() and budget.isdigit()) or int(budget) < 1:

@@ -33,7 +33,10 @@ from .base import Agent
 DEFAULT_ITERATIONS = 100
 DEFAULT_ROLLOUT_DEPTH = 20  # decisions played after the tree before the game's scores value the state
 EXPLORATION = 0.7  # UCB1's constant for values in [-1, 1]
-ROLLOUTS = ("random", "heuristic")  # the rollout policy: uniform, or the game's heuristic agent (agents/heuristics)
+# the rollout policy: uniform, the game's heuristic agent (agents/heuristics), or the heuristic guiding the tree as well
+ROLLOUTS = ("random", "heuristic", "guided")
+GUIDE_WEIGHT = 0.5  # guided: the share of the prior on the heuristic's own choice (the rest spread evenly)
+GUIDE_EXPLORATION = 1.0  # guided: PUCT's constant
 SCORE_MARGIN_SCALE = 2.0  # score points of margin that give a cut-off state a value of tanh(1), about 0.76
 
 
@@ -87,7 +90,7 @@ class MCTSAgent(Agent):
         self.iterations = int(iterations)
         self.rollout_depth = rollout_depth
         self.exploration = exploration
-        self.name = f"mcts:{self.iterations}" + (":heuristic" if rollout == "heuristic" else "")
+        self.name = f"mcts:{self.iterations}" + ("" if rollout == "random" else f":{rollout}")
         self._rng = np.random.default_rng(seed)
         self._sample_state: Callable[[np.random.Generator], object] | None = None
         self._codecs: dict = {}
@@ -130,6 +133,7 @@ class MCTSAgent(Agent):
         """Run the iterations from the current state; the root of the tree (its children's visits decide)."""
         rng = self._rng
         root = _Node(None, -1)
+        guided = self.rollout == "guided"
         for _ in range(self.iterations):
             state = self._sample_state(rng)
             codec = self._codec(state)
@@ -143,6 +147,19 @@ class MCTSAgent(Agent):
                     child = children.get(a)
                     if child is not None:
                         child.available += 1
+                if guided:  # PUCT with the heuristic's choice as the prior; an unvisited child ends the descent
+                    hint = self._heuristic_action(state, codec, legal) if len(legal) > 1 else legal[0]
+                    action = self._select_guided(node, legal, hint)
+                    child = children.get(action)
+                    expanded = child is None
+                    if expanded:
+                        child = children[action] = _Node(node, state.current_player)
+                        child.available = 1
+                    codec.apply_legal(state, action)
+                    node = child
+                    if expanded:
+                        break
+                    continue
                 if untried:  # expansion
                     action = untried[int(rng.integers(len(untried)))] if len(untried) > 1 else untried[0]
                     child = children[action] = _Node(node, state.current_player)
@@ -156,7 +173,7 @@ class MCTSAgent(Agent):
             # rollout
             depth = 0
             limit = self.rollout_depth
-            rollout_action = self._heuristic_action if self.rollout == "heuristic" else None
+            rollout_action = None if self.rollout == "random" else self._heuristic_action
             while not state.is_over and (limit is None or depth < limit):
                 legal = codec.legal_actions(state)
                 if len(legal) == 1:
@@ -191,6 +208,26 @@ class MCTSAgent(Agent):
         mask = np.zeros(codec.num_actions, np.int8)
         mask[legal] = 1
         return int(heuristic.act(encoder.encode(state, state.current_player), mask))
+
+    def _select_guided(self, node: _Node, legal: list[int], hint: int) -> int:
+        """PUCT (Silver et al. 2017) over the actions legal here: mean value (0 for an unvisited child) plus
+        ``GUIDE_EXPLORATION * prior * sqrt(visits here) / (1 + child visits)``, the prior ``GUIDE_WEIGHT`` on the
+        heuristic's choice ``hint`` and the rest spread evenly: the heuristic's move is searched first and kept
+        unless another proves better, so the search plays at least about as well as its guide."""
+        children = node.children
+        spread = (1.0 - GUIDE_WEIGHT) / len(legal)
+        visited = [children.get(a) for a in legal]
+        root_term = GUIDE_EXPLORATION * math.sqrt(1 + sum(child.visits for child in visited if child is not None))
+        best, best_score = legal[0], -math.inf
+        for a, child in zip(legal, visited):
+            prior = spread + (GUIDE_WEIGHT if a == hint else 0.0)
+            if child is None or child.visits == 0:
+                score = prior * root_term
+            else:
+                score = child.total / child.visits + prior * root_term / (1 + child.visits)
+            if score > best_score:
+                best, best_score = a, score
+        return best
 
     def _select(self, node: _Node, legal: list[int]) -> int:
         """UCB1 over the children legal here, with availability counts in place of the parent's visits."""

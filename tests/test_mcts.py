@@ -89,6 +89,35 @@ def test_mcts_with_heuristic_rollouts_chooses_legal_actions(game):
         assert obs["action_mask"][agent.act(obs["observation"], obs["action_mask"])] == 1
 
 
+@pytest.mark.parametrize("game", ("catan_card", "kingsburg"))
+def test_guided_mcts_searches_the_heuristics_choice_first(game):
+    """With one iteration the guided search expands only its prior's favourite, the heuristic's choice; with more
+    it still picks legal actions, and the heuristic's choice is the most searched at most decisions."""
+    env = envs.make(game)
+    env.reset(seed=4)
+    one = playing_in(env, MCTSAgent(game, 2, iterations=1, rollout_depth=0, rollout="guided", seed=0))
+    more = playing_in(env, MCTSAgent(game, 2, iterations=12, rollout_depth=4, rollout="guided", seed=0))
+    heuristic = agents.make_agent("heuristic", game, 2, seed=0)
+    checked = kept = 0
+    for _ in range(8):
+        _advance(env, 3)
+        if env.engine.is_over:
+            break
+        obs = env.observe(env.agent_selection)
+        mask = obs["action_mask"]
+        if mask.sum() < 2:
+            continue
+        choice = heuristic.act(obs["observation"], mask)
+        assert one.act(obs["observation"], mask) == choice
+        assert list(one.last_root.children) == [choice]
+        action = more.act(obs["observation"], mask)
+        assert mask[action] == 1
+        visits = {a: c.visits for a, c in more.last_root.children.items()}
+        kept += visits[choice] == max(visits.values())
+        checked += 1
+    assert checked >= 4 and kept >= checked // 2
+
+
 def test_mcts_is_seeded():
     env = envs.make("kingsburg")
     env.reset(seed=1)
@@ -112,8 +141,10 @@ def test_mcts_names():
     heuristic = agents.make_agent("mcts:9:heuristic", "kingsburg", 2)
     assert (heuristic.iterations, heuristic.rollout, heuristic.name) == (9, "heuristic", "mcts:9:heuristic")
     assert agents.make_agent("mcts:heuristic", "kingsburg", 2).rollout == "heuristic"
+    guided = agents.make_agent("mcts:30:guided", "kingsburg", 2)
+    assert (guided.iterations, guided.rollout, guided.name) == (30, "guided", "mcts:30:guided")
     for bad in ("mcts:5:fast", "mcts:5:6"):
-        with pytest.raises(ValueError, match="named mcts, mcts:N or mcts:N:heuristic"):
+        with pytest.raises(ValueError, match="named mcts, mcts:N, mcts:N:heuristic or mcts:N:guided"):
             AgentSpec.parse(bad)
     with pytest.raises(ValueError, match="iterations must be a positive integer"):
         MCTSAgent("kingsburg", 2, iterations=0)
