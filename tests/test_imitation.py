@@ -7,7 +7,7 @@ import torch
 from gymnasium import spaces
 
 from agents.training.config import load_config
-from agents.training.imitation import agreement, clone_heuristic, record_heuristic_games
+from agents.training.imitation import agreement, balance_weights, clone_heuristic, record_heuristic_games
 from agents.training.trainer import train
 from envs.core.errors import ConfigError
 
@@ -41,6 +41,33 @@ def test_cloning_makes_the_policy_agree_with_the_heuristic_on_games_it_did_not_s
     after = agreement(policy, unseen)
     assert after > before + 0.2 and after > 0.6, (before, after)
     assert len(log) == 4 and summary["agreement"] > 0.6
+
+
+def test_balanced_cloning_weighs_rare_actions_more():
+    """imitation.balance b: a decision weighs (decisions taking its action)^-b, mean 1; b = 0 changes nothing."""
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    actions = np.array([3, 3, 3, 7])
+    assert np.allclose(balance_weights(actions, 0.0), 1.0)
+    weights = balance_weights(actions, 1.0)  # 1/3, 1/3, 1/3, 1 scaled to mean 1
+    assert np.allclose(weights, np.array([1, 1, 1, 3]) / 1.5) and np.isclose(weights.mean(), 1.0)
+    data = record_heuristic_games("kingsburg", 2, {}, 600, seed=0, gamma=0.999)
+    rare = np.unique(data.actions, return_counts=True)
+    rare = set(rare[0][rare[1] <= 3].tolist())
+    probabilities = {}
+    for balance in (0.0, 1.0):
+        torch.manual_seed(0)
+        policy = MaskableActorCriticPolicy(spaces.Box(-np.inf, np.inf, (data.observations.shape[1],), np.float32),
+                                           spaces.Discrete(data.masks.shape[1]), lambda _: 3e-4, net_arch=[32, 32])
+        clone_heuristic(policy, data, epochs=2, batch_size=64, learning_rate=1e-3, vf_coef=0.5, seed=0,
+                        log=lambda _: None, balance=balance)
+        rows = np.array([i for i, a in enumerate(data.actions) if a in rare])
+        with torch.no_grad():
+            _, log_prob, _ = policy.evaluate_actions(torch.as_tensor(data.observations[rows].astype(np.float32)),
+                                                     torch.as_tensor(data.actions[rows]),
+                                                     action_masks=data.masks[rows])
+        probabilities[balance] = float(log_prob.mean())
+    assert rare and probabilities[1.0] > probabilities[0.0]  # the rare actions learnt better when weighted
 
 
 def test_train_imitates_before_its_first_update(tmp_path):
@@ -91,6 +118,7 @@ def test_imitation_rounds_clone_again_on_games_the_clone_played(tmp_path):
     ({"imitation": {"decisions": -1}}, "imitation.decisions"),
     ({"imitation": {"decisions": 10, "epochs": 0}}, "imitation.epochs"),
     ({"imitation": {"decisions": 10, "rounds": 0}}, "imitation.rounds"),
+    ({"imitation": {"decisions": 10, "balance": -0.5}}, "imitation.balance"),
 ])
 def test_imitation_settings_that_cannot_work_are_refused(tmp_path, settings, message):
     from agents.training.config import check_game

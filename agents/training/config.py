@@ -79,6 +79,9 @@ class ImitationConfig:
     batch_size: int = 256
     learning_rate: float = 1e-3
     rounds: int = 1  # rounds of recording and cloning; from the second on the clone plays a seat (DAgger)
+    # 0: every decision weighs alike; b > 0: a decision weighs (decisions taking its action)^-b, so that rare
+    # actions (a purchase among thousands of card plays) count more in the cloning loss
+    balance: float = 0.0
 
 
 @dataclass
@@ -218,6 +221,7 @@ def _check_values(config: TrainConfig) -> None:
     positive("torch_threads", config.torch_threads)
     non_negative("score_reward", config.score_reward)
     non_negative("imitation.decisions", config.imitation.decisions)
+    non_negative("imitation.balance", config.imitation.balance)
     for key in ("epochs", "batch_size", "learning_rate", "rounds"):
         positive(f"imitation.{key}", getattr(config.imitation, key))
     if config.backend not in BACKENDS:

@@ -131,13 +131,22 @@ def merge(first: Decisions, second: Decisions) -> Decisions:
                      np.concatenate([first.returns, second.returns]), first.games + second.games)
 
 
+def balance_weights(actions: np.ndarray, balance: float) -> np.ndarray:
+    """Per decision, ``(decisions taking its action)^-balance``, scaled to a mean of 1 (all 1 for ``balance`` 0)."""
+    _, inverse, counts = np.unique(actions, return_inverse=True, return_counts=True)
+    weights = counts[inverse.reshape(-1)].astype(np.float64) ** -balance
+    return (weights / weights.mean()).astype(np.float32)
+
+
 def clone_heuristic(policy, data: Decisions, epochs: int, batch_size: int, learning_rate: float, vf_coef: float,
-                    seed: int, log: Callable[[str], None]) -> dict[str, float]:
+                    seed: int, log: Callable[[str], None], balance: float = 0.0) -> dict[str, float]:
     """Train ``policy`` (an SB3 maskable actor-critic) on ``data`` for ``epochs`` passes: cross-entropy of the
-    heuristic's actions under the masked logits plus ``vf_coef`` times the critic's squared error. Returns the
-    last epoch's mean loss, the actor's agreement with the heuristic and the critic's error."""
+    heuristic's actions under the masked logits (each decision weighted by ``balance_weights``) plus ``vf_coef``
+    times the critic's squared error. Returns the last epoch's mean loss, the actor's agreement with the heuristic
+    and the critic's error."""
     import torch
 
+    weights = torch.as_tensor(balance_weights(data.actions, balance))
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     order = np.random.default_rng(seed)
     count = len(data.actions)
@@ -152,7 +161,7 @@ def clone_heuristic(policy, data: Decisions, epochs: int, batch_size: int, learn
             values, log_prob, _ = policy.evaluate_actions(observations, torch.as_tensor(data.actions[rows]),
                                                           action_masks=data.masks[rows])
             value_error = torch.nn.functional.mse_loss(values.flatten(), torch.as_tensor(data.returns[rows]))
-            loss = -log_prob.mean() + vf_coef * value_error
+            loss = -(weights[torch.as_tensor(rows)] * log_prob).mean() + vf_coef * value_error
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()

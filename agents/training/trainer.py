@@ -161,7 +161,7 @@ def imitate_heuristic(model, config: TrainConfig, num_players: int, log: Callabl
         log(f"imitation: {len(more.actions)} decisions of {played} recorded in {more.games} games "
             f"({time.perf_counter() - recorded:.0f} s){of_rounds}")
         clone_heuristic(model.policy, data, settings.epochs, settings.batch_size, settings.learning_rate,
-                        config.ppo.vf_coef, config.seed + round_, log)
+                        config.ppo.vf_coef, config.seed + round_, log, settings.balance)
     log(f"imitation: done in {time.perf_counter() - start:.0f} s")
 
 
