@@ -247,6 +247,8 @@ class SelfPlayEnv(gymnasium.Env):
         self._done = state["done"]
         self._moves = state["moves"]
         self._lead = state.get("lead", 0.0)
+        # the flat opponents' wrappers read the env they were made for: the one just replaced
+        self._in_encoding = {}
         if not self._done:
             self._observe_learner()
 
