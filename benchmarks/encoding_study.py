@@ -76,7 +76,7 @@ def run_one(game: str, encoding: str, seed: int, args) -> str | None:
     if result.interrupted:  # Ctrl-C: the checkpoint is saved and the same command resumes the run
         raise SystemExit(130)
     history = read_history(paths.eval_history)
-    if not history or history[-1]["step"] < result.num_timesteps:  # the final model's own point of the curve
+    if not history or history[-1]["step"] < result.run_timesteps:  # the final model's own point of the curve
         from agents.training.tournament import play_match
 
         match = play_match(game, config.num_players or envs.spec(game).default_players, result.final_model,
@@ -87,7 +87,7 @@ def run_one(game: str, encoding: str, seed: int, args) -> str | None:
                                     extrasaction="ignore")
             if write_header:
                 writer.writeheader()
-            writer.writerow({"step": result.num_timesteps, "seconds": round(result.run_seconds, 1),
+            writer.writerow({"step": result.run_timesteps, "seconds": round(result.run_seconds, 1),
                              "cpu_seconds": round(result.run_cpu_seconds, 1),
                              "win_rate_vs_heuristic": round(match.win_rate, 4)})
     return None

@@ -73,6 +73,7 @@ def test_run_outputs_and_exact_resume(trained):
     assert full.final_model == str(run / "final_model.zip")
     assert load_config(run / "config.yaml") == tiny(run, 2048)
     assert full.num_timesteps == 2048 and resumed.num_timesteps == 2048 - 1280
+    assert full.run_timesteps == resumed.run_timesteps == 2048  # the whole run's, which the encoding study plots
     metadata = read_checkpoint_metadata(full.final_model)
     assert metadata["game"] == GAME and metadata["num_players"] == 2 and metadata["num_timesteps"] == 2048
     # checkpoints every 3 updates (of 256 steps), plus one at the end; only the newest 2 kept

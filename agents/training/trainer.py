@@ -46,6 +46,8 @@ class TrainResult:
     #: clock of eval_history.csv); ``seconds`` is this session's, imitation included
     run_seconds: float = 0.0
     run_cpu_seconds: float = 0.0
+    #: env steps of the whole run, earlier sessions included (``num_timesteps`` counts this session's)
+    run_timesteps: int = 0
 
     @property
     def steps_per_second(self) -> float:
@@ -306,4 +308,5 @@ def train(
         interrupted=callback.stop_requested,
         run_seconds=callback.seconds(),
         run_cpu_seconds=callback.cpu_seconds(),
+        run_timesteps=int(model.num_timesteps),
     )
