@@ -58,8 +58,7 @@ def study_config(game: str, encoding: str, seed: int, directory: str, args):
 def run_one(game: str, encoding: str, seed: int, args) -> str | None:
     """Train one run (or resume it); the reason when the run cannot be trained here (``trainer.check_memory``)."""
     from agents.training.checkpoints import RunPaths
-    from agents.training.trainer import train
-    from envs.core.errors import ConfigError
+    from agents.training.trainer import RunTooLarge, train
 
     directory = run_dir(args.out, game, encoding, seed)
     paths = RunPaths(directory)
@@ -70,7 +69,7 @@ def run_one(game: str, encoding: str, seed: int, args) -> str | None:
     print(f"{game} {encoding} seed {seed}: {'resuming' if resume else 'training'} {args.steps:,} steps", flush=True)
     try:
         result = train(config, resume=resume, overwrite=not resume)
-    except ConfigError as exc:  # a run too large for this machine is a result of the study, not its end
+    except RunTooLarge as exc:  # a run too large for this machine is a result of the study, not its end
         print(f"{game} {encoding} seed {seed}: not trained: {exc}", flush=True)
         return str(exc)
     if result.interrupted:  # Ctrl-C: the checkpoint is saved and the same command resumes the run

@@ -99,6 +99,10 @@ def available_memory() -> int | None:
     return None
 
 
+class RunTooLarge(ConfigError):
+    """A run that cannot fit in this machine's memory (``check_memory``)."""
+
+
 def check_memory(config: TrainConfig, num_players: int, n_envs: int, available: int | None = None) -> None:
     """Refuse a run that cannot fit in memory, before it starts, instead of being killed by the system later: its
     lower bound (``memory_needed``) above three quarters of the memory available (torch, the envs and the opponents
@@ -109,7 +113,7 @@ def check_memory(config: TrainConfig, num_players: int, n_envs: int, available: 
     needed, parts = memory_needed(config, num_players, n_envs)
     if needed > 0.75 * available:
         encoding = config.env.get("action_encoding", "flat")
-        raise ConfigError(
+        raise RunTooLarge(
             f"{config.game} in the {encoding!r} action encoding needs at least {needed / 2**30:.1f} GiB to train "
             f"({'; '.join(parts)}), more than three quarters of the {available / 2**30:.1f} GiB available. Use an encoding with "
             "fewer actions (pointer or factored, docs/encodings.md) or fewer decisions per update (n_envs, "
