@@ -8,8 +8,9 @@ and player count), a checkpoint .zip, a model directory of the RLlib backend (fi
 run directory of either backend (its final model), each optionally as label=spec. Prints the pairing table (win rate
 with a 95% Wilson interval, mean score, mean game length) and OpenSkill ratings, and writes <out>/<stem>.csv, .json
 and .png.
-Each pairing is saved as it ends (<out>/<stem>.pairings.jsonl); run the same command again after an
-interruption and the pairings already played are not played again. --record DIR saves the game record of every
+Each pairing is saved as it ends (<out>/<stem>.pairings.jsonl) and each game as it ends (<out>/<stem>.games.jsonl);
+run the same command again after an interruption and the pairings and games already played are not played again
+(every game resets its agents with seeds of its own, so the results are those of an uninterrupted run). --record DIR saves the game record of every
 game (with --record-games N, of the first N games of each pairing) as DIR/<agent>-vs-<opponent>-g<game>.json;
 replay one with ``python play.py --replay FILE`` (docs/play.md). Without --env, the games use the env
 settings the checkpoints were trained with (``max_turns``, options), when they agree.
@@ -73,11 +74,20 @@ def main(argv=None) -> int:
         finished = tournament.read_pairings(saved, settings)
         if finished:
             print(f"{len(finished)} pairing(s) already played under the same settings ({saved})", file=sys.stderr)
+        saved_games = os.path.join(args.out, f"{stem}.games.jsonl")
+        partial = tournament.read_games(saved_games, settings)
+        for (agent, opponent), played in partial.items():
+            if played and (agent, opponent) not in {(m.agent_name, m.opponent_name) for m in finished}:
+                print(f"{agent} vs {opponent}: {len(played)} game(s) already played ({saved_games})", file=sys.stderr)
         every = max(1, args.games // 10)
 
         def save(match) -> None:
             with open(saved, "a", encoding="utf-8") as handle:
                 handle.write(tournament.pairing_line(match, settings) + "\n")
+
+        def save_game(agent: str, opponent: str, game_index: int, record, seat: int) -> None:
+            with open(saved_games, "a", encoding="utf-8") as handle:
+                handle.write(tournament.game_line(agent, opponent, game_index, record, seat, settings) + "\n")
 
         def show(pairing: str, played: int) -> None:
             if played % every == 0 or played == args.games:
@@ -97,6 +107,7 @@ def main(argv=None) -> int:
             deterministic=not args.stochastic,
             progress=lambda text: print(f"playing {text} ...", file=sys.stderr),
             finished=finished, on_match=save, on_game=show, record_games=record_games, on_record=save_record,
+            partial=partial, on_game_played=save_game,
         )
         seconds = time.perf_counter() - start
     except (TabletopError, ValueError) as exc:
@@ -109,7 +120,9 @@ def main(argv=None) -> int:
     if not args.no_plot:
         tournament.plot(result, os.path.join(args.out, f"{stem}.png"))
         written.append(f"{stem}.png")
-    os.remove(saved)  # the results are complete in the outputs
+    for path in (saved, saved_games):  # the results are complete in the outputs
+        if os.path.isfile(path):
+            os.remove(path)
     games = sum(m.games for m in result.matches)
     print(f"{games} games in {seconds:.1f} s; wrote " + ", ".join(os.path.join(args.out, w) for w in written))
     return 0

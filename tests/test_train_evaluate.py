@@ -440,6 +440,35 @@ def test_an_interrupted_tournament_goes_on_where_it_stopped(tmp_path, monkeypatc
     assert whole == cut
 
 
+def test_an_interrupted_pairing_goes_on_from_its_last_game(tmp_path, monkeypatch, capsys):
+    """evaluate.py saves each game as it ends: run again after an interruption inside a pairing, it plays only the
+    games still missing and writes what an uninterrupted run writes (a search agent's pairing can take hours)."""
+    args = ["--game", GAME, "--agents", "random", "heuristic", "--games", "5", "--no-plot", "--name", "t"]
+    assert evaluate.main(args + ["--out", str(tmp_path / "whole")]) == 0
+    play_game, seeds = tournament.play_game, []
+
+    def interrupted_at_fourth(env, agents, labels, seed):
+        if len(seeds) == 3:
+            raise KeyboardInterrupt
+        seeds.append(seed)
+        return play_game(env, agents, labels, seed)
+
+    monkeypatch.setattr(tournament, "play_game", interrupted_at_fourth)
+    with pytest.raises(KeyboardInterrupt):
+        evaluate.main(args + ["--out", str(tmp_path / "cut")])
+    assert len((tmp_path / "cut" / "t.games.jsonl").read_text().splitlines()) == 3
+    first = list(seeds)
+    seeds.clear()
+    monkeypatch.setattr(tournament, "play_game", lambda env, agents, labels, seed: seeds.append(seed) or play_game(
+        env, agents, labels, seed))
+    assert evaluate.main(args + ["--out", str(tmp_path / "cut")]) == 0
+    assert len(seeds) == 2 and not set(seeds) & set(first)  # the last two games only
+    assert "3 game(s) already played" in capsys.readouterr().err
+    assert not (tmp_path / "cut" / "t.games.jsonl").exists()
+    whole, cut = (json.loads((tmp_path / d / "t.json").read_text()) for d in ("whole", "cut"))
+    assert whole == cut
+
+
 def test_evaluate_uses_the_env_settings_a_checkpoint_was_trained_with(trained, tmp_path, capsys):
     root, full, _ = trained
     path = str(tmp_path / "short_games.zip")

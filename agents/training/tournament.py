@@ -299,6 +299,8 @@ def play_match(
     on_game=None,
     record_games: int = 0,
     on_record=None,
+    played: Sequence[tuple[GameRecord, int]] = (),
+    on_game_played=None,
 ) -> MatchResult:
     """Play a pairing: ``agent`` in seat ``g % num_players`` of game g, ``opponent`` in the rest.
 
@@ -306,6 +308,9 @@ def play_match(
     built from specs get one object per seat; an Agent object passed in sits in every seat it holds.
     ``on_game(games_played)``, if given, is called after every game (progress); ``on_record(game_index, record)``
     after each of the first ``record_games`` games, with its game record (``envs.core.records``).
+    ``played``: the (record, agent's seat) of the pairing's first games, played before (an interrupted pairing):
+    they are not played again, which gives the same results, since every game resets its agents with seeds of its
+    own; ``on_game_played(game_index, record, seat)`` is called after each game played here (to save it).
     """
     import envs
 
@@ -321,13 +326,18 @@ def play_match(
         b_label = built[0][1]
     a, others = playing_in(env, a), [playing_in(env, other) for other in others]
     result = MatchResult(a_label, b_label)
-    for g in range(games):
+    for record, seat in played[:games]:
+        result.records.append(record)
+        result.agent_seats.append(seat)
+    for g in range(len(result.records), games):
         seat = g % num_players
         rest = iter(others)
         seat_agents = [a if s == seat else next(rest) for s in range(num_players)]
         labels = [a_label if s == seat else b_label for s in range(num_players)]
         result.records.append(play_game(env, seat_agents, labels, game_seed(seed, g)))
         result.agent_seats.append(seat)
+        if on_game_played is not None:
+            on_game_played(g, result.records[-1], seat)
         if on_record is not None and g < record_games:
             on_record(g, env.record(labels))
         if on_game is not None:
@@ -449,10 +459,15 @@ def run_tournament(
     on_game=None,
     record_games: int = 0,
     on_record=None,
+    partial: dict | None = None,
+    on_game_played=None,
 ) -> TournamentResult:
     """Every pairing of the given agents over ``games`` games each (see the module docstring).
 
     ``finished``: pairings already played (an interrupted tournament, see ``read_pairings``), not played again;
+    ``partial``: (agent label, opponent label) -> the (record, seat) of the first games of a pairing cut off by an
+    interruption (``read_games``), not played again; ``on_game_played(agent_label, opponent_label, game_index,
+    record, seat)`` after every game (to save it, ``game_line``);
     ``on_match(match)`` is called as each pairing ends (to save it), ``on_game(pairing, games_played)`` after
     every game, ``on_record(agent_label, opponent_label, game_index, record)`` with the game record of each of the
     first ``record_games`` games of a pairing."""
@@ -489,7 +504,10 @@ def run_tournament(
                 agent_label=specs[i].label, opponent_label=specs[j].label,
                 on_game=None if on_game is None else functools.partial(on_game, pairing),
                 record_games=record_games,
-                on_record=None if on_record is None else functools.partial(on_record, specs[i].label, specs[j].label))
+                on_record=None if on_record is None else functools.partial(on_record, specs[i].label, specs[j].label),
+                played=(partial or {}).get((specs[i].label, specs[j].label), ()),
+                on_game_played=None if on_game_played is None else functools.partial(
+                    on_game_played, specs[i].label, specs[j].label))
             if on_match is not None:
                 on_match(match)
         elif progress is not None:
@@ -526,6 +544,38 @@ def read_pairings(path: str, settings: dict[str, Any]) -> list[MatchResult]:
             match.agent_seats = list(item["agent_seats"])
             matches.append(match)
     return matches
+
+
+def game_line(agent: str, opponent: str, game_index: int, record: GameRecord, seat: int,
+              settings: dict[str, Any]) -> str:
+    """One game of a pairing in progress as a line of JSON, with the tournament settings it was played under."""
+    return json.dumps({"settings": settings, "agent": agent, "opponent": opponent, "game": game_index, "seat": seat,
+                       "record": asdict(record)}, sort_keys=True, default=str)
+
+
+def read_games(path: str, settings: dict[str, Any]) -> dict[tuple[str, str], list[tuple[GameRecord, int]]]:
+    """Per pairing, the (record, agent's seat) of its first games saved in ``path`` (``game_line`` per line) under
+    the same settings, in order and without a gap; a line cut off by an interruption, or saved under other
+    settings, is ignored."""
+    found: dict[tuple[str, str], dict[int, tuple[GameRecord, int]]] = {}
+    if os.path.isfile(path):
+        wanted = json.loads(json.dumps(settings, sort_keys=True, default=str))
+        with open(path, encoding="utf-8") as handle:
+            for line in handle:
+                try:
+                    item = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                if item.get("settings") == wanted:
+                    found.setdefault((item["agent"], item["opponent"]), {})[item["game"]] = (
+                        GameRecord(**item["record"]), item["seat"])
+    partial = {}
+    for pairing, games in found.items():
+        first = []
+        while len(first) in games:
+            first.append(games[len(first)])
+        partial[pairing] = first
+    return partial
 
 
 # -- outputs ----------------------------------------------------------------------------------------
