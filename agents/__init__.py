@@ -1,5 +1,5 @@
-"""Agents for every game: ``make_agent("random" | "heuristic" | "mcts[:N][:heuristic]" | "pretrained", game,
-num_players, seed)``.
+"""Agents for every game: ``make_agent("random" | "heuristic" | "mcts[:N][:heuristic|:guided][:dD]" | "pretrained",
+game, num_players, seed)``.
 
 Learned agents (MaskablePPO checkpoints) are loaded by ``agents.ppo``; ``pretrained`` is the policy shipped in
 ``models/`` for the game and player count (``agents.pretrained``).
@@ -24,21 +24,27 @@ def heuristic_games() -> list[str]:
 
 
 def parse_mcts(kind: str) -> dict | None:
-    """The settings of an MCTS agent name, ``mcts[:N][:heuristic|:guided]`` (N iterations per decision, the default
-    without; heuristic rollouts with ``:heuristic``, and the heuristic as the tree's prior too with ``:guided``), as
-    ``MCTSAgent`` keywords; None for a name that does not
-    start with ``mcts``; ValueError for a bad budget or suffix."""
+    """The settings of an MCTS agent name, ``mcts[:N][:heuristic|:guided][:dD]`` (N iterations per decision, the
+    default without; heuristic rollouts with ``:heuristic``, and the heuristic as the tree's prior too with
+    ``:guided``; rollouts of D decisions with ``:dD``, to the end with ``:dend``, ``DEFAULT_ROLLOUT_DEPTH`` without),
+    as ``MCTSAgent`` keywords;
+    None for a name that does not start with ``mcts``; ValueError for a bad budget or suffix."""
     if kind != "mcts" and not kind.startswith("mcts:"):
         return None
     from .mcts import DEFAULT_ITERATIONS
 
     parts = kind.split(":")[1:]
     settings = {"iterations": DEFAULT_ITERATIONS, "rollout": "random"}
+    if parts and parts[-1] == "dend":  # rollouts to the end of the game
+        parts.pop()
+        settings["rollout_depth"] = None
+    elif parts and parts[-1][:1] == "d" and parts[-1][1:].isascii() and parts[-1][1:].isdigit():
+        settings["rollout_depth"] = int(parts.pop()[1:])
     if parts and parts[-1] in ("heuristic", "guided"):
         settings["rollout"] = parts.pop()
     if len(parts) > 1:
-        raise ValueError(f"agent {kind!r}: an MCTS agent is named mcts, mcts:N, mcts:N:heuristic or "
-                         "mcts:N:guided")
+        raise ValueError(f"agent {kind!r}: an MCTS agent is named mcts[:N][:heuristic|:guided][:dD], e.g. "
+                         "mcts:100:guided:d5")
     if parts:
         budget = parts[0]
         if not (budget.isascii() and budget.isdigit()) or int(budget) < 1:

@@ -90,7 +90,9 @@ class MCTSAgent(Agent):
         self.iterations = int(iterations)
         self.rollout_depth = rollout_depth
         self.exploration = exploration
-        self.name = f"mcts:{self.iterations}" + ("" if rollout == "random" else f":{rollout}")
+        self.name = (f"mcts:{self.iterations}" + ("" if rollout == "random" else f":{rollout}")
+                     + ("" if rollout_depth == DEFAULT_ROLLOUT_DEPTH else
+                        f":d{'end' if rollout_depth is None else rollout_depth}"))
         self._rng = np.random.default_rng(seed)
         self._sample_state: Callable[[np.random.Generator], object] | None = None
         self._codecs: dict = {}

@@ -143,8 +143,15 @@ def test_mcts_names():
     assert agents.make_agent("mcts:heuristic", "kingsburg", 2).rollout == "heuristic"
     guided = agents.make_agent("mcts:30:guided", "kingsburg", 2)
     assert (guided.iterations, guided.rollout, guided.name) == (30, "guided", "mcts:30:guided")
-    for bad in ("mcts:5:fast", "mcts:5:6"):
-        with pytest.raises(ValueError, match="named mcts, mcts:N, mcts:N:heuristic or mcts:N:guided"):
+    shallow = agents.make_agent("mcts:20:guided:d5", "kingsburg", 2)
+    assert (shallow.iterations, shallow.rollout, shallow.rollout_depth, shallow.name) == (20, "guided", 5,
+                                                                                         "mcts:20:guided:d5")
+    assert agents.make_agent("mcts:7:d3", "kingsburg", 2).rollout_depth == 3
+    assert agents.make_agent("mcts:heuristic:dend", "kingsburg", 2).rollout_depth is None
+    assert agents.make_agent("mcts:heuristic:dend", "kingsburg", 2).name == "mcts:100:heuristic:dend"
+    assert AgentSpec.parse("mcts:20:guided:d5").label == "mcts:20:guided:d5"
+    for bad in ("mcts:5:fast", "mcts:5:6", "mcts:5:d2:guided", "mcts:5:dx"):
+        with pytest.raises(ValueError, match=r"named mcts\[:N\]\[:heuristic\|:guided\]\[:dD\]"):
             AgentSpec.parse(bad)
     with pytest.raises(ValueError, match="iterations must be a positive integer"):
         MCTSAgent("kingsburg", 2, iterations=0)

@@ -51,7 +51,7 @@ class PoolConfig:
         default_factory=lambda: {"latest": 0.35, "past": 0.25, "random": 0.15, "heuristic": 0.25}
     )
     snapshot_deterministic: bool = False  # snapshots sample from their policy (more varied opponents)
-    mcts: str = "mcts:50"  # the search agent of the ``mcts`` category (agents/mcts.py): mcts:N or mcts:N:heuristic
+    mcts: str = "mcts:50"  # the search agent of the ``mcts`` category (agents/mcts.py), e.g. mcts:N or mcts:N:guided:d5
 
 
 @dataclass
@@ -264,7 +264,8 @@ def _check_values(config: TrainConfig) -> None:
     except ValueError as error:
         raise ConfigError(f"'pool.mcts': {error}") from None
     if search is None:
-        raise ConfigError(f"'pool.mcts' must name a search agent (mcts, mcts:N or mcts:N:heuristic), got {pool.mcts!r}")
+        raise ConfigError(f"'pool.mcts' must name a search agent (mcts[:N][:heuristic|:guided][:dD]), "
+                          f"got {pool.mcts!r}")
     if pool.weights.get("mcts", 0) > 0 and config.env.get("action_encoding", "flat") != "flat":
         raise ConfigError("the pool's 'mcts' category searches in the flat encoding only; give it weight 0 or "
                           "train in env.action_encoding: flat")

@@ -57,8 +57,8 @@ def game_seed(seed: int, game_index: int) -> int:
 @dataclass(frozen=True)
 class AgentSpec:
     label: str
-    # random | heuristic | mcts[:N][:heuristic] | pretrained (models/, path set by ``resolved``) | checkpoint (SB3
-    # .zip) | rllib (a model directory)
+    # random | heuristic | mcts[:N][:heuristic|:guided][:dD] | pretrained (models/, path set by ``resolved``) |
+    # checkpoint (SB3 .zip) | rllib (a model directory)
     kind: str
     path: str | None = None
 
