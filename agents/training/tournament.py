@@ -526,23 +526,29 @@ def pairing_line(match: MatchResult, settings: dict[str, Any]) -> str:
                       sort_keys=True, default=str)
 
 
-def read_pairings(path: str, settings: dict[str, Any]) -> list[MatchResult]:
-    """The pairings saved in ``path`` (``pairing_line`` per line) under the same settings; a line cut off by an
-    interruption, or saved under other settings, is ignored."""
+def _saved_lines(path: str, settings: dict[str, Any]):
+    """The items of the JSON lines in ``path`` saved under ``settings``; a line cut off by an interruption, or
+    saved under other settings, is skipped."""
     if not os.path.isfile(path):
-        return []
-    matches = []
+        return
+    wanted = json.loads(json.dumps(settings, sort_keys=True, default=str))
     with open(path, encoding="utf-8") as handle:
         for line in handle:
             try:
                 item = json.loads(line)
             except json.JSONDecodeError:
                 continue
-            if item.get("settings") != json.loads(json.dumps(settings, sort_keys=True, default=str)):
-                continue
-            match = MatchResult(item["agent"], item["opponent"], [GameRecord(**r) for r in item["records"]])
-            match.agent_seats = list(item["agent_seats"])
-            matches.append(match)
+            if item.get("settings") == wanted:
+                yield item
+
+
+def read_pairings(path: str, settings: dict[str, Any]) -> list[MatchResult]:
+    """The pairings saved in ``path`` (``pairing_line`` per line) under the same settings."""
+    matches = []
+    for item in _saved_lines(path, settings):
+        match = MatchResult(item["agent"], item["opponent"], [GameRecord(**r) for r in item["records"]])
+        match.agent_seats = list(item["agent_seats"])
+        matches.append(match)
     return matches
 
 
@@ -555,20 +561,11 @@ def game_line(agent: str, opponent: str, game_index: int, record: GameRecord, se
 
 def read_games(path: str, settings: dict[str, Any]) -> dict[tuple[str, str], list[tuple[GameRecord, int]]]:
     """Per pairing, the (record, agent's seat) of its first games saved in ``path`` (``game_line`` per line) under
-    the same settings, in order and without a gap; a line cut off by an interruption, or saved under other
-    settings, is ignored."""
+    the same settings, in order and without a gap."""
     found: dict[tuple[str, str], dict[int, tuple[GameRecord, int]]] = {}
-    if os.path.isfile(path):
-        wanted = json.loads(json.dumps(settings, sort_keys=True, default=str))
-        with open(path, encoding="utf-8") as handle:
-            for line in handle:
-                try:
-                    item = json.loads(line)
-                except json.JSONDecodeError:
-                    continue
-                if item.get("settings") == wanted:
-                    found.setdefault((item["agent"], item["opponent"]), {})[item["game"]] = (
-                        GameRecord(**item["record"]), item["seat"])
+    for item in _saved_lines(path, settings):
+        found.setdefault((item["agent"], item["opponent"]), {})[item["game"]] = (
+            GameRecord(**item["record"]), item["seat"])
     partial = {}
     for pairing, games in found.items():
         first = []
