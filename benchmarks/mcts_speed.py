@@ -26,8 +26,9 @@ from agents.encoded import playing_in  # noqa: E402
 from benchmarks.throughput import connect_four, steps_per_second  # noqa: E402
 
 
-def seconds_per_move(game: str, budget: int, moves: int, seed: int = 0) -> float:
-    """Mean CPU seconds of one ``mcts:budget`` decision over ``moves`` decisions of a seeded random game."""
+def seconds_per_move(game: str, budget: str, moves: int, seed: int = 0) -> float:
+    """Mean CPU seconds of one ``mcts:budget`` decision (``budget`` as in ``100`` or ``20:guided:d5``) over ``moves``
+    decisions of a seeded random game."""
     n = envs.spec(game).default_players
     env = envs.make(game, num_players=n)
     env.reset(seed=seed)
@@ -53,15 +54,18 @@ def seconds_per_move(game: str, budget: int, moves: int, seed: int = 0) -> float
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--budgets", default="20,100", help="comma-separated iteration budgets (mcts:N)")
+    parser.add_argument("--budgets", default="20,100", help="comma-separated budgets: what follows 'mcts:' in an "
+                                                          "agent's name, as in 20,100,20:guided:d5")
     parser.add_argument("--moves", type=int, default=10, help="timed decisions per game and budget")
     parser.add_argument("--seconds", type=float, default=2.0, help="seconds of the yardstick measurement")
     parser.add_argument("--games", default=",".join(envs.names()), help="comma-separated registered games")
     parser.add_argument("--json", help="also write the results to this JSON file")
     args = parser.parse_args(argv)
-    budgets = [int(b) for b in args.budgets.split(",") if b]
+    budgets = [b for b in args.budgets.split(",") if b]
+    for budget in budgets:
+        agents.parse_mcts(f"mcts:{budget}")  # a bad name fails before anything is timed
     results = {}
-    print(f"{'game':<22}{'players':>8}{'budget':>8}{'connect_four_v3 steps per move':>34}")
+    print(f"{'game':<22}{'players':>8}{'budget':>18}{'connect_four_v3 steps per move':>34}")
     for game in [g for g in args.games.split(",") if g]:
         for budget in budgets:
             yardstick = steps_per_second(connect_four, args.seconds)
@@ -69,7 +73,7 @@ def main(argv=None) -> int:
             steps = per_move * yardstick
             results[f"{game}/mcts:{budget}"] = {"connect_four_v3_steps_per_move": steps,
                                                 "players": envs.spec(game).default_players}
-            print(f"{game:<22}{envs.spec(game).default_players:>8}{budget:>8}{steps:>34.0f}")
+            print(f"{game:<22}{envs.spec(game).default_players:>8}{budget:>18}{steps:>34.0f}")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))
     return 0

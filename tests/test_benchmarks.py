@@ -51,10 +51,10 @@ def test_mcts_speed_benchmark_smoke(tmp_path):
     from benchmarks import mcts_speed
 
     out = tmp_path / "mcts.json"
-    assert mcts_speed.main(["--budgets", "2,4", "--moves", "1", "--seconds", "0.05", "--games", "catan_card",
-                            "--json", str(out)]) == 0
+    assert mcts_speed.main(["--budgets", "2,4,2:guided:d3", "--moves", "1", "--seconds", "0.05", "--games",
+                            "catan_card", "--json", str(out)]) == 0
     results = json.loads(out.read_text())
-    assert set(results) == {"catan_card/mcts:2", "catan_card/mcts:4"}
+    assert set(results) == {"catan_card/mcts:2", "catan_card/mcts:4", "catan_card/mcts:2:guided:d3"}
     assert all(row["connect_four_v3_steps_per_move"] > 0 for row in results.values())
 
 
