@@ -8,6 +8,9 @@ action, plays a random rollout to the end of the game or for ``rollout_depth`` d
 each node scoring the value of the seat that chose the action leading to it (so several players search for
 themselves in one tree). The value of a game over is its rank reward (``envs.core.rewards``, +1 first, -1 last);
 a rollout cut at the depth limit is valued from the seats' margins in the game's own score (``state_values``).
+With ``rollout="heuristic"`` the rollouts follow the game's heuristic agent; with ``"guided"`` the heuristic also
+guides the tree: PUCT selection with the heuristic's choice as the prior (``_select_guided``), so its move is
+searched first and played unless the rollouts find a better one.
 The move played is the most visited action of the root among those legal now.
 
 The agent reads nothing of the real game: ``attach(sample_state)`` gives it a function that returns a fresh
