@@ -10,9 +10,9 @@ with a 95% Wilson interval, mean score, mean game length) and OpenSkill ratings,
 and .png.
 Each pairing is saved as it ends (<out>/<stem>.pairings.jsonl) and each game as it ends (<out>/<stem>.games.jsonl);
 run the same command again after an interruption and the pairings and games already played are not played again
-(every game resets its agents with seeds of its own, so the results are those of an uninterrupted run). --record DIR saves the game record of every
-game (with --record-games N, of the first N games of each pairing) as DIR/<agent>-vs-<opponent>-g<game>.json;
-replay one with ``python play.py --replay FILE`` (docs/play.md). Without --env, the games use the env
+(every game resets its agents with seeds of its own, so the results are those of an uninterrupted run).
+--record DIR saves the game record of every game (with --record-games N, of the first N games of each pairing)
+as DIR/<agent>-vs-<opponent>-g<game>.json; replay one with ``python play.py --replay FILE`` (docs/play.md). Without --env, the games use the env
 settings the checkpoints were trained with (``max_turns``, options), when they agree.
 See docs/training.md for the pairing rule.
 """
@@ -76,8 +76,9 @@ def main(argv=None) -> int:
             print(f"{len(finished)} pairing(s) already played under the same settings ({saved})", file=sys.stderr)
         saved_games = os.path.join(args.out, f"{stem}.games.jsonl")
         partial = tournament.read_games(saved_games, settings)
+        ended = {(m.agent_name, m.opponent_name) for m in finished}
         for (agent, opponent), played in partial.items():
-            if played and (agent, opponent) not in {(m.agent_name, m.opponent_name) for m in finished}:
+            if played and (agent, opponent) not in ended:
                 print(f"{agent} vs {opponent}: {len(played)} game(s) already played ({saved_games})", file=sys.stderr)
         every = max(1, args.games // 10)
 

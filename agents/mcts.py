@@ -147,7 +147,6 @@ class MCTSAgent(Agent):
             while not state.is_over:
                 legal = codec.legal_actions(state)
                 children = node.children
-                untried = [a for a in legal if a not in children]
                 for a in legal:
                     child = children.get(a)
                     if child is not None:
@@ -165,6 +164,7 @@ class MCTSAgent(Agent):
                     if expanded:
                         break
                     continue
+                untried = [a for a in legal if a not in children]
                 if untried:  # expansion
                     action = untried[int(rng.integers(len(untried)))] if len(untried) > 1 else untried[0]
                     child = children[action] = _Node(node, state.current_player)

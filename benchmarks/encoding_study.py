@@ -55,8 +55,9 @@ def study_config(game: str, encoding: str, seed: int, directory: str, args):
     return load_config(config_file, overrides)
 
 
-def run_one(game: str, encoding: str, seed: int, args) -> str | None:
-    """Train one run (or resume it); the reason when the run cannot be trained here (``trainer.check_memory``)."""
+def run_one(game: str, encoding: str, seed: int, args):
+    """Train one run (or resume it); the refusal (``trainer.RunTooLarge``) when it cannot be trained here, else
+    None."""
     from agents.training.checkpoints import RunPaths
     from agents.training.trainer import RunTooLarge, train
 
@@ -71,7 +72,7 @@ def run_one(game: str, encoding: str, seed: int, args) -> str | None:
         result = train(config, resume=resume, overwrite=not resume)
     except RunTooLarge as exc:  # a run too large for this machine is a result of the study, not its end
         print(f"{game} {encoding} seed {seed}: not trained: {exc}", flush=True)
-        return str(exc)
+        return exc
     if result.interrupted:  # Ctrl-C: the checkpoint is saved and the same command resumes the run
         raise SystemExit(130)
     history = read_history(paths.eval_history)
@@ -100,18 +101,18 @@ def read_history(path: str) -> list[dict[str, float]]:
 
 
 def summarize(game: str, encodings: list[str], args, refused: dict | None = None) -> tuple[list[str], dict]:
-    """The results table's rows for one game and the curves per encoding; ``refused``: (game, encoding) -> why
-    its runs could not be trained."""
+    """The results table's rows for one game and the curves per encoding; ``refused``: (game, encoding) -> the
+    refusal of its runs (``trainer.RunTooLarge``)."""
     rows, curves = [], {}
     for encoding in encodings:
         histories = [read_history(os.path.join(run_dir(args.out, game, encoding, seed), "eval_history.csv"))
                      for seed in range(args.seeds)]
         histories = [h for h in histories if h]
         if not histories:
-            reason = (refused or {}).get((game, encoding))
-            if reason:
-                needed = reason.split(" (", 1)[0].split("needs ", 1)[-1]
-                rows.append(f"| {game} | {encoding} | 0 | — | not trained: needs {needed} |  |  |")
+            refusal = (refused or {}).get((game, encoding))
+            if refusal is not None:
+                rows.append(f"| {game} | {encoding} | 0 | — | not trained: needs at least "
+                            f"{refusal.needed / 2**30:.1f} GiB to train |  |  |")
             continue
         curves[encoding] = histories
         finals = [h[-1]["win_rate_vs_heuristic"] for h in histories]
@@ -172,9 +173,9 @@ def main(argv=None) -> int:
     for game in games:
         for encoding in encodings:
             for seed in range(args.seeds):
-                reason = run_one(game, encoding, seed, args)
-                if reason:  # every seed would be refused alike
-                    refused[game, encoding] = reason
+                refusal = run_one(game, encoding, seed, args)
+                if refusal is not None:  # every seed would be refused alike
+                    refused[game, encoding] = refusal
                     break
     command = "python benchmarks/encoding_study.py " + " ".join(argv if argv is not None else sys.argv[1:])
     lines = [f"Budget: {args.steps:,} env steps per run, {args.seeds} seeds, evaluation every {args.eval_every} "

@@ -587,10 +587,9 @@ def print_table(result: TournamentResult, console=None) -> None:
     from rich.text import Text
 
     if console is None:
-        # no emoji codes: rich would show the agent mcts:100 as "mcts💯"
-        console = Console(emoji=False)
+        console = Console()
         if not console.is_terminal:  # piped or captured: do not squeeze the table into 80 columns
-            console = Console(width=160, emoji=False)
+            console = Console(width=160)
     title = (
         f"{result.game}, {result.num_players} players, {result.games_per_pairing} games per pairing"
         + ("" if result.num_players == 2 else " (agent in one seat, opponent in all others)")
@@ -602,7 +601,8 @@ def print_table(result: TournamentResult, console=None) -> None:
         table.add_column(name, justify=justify)
     for row in result.rows():
         length = row["mean_turns"] if row["mean_turns"] is not None else row["mean_moves"]
-        table.add_row(  # labels as plain Text: neither markup nor emoji codes
+        # labels as plain Text, read neither as markup nor as emoji codes (mcts:100:heuristic is no "mcts💯heuristic")
+        table.add_row(
             Text(row["agent"]), Text(row["opponent"]), str(row["games"]), f"{row['win_rate']:.3f}",
             f"[{row['win_rate_ci_low']:.3f}, {row['win_rate_ci_high']:.3f}]",
             f"{row['wins']}/{row['draws']}/{row['losses']}", _fmt(row["mean_score"]),

@@ -70,8 +70,7 @@ def memory_needed(config: TrainConfig, num_players: int, n_envs: int) -> tuple[i
     masks = int(np.prod(entries["action_mask"].shape))
     actions = env.action_space(first)
     decisions, batch = config.ppo.n_steps * n_envs, config.ppo.batch_size
-    layers = list(config.ppo.net_arch)
-    hidden = layers[-1] if layers else observed
+    layers = list(config.ppo.net_arch)  # never empty (config.check)
     parts = [(decisions * observed * 4, f"{decisions:,} observations of {observed:,} floats"),
              (decisions * masks * 4, f"{decisions:,} action masks of {masks:,} floats")]
     if config.env.get("action_encoding") == "pointer":
@@ -80,8 +79,8 @@ def memory_needed(config: TrainConfig, num_players: int, n_envs: int) -> tuple[i
                       f"the per-row activations of a minibatch of {batch:,} tables of {rows:,} rows, with gradients"))
     else:
         outputs = int(actions.n) if hasattr(actions, "n") else int(np.sum(actions.nvec))
-        parts.append((hidden * outputs * 4 * 4, f"an action layer of {hidden:,} x {outputs:,} weights with their "
-                                               "gradients and Adam's moments"))
+        parts.append((layers[-1] * outputs * 4 * 4, f"an action layer of {layers[-1]:,} x {outputs:,} weights with "
+                                                    "their gradients and Adam's moments"))
         parts.append((batch * outputs * 4 * 3, f"the scores of {outputs:,} actions for a minibatch of {batch:,}, "
                                               "with their probabilities and gradients"))
     return sum(size for size, _ in parts), [f"{size / 2**30:.1f} GiB for {what}" for size, what in parts]
@@ -100,7 +99,11 @@ def available_memory() -> int | None:
 
 
 class RunTooLarge(ConfigError):
-    """A run that cannot fit in this machine's memory (``check_memory``)."""
+    """A run that cannot fit in this machine's memory (``check_memory``); ``needed``: its lower bound in bytes."""
+
+    def __init__(self, message: str, needed: int):
+        super().__init__(message)
+        self.needed = needed
 
 
 def check_memory(config: TrainConfig, num_players: int, n_envs: int, available: int | None = None) -> None:
@@ -115,9 +118,9 @@ def check_memory(config: TrainConfig, num_players: int, n_envs: int, available: 
         encoding = config.env.get("action_encoding", "flat")
         raise RunTooLarge(
             f"{config.game} in the {encoding!r} action encoding needs at least {needed / 2**30:.1f} GiB to train "
-            f"({'; '.join(parts)}), more than three quarters of the {available / 2**30:.1f} GiB available. Use an encoding with "
-            "fewer actions (pointer or factored, docs/encodings.md) or fewer decisions per update (n_envs, "
-            "ppo.n_steps)")
+            f"({'; '.join(parts)}), more than three quarters of the {available / 2**30:.1f} GiB available. Use an "
+            "encoding with fewer actions (pointer or factored, docs/encodings.md) or fewer decisions per update "
+            "(n_envs, ppo.n_steps)", needed)
 
 
 def _compare_for_resume(saved: dict[str, Any], current: dict[str, Any]) -> list[str]:
