@@ -9,6 +9,7 @@ legal moves) is MaskablePPO's.
 from __future__ import annotations
 
 import torch
+import torch.nn.functional as F
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
@@ -44,8 +45,16 @@ class PointerNetwork(nn.Module):
     def forward_actor(self, x: torch.Tensor) -> torch.Tensor:
         state = self.embed(x[:, :self.observation_size])
         table = x[:, self.observation_size:].reshape(-1, self.rows, self.features)
-        paired = torch.cat((state.unsqueeze(1).expand(-1, self.rows, -1), table), dim=2)
-        return self.score(paired).squeeze(-1)
+        # Speed: the legal moves fill the first rows and the rest are zeros the mask removes, so only the rows up
+        # to the last one in use are scored (the others' logits are 0), and the first layer's state half is
+        # computed once per observation, not once per row: the same logits for every legal row.
+        in_use = table.any(dim=2) * torch.arange(1, self.rows + 1, device=x.device)
+        used = max(int(in_use.max()), 1) if len(table) else 1
+        first, activation = self.score[0]
+        width = state.shape[1]
+        hidden = activation(F.linear(state, first.weight[:, :width], first.bias).unsqueeze(1)
+                            + F.linear(table[:, :used], first.weight[:, width:]))
+        return F.pad(self.score[1](hidden).squeeze(-1), (0, self.rows - used))
 
     def forward_critic(self, x: torch.Tensor) -> torch.Tensor:
         return self.value(x[:, :self.observation_size])

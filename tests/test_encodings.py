@@ -370,6 +370,31 @@ def test_the_pointer_policy_scores_a_move_by_its_features_not_its_row():
     assert not torch.allclose(logits[0, 0], logits[0, 2])
 
 
+def test_the_pointer_policy_scores_the_rows_in_use_as_the_whole_network_would():
+    """Its shortcut (only the rows up to the last one in use, the state's half of the first layer once) gives the
+    logits of scoring every row with the whole network, on the rows in use."""
+    import torch
+    from gymnasium import spaces
+
+    from agents.pointer_policy import PointerPolicy
+
+    size, rows, features = 6, 8, 5
+    policy = PointerPolicy(spaces.Box(0, 1, (size + rows * features,)), spaces.Discrete(rows), lambda _: 1e-3,
+                           rows=rows, features=features, net_arch=[16, 8])
+    network = policy.mlp_extractor
+    observation = torch.rand(3, size)
+    table = torch.rand(3, rows, features)
+    in_use = torch.tensor([3, 5, 1])
+    table[torch.arange(rows) >= in_use[:, None]] = 0.0  # the legal moves fill the first rows
+    with torch.no_grad():
+        fast = network.forward_actor(torch.cat((observation, table.reshape(3, -1)), 1))
+        state = network.embed(observation)
+        whole = network.score(torch.cat((state.unsqueeze(1).expand(-1, rows, -1), table), 2)).squeeze(-1)
+    for sample, used in enumerate(in_use.tolist()):
+        assert torch.allclose(fast[sample, :used], whole[sample, :used], atol=1e-6)
+    assert fast.shape == (3, rows)
+
+
 @pytest.mark.slow
 def test_the_study_trains_each_encoding_resumes_and_writes_its_table(tmp_path):
     """benchmarks/encoding_study.py at a toy budget: a run per encoding and seed, a second call plays nothing
