@@ -42,6 +42,18 @@ GUIDE_WEIGHT = 0.5  # guided: the share of the prior on the heuristic's own choi
 GUIDE_EXPLORATION = 1.0  # guided: PUCT's constant
 SCORE_MARGIN_SCALE = 2.0  # score points of margin that give a cut-off state a value of tanh(1), about 0.76
 
+#: Per game, the smaller and the larger search of the baseline table (docs/baselines.md, "Budgets and time per
+#: move", which gives their win rates against the heuristic and their time per move). The guided search's best
+#: rollout depth differs by game, and games of thousands of decisions (mythotopia, medioevo_universale) or costly
+#: heuristics (seventh_stone) afford fewer iterations per decision.
+BASELINE_BUDGETS = {
+    "catan_card": ("mcts:20:guided", "mcts:100:guided"),
+    "kingsburg": ("mcts:20:guided", "mcts:100:guided"),
+    "medioevo_universale": ("mcts:5:guided:d5", "mcts:20:guided:d5"),
+    "mythotopia": ("mcts:5:guided:d30", "mcts:20:guided:d30"),
+    "seventh_stone": ("mcts:5:guided:d5", "mcts:20:guided:d5"),
+}
+
 
 class _Node:
     __slots__ = ("parent", "seat", "children", "visits", "total", "available")

@@ -3,8 +3,9 @@
     python scripts/baselines.py                                   # every game: hours of CPU
     python scripts/baselines.py --games kingsburg --players 2 --games-per-pairing 20
 
-For each game at its smallest player count and at 4 (medioevo_universale: 3 and 5), random, heuristic, mcts:20,
-mcts:100 and pretrained (the model in models/, left out with a note when there is none) play a round robin through
+For each game at its smallest player count and at 4 (medioevo_universale: 3 and 5), random, heuristic, the game's
+smaller and larger search (agents.mcts.BASELINE_BUDGETS) and pretrained (the model in models/, left out with a
+note when there is none) play a round robin through
 evaluate.py (its pairings, seeds and outputs; <out>/<game>_<N>p.json). The section of docs/baselines.md between
 the baselines markers is then written again from every finished setup in <out>: each pairing's wins, draws, losses
 and win rate with its 95% Wilson interval, each agent's OpenSkill ordinal, the pretrained model's training budget
@@ -31,7 +32,8 @@ from envs.core.errors import TabletopError  # noqa: E402
 
 BEGIN = "<!-- baselines:begin -->"
 END = "<!-- baselines:end -->"
-DEFAULT_AGENTS = ("random", "heuristic", "mcts:20", "mcts:100", "pretrained")
+#: the agents of every round robin; "mcts-budgets" stands for the game's two searches (agents.mcts.BASELINE_BUDGETS)
+DEFAULT_AGENTS = ("random", "heuristic", "mcts-budgets", "pretrained")
 DEFAULT_DOC = os.path.join(ROOT, "docs", "baselines.md")
 #: player counts other than (smallest, 4): medioevo_universale's smallest is 3, so 4 would be next to it
 PLAYER_COUNTS = {"medioevo_universale": (3, 5)}
@@ -81,8 +83,12 @@ def plan(game: str, num_players: int, agents: list[str], games: int, seed: int) 
     from agents import pretrained
 
     model = pretrained.model_path(game, num_players)
-    playing, note = list(agents), None
-    if "pretrained" in agents and not os.path.isfile(model):
+    from agents.mcts import BASELINE_BUDGETS
+
+    playing, note = [], None
+    for agent in agents:
+        playing += BASELINE_BUDGETS[game] if agent == "mcts-budgets" else [agent]
+    if "pretrained" in playing and not os.path.isfile(model):
         playing.remove("pretrained")
         note = f"no pretrained model ({pretrained.model_name(game, num_players)}.zip in models/): not played"
     arguments = ["--game", game, "--num-players", str(num_players), "--agents", *playing, "--games", str(games),

@@ -54,8 +54,19 @@ def test_mcts_speed_benchmark_smoke(tmp_path):
     assert mcts_speed.main(["--budgets", "2,4,2:guided:d3", "--moves", "1", "--seconds", "0.05", "--games",
                             "catan_card", "--json", str(out)]) == 0
     results = json.loads(out.read_text())
-    assert set(results) == {"catan_card/mcts:2", "catan_card/mcts:4", "catan_card/mcts:2:guided:d3"}
+    assert set(results) == {"catan_card/2p/mcts:2", "catan_card/2p/mcts:4", "catan_card/2p/mcts:2:guided:d3"}
     assert all(row["connect_four_v3_steps_per_move"] > 0 for row in results.values())
+
+
+def test_mcts_speed_times_each_games_baseline_searches_at_its_smallest_count(tmp_path, monkeypatch):
+    from agents import mcts
+    from benchmarks import mcts_speed
+
+    monkeypatch.setitem(mcts.BASELINE_BUDGETS, "seventh_stone", ("mcts:2:guided:d2", "mcts:3"))
+    out = tmp_path / "mcts.json"
+    assert mcts_speed.main(["--budgets", "baseline", "--players", "smallest", "--moves", "1", "--seconds", "0.05",
+                            "--games", "seventh_stone", "--json", str(out)]) == 0
+    assert set(json.loads(out.read_text())) == {"seventh_stone/2p/mcts:2:guided:d2", "seventh_stone/2p/mcts:3"}
 
 
 def test_random_play_benchmark_resumes_and_reports_a_failing_game(tmp_path, monkeypatch, capsys):

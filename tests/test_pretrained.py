@@ -180,6 +180,21 @@ def test_the_baseline_setups_are_the_smallest_count_and_4_medioevo_3_and_5():
         assert counts == ([3, 5] if game == "medioevo_universale" else [min(envs.spec(game).player_counts), 4])
 
 
+def test_the_default_round_robin_plays_each_games_two_searches():
+    """``mcts-budgets`` (a default agent) stands for the game's smaller and larger search, named in full."""
+    import envs
+    from agents import parse_mcts
+    from agents.mcts import BASELINE_BUDGETS
+
+    assert sorted(BASELINE_BUDGETS) == sorted(envs.names())
+    for game, n in baselines.setups():
+        setup = baselines.plan(game, n, list(baselines.DEFAULT_AGENTS), 10, 0)
+        assert setup["agents"][:4] == ["random", "heuristic", *BASELINE_BUDGETS[game]]
+        assert "mcts-budgets" not in setup["arguments"]
+        for name in BASELINE_BUDGETS[game]:
+            assert parse_mcts(name) is not None
+
+
 def test_baselines_writes_the_table_between_the_markers_and_a_rerun_gives_the_same(models_dir, tmp_path,
                                                                                   monkeypatch):
     doc = _doc(tmp_path / "baselines.md")
