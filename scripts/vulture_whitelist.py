@@ -11,6 +11,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from agents.entity_policy import EntityNetwork, EntityPolicy  # noqa: E402
+from agents.logits_policy import LogitsPolicy  # noqa: E402
 from agents.pointer_policy import PointerNetwork, PointerPolicy  # noqa: E402
 from agents.training.callback import SelfPlayCallback  # noqa: E402
 from agents.training.selfplay_env import SelfPlayEnv, _StatePickler, _StateUnpickler  # noqa: E402
@@ -36,6 +38,11 @@ PointerPolicy._build_mlp_extractor
 PointerNetwork.latent_dim_pi
 PointerNetwork.latent_dim_vf
 PointerNetwork.forward
+EntityPolicy._build_mlp_extractor
+EntityNetwork.latent_dim_pi
+EntityNetwork.latent_dim_vf
+EntityNetwork.forward
+LogitsPolicy._build
 
 # pickle's hooks for persistent ids
 _StatePickler.persistent_id

@@ -214,9 +214,8 @@ def test_pointer_rows_show_the_legal_moves_to_the_acting_seat_only(game):
         codec = env.codec
         rows = codec.rows(env.engine)
         assert obs["action_mask"].sum() == len(rows) and obs["action_mask"][:len(rows)].all()
-        offsets = np.cumsum((0,) + codec.nvec[:-1])
         for row, (parts, chain) in enumerate(rows):
-            assert np.flatnonzero(obs["moves"][row]).tolist() == (offsets + np.asarray(parts)).tolist()
+            assert obs["moves"][row].tolist() == [value + 1 for value in parts]  # 0 stands for no move
             assert codec.decode(env.engine, row) == chain
         assert not obs["moves"][len(rows):].any()
         for other in env.agents:
@@ -351,17 +350,22 @@ def test_training_in_an_encoding_gives_a_model_that_plays_in_it(encoding, tmp_pa
     assert sum(m.games for m in outcome.matches) == 2
 
 
-def test_the_pointer_policy_scores_a_move_by_its_features_not_its_row():
-    import torch
+def _pointer_policy(size: int, rows: int, parts: list[int]):
     from gymnasium import spaces
 
     from agents.pointer_policy import PointerPolicy
 
-    size, rows, features = 5, 4, 3
-    policy = PointerPolicy(spaces.Box(0, 1, (size + rows * features,)), spaces.Discrete(rows), lambda _: 1e-3,
-                           rows=rows, features=features, net_arch=[8])
+    return PointerPolicy(spaces.Box(0, 1, (size + rows * len(parts),)), spaces.Discrete(rows), lambda _: 1e-3,
+                         rows=rows, parts=parts, net_arch=[8])
+
+
+def test_the_pointer_policy_scores_a_move_by_its_parts_not_its_row():
+    import torch
+
+    size, rows, parts = 5, 4, [3, 4]
+    policy = _pointer_policy(size, rows, parts)
     observation = torch.rand(1, size)
-    table = torch.rand(1, rows, features)
+    table = torch.tensor([[[1.0, 2.0], [3.0, 1.0], [2.0, 4.0], [0.0, 0.0]]])  # three moves, then no move
     swapped = table[:, [2, 1, 0, 3]]
     with torch.no_grad():
         logits = policy.get_distribution(torch.cat((observation, table.reshape(1, -1)), 1)).distribution.logits
@@ -370,29 +374,32 @@ def test_the_pointer_policy_scores_a_move_by_its_features_not_its_row():
     assert not torch.allclose(logits[0, 0], logits[0, 2])
 
 
-def test_the_pointer_policy_scores_the_rows_in_use_as_the_whole_network_would():
-    """Its shortcut (only the rows up to the last one in use, the state's half of the first layer once) gives the
-    logits of scoring every row with the whole network, on the rows in use."""
+def test_the_pointer_policy_scores_a_move_as_a_one_hot_of_its_parts_would():
+    """A move's score: the score layer of the activated sum of the state's half of the hidden layer and a learned
+    vector per part value, which is a linear layer of the parts one-hot; rows without a move are not scored."""
     import torch
-    from gymnasium import spaces
 
-    from agents.pointer_policy import PointerPolicy
-
-    size, rows, features = 6, 8, 5
-    policy = PointerPolicy(spaces.Box(0, 1, (size + rows * features,)), spaces.Discrete(rows), lambda _: 1e-3,
-                           rows=rows, features=features, net_arch=[16, 8])
+    size, rows, parts = 6, 5, [3, 4, 2]
+    policy = _pointer_policy(size, rows, parts)
     network = policy.mlp_extractor
-    observation = torch.rand(3, size)
-    table = torch.rand(3, rows, features)
-    in_use = torch.tensor([3, 5, 1])
-    table[torch.arange(rows) >= in_use[:, None]] = 0.0  # the legal moves fill the first rows
+    observation = torch.rand(2, size)
+    table = torch.zeros(2, rows, len(parts))
+    table[0, :3] = torch.tensor([[1.0, 4.0, 2.0], [3.0, 1.0, 1.0], [2.0, 2.0, 2.0]])
+    table[1, :1] = torch.tensor([[3.0, 3.0, 1.0]])
     with torch.no_grad():
-        fast = network.forward_actor(torch.cat((observation, table.reshape(3, -1)), 1))
+        logits = network.forward_actor(torch.cat((observation, table.reshape(2, -1)), 1))
+        one_hot = torch.zeros(2, rows, sum(parts))
+        offsets = [0, 3, 7]
+        for sample, count in ((0, 3), (1, 1)):
+            for row in range(count):
+                for part, value in enumerate(table[sample, row].long().tolist()):
+                    one_hot[sample, row, offsets[part] + value - 1] = 1.0
         state = network.embed(observation)
-        whole = network.score(torch.cat((state.unsqueeze(1).expand(-1, rows, -1), table), 2)).squeeze(-1)
-    for sample, used in enumerate(in_use.tolist()):
-        assert torch.allclose(fast[sample, :used], whole[sample, :used], atol=1e-6)
-    assert fast.shape == (3, rows)
+        hidden = torch.tanh(network.state_half(state).unsqueeze(1) + one_hot @ network.part_values.weight)
+        whole = network.score(hidden).squeeze(-1)
+    for sample, count in ((0, 3), (1, 1)):
+        assert torch.allclose(logits[sample, :count], whole[sample, :count], atol=1e-6)
+        assert not logits[sample, count:].any()
 
 
 @pytest.mark.slow

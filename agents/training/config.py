@@ -19,6 +19,7 @@ from envs.core.errors import ConfigError, TabletopError
 POOL_CATEGORIES = ("latest", "past", "random", "heuristic", "mcts")
 VEC_ENV_KINDS = ("auto", "subproc", "dummy")
 ACTIVATIONS = ("tanh", "relu")
+POLICIES = ("mlp", "entities")
 BACKENDS = ("sb3", "rllib")
 
 
@@ -39,6 +40,9 @@ class PPOConfig:
     target_kl: float | None = None
     net_arch: list[int] = field(default_factory=lambda: [256, 256])
     activation: str = "tanh"
+    # mlp: an MLP of the observation; entities: actions that name a thing scored from its rows (flat encoding,
+    # games whose encoder declares such actions; agents/entity_policy.py)
+    policy: str = "mlp"
 
 
 @dataclass
@@ -249,6 +253,8 @@ def _check_values(config: TrainConfig) -> None:
         raise ConfigError(f"config key 'ppo.net_arch' must be a non-empty list of positive widths, got {ppo.net_arch!r}")
     if ppo.activation not in ACTIVATIONS:
         raise ConfigError(f"config key 'ppo.activation' must be one of {list(ACTIVATIONS)}, got {ppo.activation!r}")
+    if ppo.policy not in POLICIES:
+        raise ConfigError(f"config key 'ppo.policy' must be one of {list(POLICIES)}, got {ppo.policy!r}")
     pool = config.pool
     positive("pool.snapshot_every_updates", pool.snapshot_every_updates)
     positive("pool.max_snapshots", pool.max_snapshots)
@@ -289,7 +295,15 @@ def check_game(config: TrainConfig) -> None:
         raise ConfigError(
             f"{config.game} does not support num_players={config.num_players}; supported: {list(spec.player_counts)}"
         )
-    envs.make(config.game, num_players=config.num_players, **config.env)  # ConfigError on a bad rule option
+    env = envs.make(config.game, num_players=config.num_players, **config.env)  # ConfigError on a bad rule option
+    if config.ppo.policy == "entities":
+        if config.env.get("action_encoding", "flat") != "flat" or config.backend != "sb3":
+            raise ConfigError("config key 'ppo.policy': the entity policy scores flat actions, with the sb3 backend; "
+                              f"this run has action_encoding {config.env.get('action_encoding')!r} and backend "
+                              f"{config.backend!r}")
+        if not env.encoder.action_entities():
+            raise ConfigError(f"config key 'ppo.policy': {config.game}'s observation declares no actions that "
+                              "name things (ObservationEncoder.action_entities); use 'mlp'")
     check_eval_opponents(config, config.num_players or spec.default_players)
     from agents.training.imitation import check_imitation
 

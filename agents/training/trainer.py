@@ -60,7 +60,7 @@ def memory_needed(config: TrainConfig, num_players: int, n_envs: int) -> tuple[i
     action layer (weights, gradients and Adam's two moments) and a minibatch's scores of every action (with their
     probabilities and gradients). The last two grow with the action encoding's number of actions (a composite
     encoding may have millions, docs/encodings.md); the pointer encoding has no action layer but scores each row
-    of its table with one shared network (agents/pointer_policy.py)."""
+    of its table with one shared network (agents/pointer_policy.py), the legal rows only."""
     import envs
 
     env = envs.make(config.game, num_players=num_players, **config.env)
@@ -75,8 +75,8 @@ def memory_needed(config: TrainConfig, num_players: int, n_envs: int) -> tuple[i
              (decisions * masks * 4, f"{decisions:,} action masks of {masks:,} floats")]
     if config.env.get("action_encoding") == "pointer":
         rows = int(actions.n)
-        parts.append((batch * rows * sum(layers) * 4 * 2,
-                      f"the per-row activations of a minibatch of {batch:,} tables of {rows:,} rows, with gradients"))
+        parts.append((batch * rows * layers[-1] * 4 * 2, f"the per-row activations of a minibatch of {batch:,} "
+                                                          f"tables of {rows:,} rows (all legal), with gradients"))
     else:
         outputs = int(actions.n) if hasattr(actions, "n") else int(np.sum(actions.nvec))
         parts.append((layers[-1] * outputs * 4 * 4, f"an action layer of {layers[-1]:,} x {outputs:,} weights with "
@@ -134,21 +134,29 @@ def _compare_for_resume(saved: dict[str, Any], current: dict[str, Any]) -> list[
 
 
 def _policy(config: TrainConfig, num_players: int) -> tuple[Any, dict[str, Any]]:
-    """MaskablePPO's policy and its arguments: an MLP, or for the pointer encoding a policy that scores each move
-    of the table from its features (agents/pointer_policy.py)."""
+    """MaskablePPO's policy and its arguments: an MLP; with ``ppo.policy: entities`` the entity policy
+    (agents/entity_policy.py); for the pointer encoding a policy that scores each move of the table from its
+    features (agents/pointer_policy.py)."""
     import torch.nn as nn
+
+    import envs
 
     kwargs = {
         "net_arch": list(config.ppo.net_arch),
         "activation_fn": {"tanh": nn.Tanh, "relu": nn.ReLU}[config.ppo.activation],
     }
+    if config.ppo.policy == "entities":  # flat encoding (config.check_game)
+        from agents.entity_policy import EntityPolicy
+
+        encoder = envs.make(config.game, num_players=num_players, **config.env).encoder
+        return EntityPolicy, {**kwargs, "entities": [(group.first_action, group.features)
+                                                     for group in encoder.action_entities()]}
     if config.env.get("action_encoding") != "pointer":
         return "MlpPolicy", kwargs
-    import envs
     from agents.pointer_policy import PointerPolicy
 
     codec = envs.make(config.game, num_players=num_players, **config.env).codec
-    return PointerPolicy, {**kwargs, "rows": codec.num_actions, "features": codec.num_features}
+    return PointerPolicy, {**kwargs, "rows": codec.num_actions, "parts": list(codec.nvec)}
 
 
 def imitate_heuristic(model, config: TrainConfig, num_players: int, log: Callable[[str], None]) -> None:

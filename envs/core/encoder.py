@@ -48,10 +48,26 @@ class ObsLayout:
         return "\n".join(rows)
 
 
+@dataclass(frozen=True)
+class ActionEntities:
+    """Flat actions that each name one thing the observation describes in a row of its own: action
+    ``first_action + i`` names thing ``i``, whose row is the observation's values at ``features[i]`` (Mythotopia's
+    province actions and each province's block). A policy can score such an action from its thing's row with one
+    network shared by all of them (agents/entity_policy.py), as the pointer policy scores moves."""
+
+    name: str
+    first_action: int
+    features: tuple[tuple[int, ...], ...]  # per thing, the observation indices of its row (every row one length)
+
+
 class ObservationEncoder(abc.ABC):
     layout: ObsLayout
     low: float = 0.0
     high: float = 1.0
+
+    def action_entities(self) -> tuple[ActionEntities, ...]:
+        """The groups of flat actions that name things the observation describes row by row; none by default."""
+        return ()
 
     @property
     def size(self) -> int:

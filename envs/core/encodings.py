@@ -14,8 +14,9 @@
   agrees with it on the longest run of leading parts (the first such move in parts order): the rule a policy
   meets when per-part masks cannot exclude every illegal combination.
 * ``pointer`` — ``Discrete(K)``, K = the grain's ``pointer_rows``: the observation entry ``moves`` lists up to K
-  legal moves, in parts order, as rows of features (each part one-hot), and the action picks a row. When more
-  than K moves are legal, only the first K are offered (``benchmarks/encodings.py`` counts how often).
+  legal moves, in parts order, one row each holding the move's part values plus one (0 in the rows without a
+  move), and the action picks a row. When more than K moves are legal, only the first K are offered
+  (``benchmarks/encodings.py`` counts how often).
 
 Every encoding plays a move by applying its chain of flat decisions, so all of them play the same game.
 The codec keeps the legal moves of the state it last looked at; it looks again after playing a move and when
@@ -139,10 +140,9 @@ class PointerCodec(MoveCodec):
     def __init__(self, config, num_players: int):
         super().__init__(config, num_players)
         self.num_actions = self.moves_of.pointer_rows
-        self.num_features = sum(self.nvec)
-        self._offsets = np.cumsum((0,) + self.nvec[:-1])
-        self.observation_extras = {"moves": spaces.Box(0.0, 1.0, (self.num_actions, self.num_features),
-                                                       np.float32)}
+        # part values plus one, so that the zeros other seats see (and the rows past the legal moves hold) are no move
+        highest = np.broadcast_to(np.asarray(self.nvec, np.float32), (self.num_actions, len(self.nvec)))
+        self.observation_extras = {"moves": spaces.Box(0.0, highest, (self.num_actions, len(self.nvec)), np.float32)}
 
     def rows(self, engine) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
         """The offered moves, (parts, chain) per row: the first ``num_actions`` legal moves in parts order."""
@@ -168,9 +168,10 @@ class PointerCodec(MoveCodec):
         self.play(engine, self.decode(engine, index))
 
     def extras(self, engine, seat: int) -> dict:
-        table = np.zeros((self.num_actions, self.num_features), np.float32)
-        for row, (parts, _) in enumerate(self.rows(engine)):
-            table[row, self._offsets + np.asarray(parts)] = 1.0
+        table = np.zeros((self.num_actions, len(self.nvec)), np.float32)
+        rows = self.rows(engine)
+        if rows:
+            table[:len(rows)] = np.asarray([parts for parts, _ in rows], np.float32) + 1.0
         return {"moves": table}
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.encoder import Field, ObservationEncoder, ObsLayout
+from ..core.encoder import ActionEntities, Field, ObservationEncoder, ObsLayout
 from . import layout as M
 from .changes import BOARD, CARDS, CITIES, DOMAINS, MAP, VP
 from .data import NUM_BORDERS, NUM_CARDS, NUM_PROVINCES, NUM_SEAS, VP_CARD_NAMES, tables
@@ -208,6 +208,17 @@ class MythotopiaEncoder(ObservationEncoder):
             self._translate.append(bytes(table))
         self._patterns_np = np.frombuffer(b"".join(patterns), dtype=np.uint8).reshape(len(patterns), K)
         assert len(patterns) < 256
+
+    def action_entities(self) -> tuple[ActionEntities, ...]:
+        """The province actions (PROVINCE + x: a target, site, origin or war), each described by its province's
+        board block, printed data and the marks of a pending choice."""
+        L, pp = self.layout, self.per_prov
+        rows = tuple(
+            tuple(range(L["provinces"].start + x * pp, L["provinces"].start + (x + 1) * pp))
+            + tuple(range(L["province_static"].start + x * 9, L["province_static"].start + (x + 1) * 9))
+            + (L["pending_province"].start + x, L["pending_from"].start + x, L["my_setup_choice"].start + x)
+            for x in range(NUM_PROVINCES))
+        return (ActionEntities("province", M.PROVINCE, rows),)
 
     def unscale(self, observation: np.ndarray) -> np.ndarray:
         """Raw integer values of an observation (counts, flags), for rule-based agents."""
