@@ -224,6 +224,29 @@ def test_pointer_rows_show_the_legal_moves_to_the_acting_seat_only(game):
                 assert not seen["moves"].any() and not seen["action_mask"].any()
 
 
+def test_a_flat_agent_ends_its_move_where_the_grain_lists_the_move_whole():
+    """catan_card, seed 6: a city built by the heuristic turns up the robber raid, and the builder discards. The
+    listed moves end with the build (its may_continue is False); the heuristic's own move, played decision by
+    decision, ended there too only since play_move asks may_continue (before, it went on into the discard, a move
+    no list holds, and its parts raised KeyError)."""
+    from agents import make_agent
+    from agents.base import policy_observation
+    from agents.encoded import playing_in
+
+    seed = 6
+    env = envs.make("catan_card", num_players=2, action_encoding="factored")
+    env.reset(seed=seed)
+    players = [playing_in(env, make_agent(kind, "catan_card", 2, seed=seed)) for kind in ("heuristic", "random")]
+    for agent in env.agent_iter():
+        obs, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        seat = env.possible_agents.index(agent)
+        env.step(players[(seat + seed) % 2].act(policy_observation(obs), obs["action_mask"]))
+    assert env.engine.is_over
+
+
 @pytest.mark.parametrize("copy_env", [copy.deepcopy, lambda env: pickle.loads(pickle.dumps(env))])
 def test_a_copy_of_a_factored_env_in_the_middle_of_a_move_plays_on_like_it(copy_env):
     """A copy lists its legal moves afresh: the parts chosen so far must still count (play.py probes moves on

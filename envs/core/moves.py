@@ -49,8 +49,9 @@ class MoveGrain(abc.ABC):
         self.flat = flat  # the game's flat codec
 
     def may_continue(self, engine, index: int) -> bool:
-        """Whether the flat decision ``index``, legal in ``engine``, can be the first part of a longer move: when
-        False, ``legal_moves`` takes it as a whole move without playing it on a clone."""
+        """Whether the flat decision ``index``, legal in ``engine``, can be followed by more of the same move: when
+        False, the move ends with it (``legal_moves`` takes it as a whole move without playing it on a clone;
+        ``play_move`` and ``split_moves`` end the move there too, whatever ``continues`` would say after it)."""
         return True
 
     def may_follow(self, engine, chain: tuple[int, ...], index: int) -> bool:
@@ -139,9 +140,10 @@ def play_move(engine, grain: MoveGrain, choose) -> tuple[int, ...]:
     while True:
         before = _chance_state(engine)
         index = choose(engine)
+        last = not grain.may_continue(engine, index)  # as legal_moves ends a move there
         flat.apply(engine, index)
         chain += (index,)
-        if not _goes_on(engine, seat, before, grain, chain):
+        if last or not _goes_on(engine, seat, before, grain, chain):
             return chain
 
 
@@ -158,9 +160,10 @@ def split_moves(engine, grain: MoveGrain, decisions) -> list[tuple[int, ...]]:
         if not chain:
             seat = engine.current_player
         before = _chance_state(engine)
+        last = not grain.may_continue(engine, index)
         flat.apply(engine, index)
         chain += (index,)
-        if not _goes_on(engine, seat, before, grain, chain):
+        if last or not _goes_on(engine, seat, before, grain, chain):
             moves.append(chain)
             chain = ()
     if chain:
