@@ -3,17 +3,17 @@ against the heuristic at fixed intervals (docs/encodings.md, "Study").
 
     python benchmarks/encoding_study.py --games kingsburg,catan_card,seventh_stone --seeds 3 --steps 200000
 
-Every run is ``train.py`` with the game's config (``configs/<game>.yaml``, without its imitation warm start:
-every encoding starts from scratch) and ``env.action_encoding``, its seed and ``--steps``, its periodic
-evaluation against the heuristic only (``--eval-every`` updates, ``--eval-games`` games, deterministic policy, in
-the run's encoding). Runs go to ``--out``/<game>/<encoding>/
-seed<k>; a finished run is not run again and an interrupted one resumes from its checkpoint, so the command
-can be repeated until it is done. Then it writes, per game, ``<game>.png`` (win rate against env steps and
-against the CPU seconds of training, mean over seeds) and ``results.md``: per encoding the final win rate against
-the heuristic over all seeds' last evaluations with a 95% Wilson interval, the mean of the seeds' final rates, env
-steps per CPU second, and the budget and command. Time is the training process's CPU time (eval_history.csv's
-``cpu_seconds``), which other work on a shared machine stretches far less than the wall-clock. ``--docs`` also puts ``results.md`` into docs/encodings.md
-between its study markers.
+Every run is ``train.py`` with the game's config (``configs/<game>.yaml``, without its imitation warm start: every
+encoding starts from scratch; and with ``ppo.policy: mlp``, as the entity policy is for flat only) and
+``env.action_encoding``, its seed and ``--steps``, its periodic evaluation against the heuristic only
+(``--eval-every`` updates, ``--eval-games`` games, deterministic policy, in the run's encoding). Runs go to
+``--out``/<game>/<encoding>/seed<k>; a finished run is not run again and an interrupted one resumes from its
+checkpoint, so the command can be repeated until it is done. Then it writes, per game, ``<game>.png`` (win rate
+against env steps and against the CPU seconds of training, mean over seeds) and ``results.md``: per encoding the
+final win rate against the heuristic over all seeds' last evaluations with a 95% Wilson interval, the mean of the
+seeds' final rates, env steps per CPU second, and the budget and command. Time is the training process's CPU time
+(eval_history.csv's ``cpu_seconds``), which other work on a shared machine stretches far less than the wall-clock.
+``--docs`` also puts ``results.md`` into docs/encodings.md between its study markers.
 """
 from __future__ import annotations
 
@@ -49,6 +49,8 @@ def study_config(game: str, encoding: str, seed: int, directory: str, args):
         "eval": {"every_updates": args.eval_every, "games": args.eval_games, "opponents": ["heuristic"]},
         # every encoding learns from scratch: imitating the heuristic exists for the flat encoding only
         "imitation": {"decisions": 0},
+        # and with its own policy (MLP, MultiDiscrete MLP, pointer): the entity policy exists for flat only
+        "ppo": {"policy": "mlp"},
     }
     if args.n_envs:
         overrides["n_envs"] = args.n_envs
