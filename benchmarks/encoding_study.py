@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as train.py: no spinning second BLAS thread (before numpy)
 
 import envs  # noqa: E402
-from agents.training.config import load_config  # noqa: E402
+from agents.training.config import load_config, to_dict  # noqa: E402
 from agents.training.tournament import wilson_interval  # noqa: E402
 
 START, END = "<!-- study:start -->", "<!-- study:end -->"
@@ -43,14 +43,15 @@ def study_config(game: str, encoding: str, seed: int, directory: str, args):
     """The game's config with the study's encoding, seed, budget and evaluation."""
     config_file = ROOT / "configs" / f"{game}.yaml"
     config_file = str(config_file) if config_file.is_file() else None
+    own = to_dict(load_config(config_file, {"game": game}))  # an override replaces a whole section
     overrides = {
         "game": game, "seed": seed, "total_steps": args.steps, "run_dir": directory, "progress_bar": False,
-        "env": {**load_config(config_file, {"game": game}).env, "action_encoding": encoding},
+        "env": {**own["env"], "action_encoding": encoding},
         "eval": {"every_updates": args.eval_every, "games": args.eval_games, "opponents": ["heuristic"]},
         # every encoding learns from scratch: imitating the heuristic exists for the flat encoding only
         "imitation": {"decisions": 0},
         # and with its own policy (MLP, MultiDiscrete MLP, pointer): the entity policy exists for flat only
-        "ppo": {"policy": "mlp"},
+        "ppo": {**own["ppo"], "policy": "mlp"},
     }
     if args.n_envs:
         overrides["n_envs"] = args.n_envs

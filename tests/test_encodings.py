@@ -425,6 +425,23 @@ def test_the_pointer_policy_scores_a_move_as_a_one_hot_of_its_parts_would():
         assert not logits[sample, count:].any()
 
 
+@pytest.mark.parametrize("game", ["seventh_stone", "mythotopia"])
+def test_the_study_keeps_the_games_ppo_settings_with_the_mlp_policy(game, tmp_path):
+    """A study run trains with its game's config (seventh_stone's learning rate 1e-4, mythotopia's relu), the MLP
+    policy in place of mythotopia's entity policy."""
+    import argparse
+
+    from agents.training.config import load_config
+    from benchmarks import encoding_study
+
+    own = load_config(f"configs/{game}.yaml", {"game": game}).ppo
+    args = argparse.Namespace(steps=64, eval_every=1, eval_games=2, n_envs=None)
+    ppo = encoding_study.study_config(game, "pointer", 0, str(tmp_path), args).ppo
+    assert ppo.policy == "mlp"
+    assert (ppo.learning_rate, ppo.net_arch, ppo.activation, ppo.gamma) == (own.learning_rate, own.net_arch,
+                                                                            own.activation, own.gamma)
+
+
 @pytest.mark.slow
 def test_the_study_trains_each_encoding_resumes_and_writes_its_table(tmp_path):
     """benchmarks/encoding_study.py at a toy budget: a run per encoding and seed, a second call plays nothing
