@@ -14,17 +14,10 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .logits_policy import LogitsPolicy
+from .logits_policy import LogitsPolicy, mlp
 
 ENTITY_WIDTH = 64  # width of a thing's encoding and of its score's hidden layer
 IDENTITY_WIDTH = 16  # the learned embedding of which thing a row describes
-
-
-def _mlp(sizes: list[int], activation: type[nn.Module]) -> nn.Sequential:
-    layers: list[nn.Module] = []
-    for width_in, width_out in zip(sizes, sizes[1:]):
-        layers += [nn.Linear(width_in, width_out), activation()]
-    return nn.Sequential(*layers)
 
 
 class EntityGroup(nn.Module):
@@ -35,7 +28,7 @@ class EntityGroup(nn.Module):
         self.first_action, self.count = first_action, len(features)
         self.register_buffer("index", torch.as_tensor(features, dtype=torch.long), persistent=False)
         self.identity = nn.Parameter(torch.randn(self.count, IDENTITY_WIDTH) * 0.1)
-        self.encode = _mlp([len(features[0]) + IDENTITY_WIDTH, ENTITY_WIDTH, ENTITY_WIDTH], activation)
+        self.encode = mlp([len(features[0]) + IDENTITY_WIDTH, ENTITY_WIDTH, ENTITY_WIDTH], activation)
         # the score's hidden layer of (state, thing), its state half computed once per observation
         self.state_half = nn.Linear(width, ENTITY_WIDTH)
         self.thing_half = nn.Linear(ENTITY_WIDTH, ENTITY_WIDTH, bias=False)
@@ -60,9 +53,9 @@ class EntityNetwork(nn.Module):
         width = net_arch[-1]
         self.num_actions = num_actions
         self.groups = nn.ModuleList(EntityGroup(first, features, width, activation) for first, features in entities)
-        self.embed = _mlp([observation_size + 2 * ENTITY_WIDTH * len(entities), *net_arch], activation)
+        self.embed = mlp([observation_size + 2 * ENTITY_WIDTH * len(entities), *net_arch], activation)
         self.logits = nn.Linear(width, num_actions)
-        self.value_net = _mlp([observation_size, *net_arch], activation)
+        self.value_net = mlp([observation_size, *net_arch], activation)
 
     # the sizes SB3's policy reads to build its action and value layers
     @property

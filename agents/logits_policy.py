@@ -3,6 +3,15 @@ from __future__ import annotations
 
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from torch import nn
+
+
+def mlp(sizes: list[int], activation: type[nn.Module]) -> nn.Sequential:
+    """Linear layers of the widths ``sizes``, each followed by ``activation``."""
+    layers: list[nn.Module] = []
+    for width_in, width_out in zip(sizes, sizes[1:]):
+        layers += [nn.Linear(width_in, width_out), activation()]
+    return nn.Sequential(*layers)
 
 
 class LogitsPolicy(MaskableActorCriticPolicy):

@@ -14,14 +14,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from .logits_policy import LogitsPolicy
-
-
-def _mlp(sizes: list[int], activation: type[nn.Module]) -> nn.Sequential:
-    layers: list[nn.Module] = []
-    for width_in, width_out in zip(sizes, sizes[1:]):
-        layers += [nn.Linear(width_in, width_out), activation()]
-    return nn.Sequential(*layers)
+from .logits_policy import LogitsPolicy, mlp
 
 
 class PointerNetwork(nn.Module):
@@ -31,7 +24,7 @@ class PointerNetwork(nn.Module):
                  activation: type[nn.Module]):
         super().__init__()
         self.observation_size, self.rows, self.num_parts = observation_size, rows, len(parts)
-        self.embed = _mlp([observation_size, *net_arch], activation)
+        self.embed = mlp([observation_size, *net_arch], activation)
         width = net_arch[-1]
         # the score's hidden layer: the state's half, and a vector per value of each part (part p's value v is
         # row offsets[p] + v)
@@ -41,7 +34,7 @@ class PointerNetwork(nn.Module):
                              persistent=False)
         self.activation = activation()
         self.score = nn.Linear(width, 1)
-        self.value = _mlp([observation_size, *net_arch], activation)
+        self.value = mlp([observation_size, *net_arch], activation)
 
     # the sizes SB3's policy reads to build its action and value layers
     @property
